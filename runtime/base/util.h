@@ -1,0 +1,37 @@
+#pragma once
+// Small helpers shared by every module: time, random bytes, files, processes.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/base/status.h"
+
+namespace ray {
+
+int64_t NowMillis();   // wall clock, ms since the epoch
+int64_t MonoMillis();  // monotonic, ms
+double NowSeconds();   // wall clock, s since the epoch
+
+std::string RandomBytes(size_t n);
+std::string ToHex(std::string_view bytes);
+std::optional<std::string> FromHex(std::string_view hex);
+
+Result<std::string> ReadFile(const std::string& path);
+// Writes atomically (temp file + rename) with the given permissions.
+Status WriteFile(const std::string& path, std::string_view data, int mode = 0644);
+
+// Absolute path of the running `ray` executable.
+std::string SelfExecutable();
+bool ProcessAlive(int pid);
+// The process's command line with NULs turned into spaces ("" if gone).
+std::string ProcessCmdline(int pid);
+
+// Content hash used to name plugins (64-bit FNV-1a over the bytes, as hex).
+std::string ContentHash(std::string_view bytes);
+
+std::vector<std::string> Split(std::string_view s, char sep);
+
+}  // namespace ray

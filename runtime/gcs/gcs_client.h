@@ -1,0 +1,45 @@
+#pragma once
+// Client side of the GCS protocol: one request, one reply, with the cluster token.
+// Used by raylets, drivers and the CLI. Not thread-safe; cheap to create.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/base/status.h"
+#include "runtime/serialization/protocol.h"
+
+namespace ray::gcs {
+
+class GcsClient {
+ public:
+  GcsClient(std::string endpoint, std::string token, int timeout_ms = 5000);
+
+  Status Ping();
+  Status RegisterNode(const protocol::NodeInfo& node);
+  Status Heartbeat(const std::string& node_id, const std::map<std::string, double>& available);
+  Status UnregisterNode(const std::string& node_id);
+  Result<std::vector<protocol::NodeInfo>> GetNodes();
+
+  Status PutPlugin(const std::string& hash, const std::string& name, const std::string& bytes);
+  Result<std::string> GetPlugin(const std::string& hash);  // NotFound if absent
+
+  // AlreadyExists if a live actor holds the name.
+  Status RegisterNamedActor(const std::string& name, const std::string& actor_id,
+                            const std::string& node_id);
+  Result<std::string> LookupNamedActor(const std::string& name);  // "" if none
+  Status RemoveActor(const std::string& actor_id);
+
+  Status AddJob(const std::string& job_id, int pid, const std::string& entry);
+  Status FinishJob(const std::string& job_id, int exit_code);
+
+  // Any op by name (see gcs_server.cc for the list): body in, body out.
+  Result<std::string> Call(const std::string& op, const std::string& body);
+
+ private:
+  std::string endpoint_;
+  std::string token_;
+  int timeout_ms_;
+};
+
+}  // namespace ray::gcs

@@ -1,0 +1,67 @@
+#include "runtime/ids/ids.h"
+
+#include "runtime/base/util.h"
+
+namespace ray {
+
+template <typename Tag, size_t N>
+BaseId<Tag, N> BaseId<Tag, N>::FromRandom() {
+  return FromBinary(RandomBytes(N));
+}
+
+template <typename Tag, size_t N>
+BaseId<Tag, N> BaseId<Tag, N>::FromHex(std::string_view hex) {
+  auto bin = ::ray::FromHex(hex);
+  return bin && bin->size() == N ? FromBinary(*bin) : BaseId();
+}
+
+template <typename Tag, size_t N>
+std::string BaseId<Tag, N>::Hex() const {
+  return ToHex(Binary());
+}
+
+template class BaseId<JobTag, 4>;
+template class BaseId<TaskTag, 16>;
+template class BaseId<ActorTag, 16>;
+template class BaseId<NodeTag, 16>;
+template class BaseId<WorkerTag, 16>;
+template class BaseId<ObjectTag, 20>;
+
+namespace {
+constexpr uint32_t kPutBit = 0x80000000u;
+
+ObjectId Make(const TaskId& task, uint32_t index) {
+  ObjectId id;
+  std::memcpy(id.mutable_data(), task.data(), TaskId::kSize);
+  for (int i = 0; i < 4; ++i) id.mutable_data()[TaskId::kSize + i] = (index >> (24 - 8 * i)) & 0xff;
+  return id;
+}
+
+uint32_t RawIndex(const ObjectId& id) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = v << 8 | id.data()[TaskId::kSize + i];
+  return v;
+}
+}  // namespace
+
+ObjectId ObjectId::ForTaskReturn(const TaskId& task, uint32_t index) { return Make(task, index); }
+ObjectId ObjectId::ForPut(const TaskId& task, uint32_t put_index) {
+  return Make(task, put_index | kPutBit);
+}
+TaskId ObjectId::Task() const {
+  return TaskId::FromBinary(std::string_view(reinterpret_cast<const char*>(data()), TaskId::kSize));
+}
+uint32_t ObjectId::Index() const { return RawIndex(*this) & ~kPutBit; }
+bool ObjectId::IsPut() const { return RawIndex(*this) & kPutBit; }
+
+TaskId NewTaskId(const JobId& job) {
+  TaskId t = TaskId::FromRandom();
+  std::memcpy(t.mutable_data(), job.data(), JobId::kSize);
+  return t;
+}
+
+JobId TaskJob(const TaskId& task) {
+  return JobId::FromBinary(std::string_view(reinterpret_cast<const char*>(task.data()), JobId::kSize));
+}
+
+}  // namespace ray

@@ -1,0 +1,89 @@
+#pragma once
+// Typed, fixed-size binary IDs. An ObjectId is its creating TaskId plus a 4-byte index
+// (returns count up from 1; puts have the high bit set), so 20 bytes, shown as 40 hex
+// characters like Ray's. The other IDs are random.
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace ray {
+
+template <typename Tag, size_t N>
+class BaseId {
+ public:
+  static constexpr size_t kSize = N;
+
+  BaseId() { bytes_.fill(0); }
+  static BaseId FromBinary(std::string_view b) {
+    BaseId id;
+    if (b.size() == N) std::memcpy(id.bytes_.data(), b.data(), N);
+    return id;
+  }
+  static BaseId FromRandom();
+  static BaseId FromHex(std::string_view hex);
+
+  std::string Binary() const { return std::string(reinterpret_cast<const char*>(bytes_.data()), N); }
+  std::string Hex() const;
+  bool IsNil() const {
+    for (auto b : bytes_) {
+      if (b) return false;
+    }
+    return true;
+  }
+  const uint8_t* data() const { return bytes_.data(); }
+  uint8_t* mutable_data() { return bytes_.data(); }
+
+  bool operator==(const BaseId& o) const { return bytes_ == o.bytes_; }
+  bool operator!=(const BaseId& o) const { return bytes_ != o.bytes_; }
+  bool operator<(const BaseId& o) const { return bytes_ < o.bytes_; }
+
+  size_t Hash() const {
+    size_t h;
+    std::memcpy(&h, bytes_.data() + N - sizeof(h), sizeof(h));
+    return h;
+  }
+
+ protected:
+  std::array<uint8_t, N> bytes_;
+};
+
+struct JobTag {};
+struct TaskTag {};
+struct ActorTag {};
+struct NodeTag {};
+struct WorkerTag {};
+struct ObjectTag {};
+
+using JobId = BaseId<JobTag, 4>;
+using TaskId = BaseId<TaskTag, 16>;
+using ActorId = BaseId<ActorTag, 16>;
+using NodeId = BaseId<NodeTag, 16>;
+using WorkerId = BaseId<WorkerTag, 16>;
+
+class ObjectId : public BaseId<ObjectTag, 20> {
+ public:
+  ObjectId() = default;
+  ObjectId(const BaseId<ObjectTag, 20>& b) : BaseId<ObjectTag, 20>(b) {}
+  static ObjectId FromBinary(std::string_view b) { return BaseId::FromBinary(b); }
+  static ObjectId FromHex(std::string_view h) { return BaseId::FromHex(h); }
+  static ObjectId ForTaskReturn(const TaskId& task, uint32_t index);  // index from 1
+  static ObjectId ForPut(const TaskId& task, uint32_t put_index);     // index from 1
+  TaskId Task() const;
+  uint32_t Index() const;  // without the put bit
+  bool IsPut() const;
+};
+
+// A task id for work submitted by `job`, unique in the cluster.
+TaskId NewTaskId(const JobId& job);
+JobId TaskJob(const TaskId& task);
+
+struct IdHash {
+  template <typename T>
+  size_t operator()(const T& id) const { return id.Hash(); }
+};
+
+}  // namespace ray

@@ -1,0 +1,120 @@
+#include "runtime/object_store/object_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "runtime/base/logging.h"
+
+namespace ray::object_store {
+
+Mapping::~Mapping() {
+  if (addr_ && size_) ::munmap(addr_, size_);
+}
+
+std::string SegmentName(const std::string& store_tag, const ObjectId& id) {
+  return "/ray-" + store_tag + "-" + id.Hex();
+}
+
+Status WriteSegment(const std::string& name, std::string_view data) {
+  int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return Status::AlreadyExists("segment " + name + " exists");
+    return Status::Internal("shm_open " + name + ": " + std::strerror(errno));
+  }
+  auto fail = [&](const char* what) {
+    std::string err = std::strerror(errno);
+    ::close(fd);
+    ::shm_unlink(name.c_str());
+    return Status::ResourceExhausted(std::string(what) + " " + name + " (" +
+                                     std::to_string(data.size()) + " bytes): " + err);
+  };
+  // posix_fallocate reserves the pages now, so a full /dev/shm is an error here
+  // rather than a SIGBUS later.
+  if (!data.empty()) {
+    int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(data.size()));
+    if (rc != 0) {
+      errno = rc;
+      return fail("cannot allocate shared memory for");
+    }
+    void* addr = ::mmap(nullptr, data.size(), PROT_WRITE, MAP_SHARED, fd, 0);
+    if (addr == MAP_FAILED) return fail("cannot map");
+    std::memcpy(addr, data.data(), data.size());
+    ::munmap(addr, data.size());
+  }
+  ::fchmod(fd, 0400);  // sealed
+  ::close(fd);
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<Mapping>> MapSegment(const std::string& name, size_t expected_size) {
+  int fd = ::shm_open(name.c_str(), O_RDONLY, 0);
+  if (fd < 0) return Status::NotFound("no shared-memory segment " + name);
+  struct stat st {};
+  ::fstat(fd, &st);
+  if (static_cast<size_t>(st.st_size) != expected_size) {
+    ::close(fd);
+    return Status::DataLoss("segment " + name + " has " + std::to_string(st.st_size) +
+                            " bytes, expected " + std::to_string(expected_size));
+  }
+  if (expected_size == 0) {
+    ::close(fd);
+    return std::make_shared<Mapping>(nullptr, 0);
+  }
+  void* addr = ::mmap(nullptr, expected_size, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (addr == MAP_FAILED) return Status::Internal("cannot map " + name + ": " + std::strerror(errno));
+  return std::make_shared<Mapping>(addr, expected_size);
+}
+
+void UnlinkSegment(const std::string& name) { ::shm_unlink(name.c_str()); }
+
+void UnlinkAllSegments(const std::string& store_tag) {
+  std::string prefix = "ray-" + store_tag + "-";
+  DIR* dir = ::opendir("/dev/shm");
+  if (!dir) return;
+  while (dirent* e = ::readdir(dir)) {
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) {
+      ::shm_unlink(("/" + std::string(e->d_name)).c_str());
+    }
+  }
+  ::closedir(dir);
+}
+
+ObjectStore::ObjectStore(StoreOptions options) : options_(std::move(options)) {}
+
+ObjectStore::~ObjectStore() {
+  for (const auto& [id, e] : objects_) UnlinkSegment(e.segment);
+}
+
+Status ObjectStore::Admit(const ObjectId& id, const std::string& segment, size_t size) {
+  if (objects_.count(id)) {
+    UnlinkSegment(segment);
+    return Status::AlreadyExists("object " + id.Hex() + " is already in the store");
+  }
+  if (used_ + size > options_.capacity_bytes) {
+    UnlinkSegment(segment);
+    return Status::ResourceExhausted(
+        "object store full: object " + id.Hex() + " needs " + std::to_string(size) +
+        " bytes, " + std::to_string(options_.capacity_bytes - used_) + " of " +
+        std::to_string(options_.capacity_bytes) + " are free (raise --object-store-memory)");
+  }
+  objects_[id] = Entry{segment, size};
+  used_ += size;
+  return Status::Ok();
+}
+
+void ObjectStore::Free(const ObjectId& id) {
+  auto it = objects_.find(id);
+  if (it == objects_.end()) return;
+  UnlinkSegment(it->second.segment);
+  used_ -= it->second.size;
+  objects_.erase(it);
+}
+
+}  // namespace ray::object_store

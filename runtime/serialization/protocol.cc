@@ -1,0 +1,67 @@
+#include "runtime/serialization/protocol.h"
+
+#include <fmt/format.h>
+
+namespace ray::protocol {
+
+namespace {
+// Bounds on what a peer can make us allocate while decoding.
+msgpack::unpack_limit Limits() {
+  return msgpack::unpack_limit(/*array=*/1 << 22, /*map=*/1 << 16, /*str=*/kMaxFrameBytes,
+                               /*bin=*/kMaxFrameBytes, /*ext=*/1 << 20, /*depth=*/32);
+}
+}  // namespace
+
+std::string Encode(MessageType type, uint64_t request_id, const std::string& body) {
+  msgpack::sbuffer buf(body.size() + 16);
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_array(3);
+  pk.pack(kProtocolVersion);
+  pk.pack(static_cast<uint16_t>(type));
+  pk.pack(request_id);
+  buf.write(body.data(), body.size());
+  return std::string(buf.data(), buf.size());
+}
+
+Result<Envelope> DecodeEnvelope(std::string_view frame) {
+  Envelope env;
+  try {
+    size_t off = 0;
+    msgpack::object_handle oh =
+        msgpack::unpack(frame.data(), frame.size(), off, nullptr, nullptr, Limits());
+    const msgpack::object& o = oh.get();
+    if (o.type != msgpack::type::ARRAY || o.via.array.size != 3) {
+      return Status::InvalidArgument("frame header is not a 3-element array");
+    }
+    env.version = o.via.array.ptr[0].as<uint32_t>();
+    env.type = static_cast<MessageType>(o.via.array.ptr[1].as<uint16_t>());
+    env.request_id = o.via.array.ptr[2].as<uint64_t>();
+    env.body = frame.substr(off);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(fmt::format("undecodable frame of {} bytes: {}", frame.size(),
+                                               e.what()));
+  }
+  if (env.version != kProtocolVersion) {
+    return Status::InvalidArgument(fmt::format("protocol version {} (this build speaks {})",
+                                               env.version, kProtocolVersion));
+  }
+  return env;
+}
+
+Status DecodeBodyInto(std::string_view body, const char* what,
+                      const std::function<void(const msgpack::object&)>& convert) {
+  try {
+    size_t off = 0;
+    msgpack::object_handle oh =
+        msgpack::unpack(body.data(), body.size(), off, nullptr, nullptr, Limits());
+    if (off != body.size()) {
+      return Status::InvalidArgument(fmt::format("{}: {} trailing bytes", what, body.size() - off));
+    }
+    convert(oh.get());
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(fmt::format("malformed {}: {}", what, e.what()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ray::protocol

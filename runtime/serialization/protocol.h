@@ -1,0 +1,226 @@
+#pragma once
+// The messages between ray processes. Every frame is an envelope,
+//   msgpack [kProtocolVersion, MessageType, request_id]  followed by  msgpack body,
+// where the body is the struct named in MessageType's comment. Decode() never throws:
+// a frame of the wrong version, a truncated or garbage frame, or a body of the wrong
+// shape comes back as InvalidArgument naming what was wrong.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <msgpack.hpp>
+
+#include "ray/api.h"
+#include "runtime/base/status.h"
+
+namespace ray::protocol {
+
+constexpr uint32_t kProtocolVersion = 1;
+// Frames larger than this are refused by every socket.
+constexpr int64_t kMaxFrameBytes = 512ll << 20;
+// Values at least this large go to the shared-memory store; smaller travel inline.
+constexpr size_t kInlineObjectLimit = 100 * 1024;
+
+enum class MessageType : uint16_t {
+  // client (driver/worker) -> raylet
+  kRegisterClient = 1,  // RegisterClient -> RegisterReply
+  kSubmitTask = 2,      // TaskSpec (no reply)
+  kGetObjects = 3,      // GetRequest -> GetReply
+  kWaitObjects = 4,     // WaitRequest -> WaitReply
+  kPutObject = 5,       // PutRequest (no reply)
+  kTaskDone = 6,        // TaskDone (worker; no reply)
+  kCall = 7,            // CallRequest -> CallReply (named actors, resources, ...)
+  kDisconnect = 8,      // empty body
+  // raylet -> client
+  kRegisterReply = 20,
+  kGetReply = 21,
+  kWaitReply = 22,
+  kExecuteTask = 23,  // ExecuteTask
+  kCallReply = 24,
+  kLogLines = 25,  // LogLines (to drivers)
+  kExit = 26,      // worker: exit now (empty body)
+  // raylet/cli -> gcs
+  kRegisterNode = 40,   // NodeInfo -> GcsReply
+  kHeartbeat = 41,      // Heartbeat -> GcsReply
+  kGcsCall = 42,        // CallRequest -> CallReply
+  kGcsReply = 43,       // GcsReply
+  kUnregisterNode = 44, // Heartbeat (node_id only)
+};
+
+struct Envelope {
+  uint32_t version = kProtocolVersion;
+  MessageType type{};
+  uint64_t request_id = 0;
+  std::string_view body;  // points into the decoded frame
+};
+
+std::string Encode(MessageType type, uint64_t request_id, const std::string& body);
+template <typename T>
+std::string Encode(MessageType type, uint64_t request_id, const T& body) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, body);
+  return Encode(type, request_id, std::string(buf.data(), buf.size()));
+}
+
+Result<Envelope> DecodeEnvelope(std::string_view frame);
+
+// Decodes a body into T; InvalidArgument (naming T's role) on any mismatch.
+Status DecodeBodyInto(std::string_view body, const char* what,
+                      const std::function<void(const msgpack::object&)>& convert);
+template <typename T>
+Result<T> DecodeBody(std::string_view body, const char* what) {
+  T out{};
+  Status st = DecodeBodyInto(body, what, [&](const msgpack::object& o) { o.convert(out); });
+  if (!st.ok()) return st;
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Bodies.
+
+struct RegisterClient {
+  std::string worker_id;
+  int32_t pid = 0;
+  bool is_driver = false;
+  std::string job_id;  // drivers
+  MSGPACK_DEFINE_ARRAY(worker_id, pid, is_driver, job_id);
+};
+
+struct RegisterReply {
+  std::string node_id;
+  std::string session_dir;
+  std::string node_address;  // ip of this node
+  std::string error;         // non-empty: refused
+  MSGPACK_DEFINE_ARRAY(node_id, session_dir, node_address, error);
+};
+
+using ray::internal::TaskArg;
+
+// A task as the runtime tracks it.
+struct TaskSpec {
+  std::string task_id;
+  std::string job_id;
+  uint8_t kind = 0;     // ray::internal::TaskKind
+  std::string plugin;   // content hash of the plugin
+  std::string function;
+  std::vector<TaskArg> args;
+  uint32_t num_returns = 1;
+  std::map<std::string, double> resources;
+  int32_t max_retries = 3;
+  int32_t max_calls = 0;
+  int32_t max_restarts = 0;
+  std::string actor_id;
+  std::string actor_name;
+  std::string caller;  // worker id of the submitter
+  MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
+                       max_retries, max_calls, max_restarts, actor_id, actor_name, caller);
+};
+
+enum class ObjectState : uint8_t { kMissing = 0, kInline = 1, kShared = 2, kError = 3 };
+
+// An object as it travels: inline bytes, or the name and size of a shared-memory
+// segment on this node, or an error (data = msgpack ErrorInfo).
+struct ObjectPayload {
+  std::string id;
+  uint8_t state = 0;  // ObjectState
+  std::string data;
+  std::string shm_name;
+  uint64_t size = 0;
+  MSGPACK_DEFINE_ARRAY(id, state, data, shm_name, size);
+};
+
+struct GetRequest {
+  std::vector<std::string> ids;
+  int64_t timeout_ms = -1;
+  MSGPACK_DEFINE_ARRAY(ids, timeout_ms);
+};
+
+struct GetReply {
+  std::vector<ObjectPayload> objects;  // state kMissing: not ready in time
+  MSGPACK_DEFINE_ARRAY(objects);
+};
+
+struct WaitRequest {
+  std::vector<std::string> ids;
+  uint32_t num = 1;
+  int64_t timeout_ms = -1;
+  MSGPACK_DEFINE_ARRAY(ids, num, timeout_ms);
+};
+
+struct WaitReply {
+  std::vector<uint8_t> ready;
+  MSGPACK_DEFINE_ARRAY(ready);
+};
+
+struct PutRequest {
+  ObjectPayload object;
+  MSGPACK_DEFINE_ARRAY(object);
+};
+
+struct ExecuteTask {
+  TaskSpec spec;
+  std::vector<ObjectPayload> resolved;  // one per ref argument, in order
+  std::string plugin_path;
+  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path);
+};
+
+struct TaskDone {
+  std::string task_id;
+  std::vector<ObjectPayload> returns;
+  bool exit_after = false;  // max_calls reached: the worker exits next
+  MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after);
+};
+
+struct CallRequest {
+  std::string op;
+  std::string body;
+  std::string token;  // the cluster token (GCS calls)
+  MSGPACK_DEFINE_ARRAY(op, body, token);
+};
+
+struct CallReply {
+  std::string error;  // non-empty: failed
+  std::string body;
+  MSGPACK_DEFINE_ARRAY(error, body);
+};
+
+struct LogLines {
+  std::string source;  // "pid=1234" or similar
+  std::string text;
+  bool is_stderr = false;
+  MSGPACK_DEFINE_ARRAY(source, text, is_stderr);
+};
+
+// Node records as the GCS keeps them.
+struct NodeInfo {
+  std::string node_id;
+  std::string address;        // node ip
+  std::string raylet_socket;  // ipc:// endpoint on that node
+  std::string session_dir;
+  std::map<std::string, double> total;
+  std::map<std::string, double> available;
+  std::string state;  // ALIVE or DEAD
+  int64_t last_heartbeat_ms = 0;
+  int32_t pid = 0;
+  std::string token;  // on registration only; never stored
+  MSGPACK_DEFINE_ARRAY(node_id, address, raylet_socket, session_dir, total, available, state,
+                       last_heartbeat_ms, pid, token);
+};
+
+struct Heartbeat {
+  std::string node_id;
+  std::map<std::string, double> available;
+  std::string token;
+  MSGPACK_DEFINE_ARRAY(node_id, available, token);
+};
+
+struct GcsReply {
+  std::string error;
+  MSGPACK_DEFINE_ARRAY(error);
+};
+
+}  // namespace ray::protocol

@@ -1,0 +1,58 @@
+#pragma once
+// A thin layer over ZeroMQ. Servers are ROUTER sockets (each frame tagged with the
+// peer's identity); clients are DEALER sockets. "Would block" is an empty optional,
+// not an error. Sockets are not thread-safe: each belongs to one thread.
+
+#include <zmq.hpp>
+
+#include <optional>
+#include <string>
+
+#include "runtime/base/status.h"
+#include "runtime/serialization/protocol.h"
+
+namespace ray::transport {
+
+// The process-wide ZeroMQ context.
+zmq::context_t& Context();
+
+struct Incoming {
+  std::string peer;   // routing identity
+  std::string frame;  // envelope + body
+};
+
+class Router {
+ public:
+  Router();
+  // Binds and returns the endpoint actually bound (tcp port 0 / '*' resolved).
+  Result<std::string> Bind(const std::string& endpoint);
+  // Next frame if one is waiting (timeout_ms 0) or arrives in time. Multi-part
+  // messages of the wrong shape are dropped and logged.
+  std::optional<Incoming> Recv(int timeout_ms = 0);
+  // Drops the frame if the peer is gone or its queue is full (never blocks).
+  bool Send(const std::string& peer, const std::string& frame);
+  zmq::socket_t& socket() { return socket_; }
+
+ private:
+  zmq::socket_t socket_;
+};
+
+class Dealer {
+ public:
+  // `identity` empty: ZeroMQ picks one.
+  explicit Dealer(const std::string& identity = "");
+  Status Connect(const std::string& endpoint);
+  void Send(const std::string& frame);
+  std::optional<std::string> Recv(int timeout_ms);  // -1: wait forever
+  zmq::socket_t& socket() { return socket_; }
+
+ private:
+  zmq::socket_t socket_;
+};
+
+// One request, one reply, over a fresh DEALER: for the CLI and daemons talking to
+// the GCS. Unavailable if nothing answers within timeout_ms.
+Result<std::string> Request(const std::string& endpoint, protocol::MessageType type,
+                            const std::string& body, int timeout_ms);
+
+}  // namespace ray::transport
