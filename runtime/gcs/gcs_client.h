@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/base/status.h"
+#include "runtime/gcs/gcs_records.h"
 #include "runtime/serialization/protocol.h"
 
 namespace ray::gcs {
@@ -32,8 +33,12 @@ class GcsClient {
 
   Status AddJob(const std::string& job_id, int pid, const std::string& entry);
   Status FinishJob(const std::string& job_id, int exit_code);
+  Result<std::vector<JobRecord>> GetJobs();
+  Status AddTaskEvents(const std::vector<TaskEvent>& events);
 
-  // Any op by name (see gcs_server.cc for the list): body in, body out.
+  // Any op by name (see GcsService::Call for the list): body in, body out. Error
+  // replies map to codes: invalid token PermissionDenied, "... not found" and
+  // "unknown node" NotFound, "... is taken" AlreadyExists; no reply Unavailable.
   Result<std::string> Call(const std::string& op, const std::string& body);
 
  private:

@@ -75,7 +75,7 @@ Result<std::shared_ptr<Mapping>> MapSegment(const std::string& name, size_t expe
 void UnlinkSegment(const std::string& name) { ::shm_unlink(name.c_str()); }
 
 void UnlinkAllSegments(const std::string& store_tag) {
-  std::string prefix = "ray-" + store_tag + "-";
+  std::string prefix = "ray-" + store_tag;
   DIR* dir = ::opendir("/dev/shm");
   if (!dir) return;
   while (dirent* e = ::readdir(dir)) {

@@ -40,7 +40,8 @@ Status WriteSegment(const std::string& name, std::string_view data);
 // differs from `expected_size`.
 Result<std::shared_ptr<Mapping>> MapSegment(const std::string& name, size_t expected_size);
 void UnlinkSegment(const std::string& name);
-// Removes every segment with this store tag (after a crash or on `ray stop`).
+// Removes every segment whose store tag begins with `store_tag` (after a crash or
+// on `ray stop`).
 void UnlinkAllSegments(const std::string& store_tag);
 
 struct StoreOptions {

@@ -95,7 +95,9 @@ struct RegisterReply {
   std::string session_dir;
   std::string node_address;  // ip of this node
   std::string error;         // non-empty: refused
-  MSGPACK_DEFINE_ARRAY(node_id, session_dir, node_address, error);
+  std::string store_tag;     // names this node's shared-memory segments
+  int32_t raylet_pid = 0;
+  MSGPACK_DEFINE_ARRAY(node_id, session_dir, node_address, error, store_tag, raylet_pid);
 };
 
 using ray::internal::TaskArg;

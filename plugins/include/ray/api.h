@@ -195,22 +195,29 @@ std::string Pack(const T& value) {
   return std::string(buf.data(), buf.size());
 }
 
-// Keeps the memory of the object being decoded alive for zero-copy views (Blob).
-inline std::shared_ptr<const void>& DecodeKeepAlive() {
-  static thread_local std::shared_ptr<const void> keep;
+// While an object is decoded: what keeps its memory alive, for zero-copy views
+// (Blob). A plain pointer, so the thread-local needs no constructor or destructor.
+inline const std::shared_ptr<const void>*& DecodeKeepAlive() {
+  static thread_local const std::shared_ptr<const void>* keep = nullptr;
   return keep;
 }
 
 template <typename T>
-T Unpack(const char* data, size_t size, std::shared_ptr<const void> keep = nullptr) {
-  DecodeKeepAlive() = std::move(keep);
+T Unpack(const char* data, size_t size, const std::shared_ptr<const void>& keep = nullptr) {
   auto by_reference = [](msgpack::type::object_type type, size_t, void*) {
     return type == msgpack::type::BIN;
   };
   msgpack::object_handle oh = msgpack::unpack(data, size, by_reference);
-  T out = oh.get().as<T>();
-  DecodeKeepAlive().reset();
-  return out;
+  const auto* previous = DecodeKeepAlive();
+  DecodeKeepAlive() = keep ? &keep : nullptr;
+  try {
+    T out = oh.get().as<T>();
+    DecodeKeepAlive() = previous;
+    return out;
+  } catch (...) {
+    DecodeKeepAlive() = previous;
+    throw;
+  }
 }
 
 }  // namespace internal
@@ -725,9 +732,13 @@ ObjectRef<T> Put(const T& value) {
 
 namespace internal {
 
+// Releases a runtime object exactly once.
 struct Released {
-  RayObject object;
+  explicit Released(RayObject o) : object(o) {}
+  Released(const Released&) = delete;
+  Released& operator=(const Released&) = delete;
   ~Released() { CheckedApi().release(CheckedApi().ctx, &object, 1); }
+  RayObject object;
 };
 
 template <typename T>
@@ -741,7 +752,7 @@ std::vector<std::shared_ptr<T>> GetMany(const std::vector<const std::string*>& i
     ThrowRuntimeError("cannot get objects");
   }
   std::vector<std::shared_ptr<Released>> holders;
-  for (auto& o : objs) holders.push_back(std::make_shared<Released>(Released{o}));
+  for (auto& o : objs) holders.push_back(std::make_shared<Released>(o));
   std::vector<std::shared_ptr<T>> out;
   for (size_t i = 0; i < objs.size(); ++i) {
     const RayObject& o = objs[i];
@@ -862,9 +873,9 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
   struct convert<ray::Blob> {
     const msgpack::object& operator()(const msgpack::object& o, ray::Blob& v) const {
       if (o.type != msgpack::type::BIN) throw msgpack::type_error();
-      auto keep = ray::internal::DecodeKeepAlive();
+      const auto* keep = ray::internal::DecodeKeepAlive();
       if (keep) {
-        v = ray::Blob(o.via.bin.ptr, o.via.bin.size, keep);
+        v = ray::Blob(o.via.bin.ptr, o.via.bin.size, *keep);
       } else {
         v = ray::Blob(std::string(o.via.bin.ptr, o.via.bin.size));
       }

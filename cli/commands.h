@@ -1,0 +1,21 @@
+#pragma once
+// Each subcommand lives in its own file and adds itself to the app here.
+
+#include <CLI/CLI.hpp>
+
+namespace ray::cli {
+
+void AddStart(CLI::App& app);
+void AddStop(CLI::App& app);
+void AddStatus(CLI::App& app);
+void AddRun(CLI::App& app);
+void AddSubmit(CLI::App& app);
+void AddMicrobenchmark(CLI::App& app);
+void AddDaemons(CLI::App& app);  // hidden: _gcs, _raylet, _worker
+
+// Thrown by Run functions to exit with a message and a code (caught in main).
+struct Exit {
+  int code;
+};
+
+}  // namespace ray::cli

@@ -1,0 +1,96 @@
+#include "cli/common.h"
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "runtime/node/node.h"
+
+namespace ray::cli {
+
+void ResourceFlags::Add(CLI::App* cmd) {
+  cmd->add_option("--num-cpus", num_cpus, "CPUs on this node (default: detected)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--num-gpus", num_gpus, "GPUs on this node (default: 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--resources", resources_json,
+                  "custom resources as JSON, e.g. '{\"Custom\": 2}'");
+}
+
+Result<std::map<std::string, double>> ResourceFlags::Resolve() const {
+  std::map<std::string, double> out;
+  if (!resources_json.empty()) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(resources_json);
+    } catch (const std::exception& e) {
+      return Status::InvalidArgument("--resources is not valid JSON: " + std::string(e.what()));
+    }
+    if (!j.is_object()) {
+      return Status::InvalidArgument("--resources must be a JSON object like '{\"Custom\": 2}'");
+    }
+    for (auto& [name, value] : j.items()) {
+      if (!value.is_number() || value.get<double>() < 0) {
+        return Status::InvalidArgument("--resources: '" + name +
+                                       "' must map to a non-negative number");
+      }
+      if (name == "CPU" || name == "GPU") {
+        return Status::InvalidArgument("--resources: use --num-cpus / --num-gpus for " + name);
+      }
+      out[name] = value.get<double>();
+    }
+  }
+  out["CPU"] = num_cpus ? *num_cpus : node::DetectCpus();
+  if (num_gpus && *num_gpus > 0) out["GPU"] = *num_gpus;
+  return out;
+}
+
+void Fail(const std::string& command, const Status& status, int code) {
+  std::fprintf(stderr, "ray %s: %s\n", command.c_str(), status.message().c_str());
+  throw Exit{code};
+}
+
+}  // namespace ray::cli
+
+namespace ray::cli {
+
+void ClusterFlags::Add(CLI::App* cmd, bool address_required) {
+  auto* a = cmd->add_option("--address", address, "the cluster's GCS address, HOST:PORT");
+  if (address_required) a->required();
+  cmd->add_option("--token", token, "the cluster token (default: read from the local session)");
+  cmd->add_option("--temp-dir", temp_dir, "root of session dirs (default /tmp/ray)");
+}
+
+Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
+  ClusterTarget t;
+  auto nodes = node::RunningNodes(flags.temp_dir);
+  if (flags.address.empty()) {
+    if (nodes.empty()) {
+      return Status::NotFound("no running ray node under " + flags.temp_dir +
+                              "; start one with `ray start --head` or pass --address");
+    }
+    t.gcs_address = nodes.back().gcs_address;
+    t.token = flags.token.empty() ? nodes.back().token : flags.token;
+    return t;
+  }
+  std::string addr = flags.address;
+  if (addr.find("://") == std::string::npos) addr = "tcp://" + addr;
+  if (addr.rfind(':') == addr.find("://")) {
+    return Status::InvalidArgument("--address must be HOST:PORT, got '" + flags.address + "'");
+  }
+  t.gcs_address = addr;
+  t.token = flags.token;
+  if (t.token.empty()) {
+    for (const auto& n : nodes) {
+      if (n.gcs_address == addr) t.token = n.token;
+    }
+  }
+  if (t.token.empty()) {
+    return Status::PermissionDenied("no token for " + flags.address +
+                                    ": pass --token (printed by `ray start --head`)");
+  }
+  return t;
+}
+
+}  // namespace ray::cli

@@ -1,0 +1,48 @@
+#pragma once
+// Helpers shared by subcommands: resource flags and error reporting.
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "runtime/base/status.h"
+
+namespace ray::cli {
+
+// --num-cpus, --num-gpus, --resources (JSON), as `ray start` and `ray run` take them.
+struct ResourceFlags {
+  std::optional<double> num_cpus;
+  std::optional<double> num_gpus;
+  std::string resources_json;
+  void Add(CLI::App* cmd);
+  // The node's resource totals; InvalidArgument names the bad flag.
+  Result<std::map<std::string, double>> Resolve() const;
+};
+
+// Prints "ray <command>: <message>" to stderr and throws Exit{code}.
+[[noreturn]] void Fail(const std::string& command, const Status& status, int code = 1);
+
+}  // namespace ray::cli
+
+namespace ray::cli {
+
+// Where a command finds the cluster: an explicit --address (host:port of the GCS)
+// with --token, or else a running node under --temp-dir (the newest), whose token
+// file is readable by this user.
+struct ClusterFlags {
+  std::string address;
+  std::string token;
+  std::string temp_dir = "/tmp/ray";
+  void Add(CLI::App* cmd, bool address_required = false);
+};
+
+struct ClusterTarget {
+  std::string gcs_address;  // tcp://host:port
+  std::string token;
+};
+
+Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags);
+
+}  // namespace ray::cli

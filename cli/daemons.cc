@@ -1,0 +1,90 @@
+// Hidden modes of the one binary: the daemons `ray start` and the raylet launch.
+
+#include <csignal>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "runtime/base/logging.h"
+#include "runtime/base/util.h"
+#include "runtime/gcs/gcs_server.h"
+#include "runtime/raylet/raylet.h"
+#include "runtime/worker/worker.h"
+
+namespace ray::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void StopOnSignals() {
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  std::signal(SIGINT, [](int) { g_stop = true; });
+}
+
+std::string Token(const std::string& session_dir) {
+  auto t = ReadFile(session_dir + "/token");
+  if (!t.ok()) Fail("daemon", t.status());
+  return *t;
+}
+
+}  // namespace
+
+void AddDaemons(CLI::App& app) {
+  auto gcs = std::make_shared<gcs::GcsOptions>();
+  auto* g = app.add_subcommand("_gcs", "")->group("");
+  g->add_option("--session-dir", gcs->session_dir)->required();
+  g->add_option("--listen", gcs->listen);
+  g->add_option("--heartbeat-timeout-ms", gcs->heartbeat_timeout_ms);
+  g->callback([gcs] {
+    InitLogging("gcs", "");
+    StopOnSignals();
+    gcs->token = Token(gcs->session_dir);
+    gcs->ready_file = gcs->session_dir + "/gcs.ready";
+    Status st = gcs::RunGcsServer(*gcs, g_stop);
+    if (!st.ok()) Fail("_gcs", st);
+  });
+
+  struct RayletFlags {
+    raylet::RayletOptions options;
+    std::string resources_json;
+  };
+  auto r = std::make_shared<RayletFlags>();
+  auto* rl = app.add_subcommand("_raylet", "")->group("");
+  rl->add_option("--session-dir", r->options.session_dir)->required();
+  rl->add_option("--gcs-address", r->options.gcs_address)->required();
+  rl->add_option("--resources", r->resources_json)->required();
+  rl->add_option("--node-ip-address", r->options.node_ip);
+  rl->add_option("--object-store-memory", r->options.object_store_bytes);
+  rl->add_option("--heartbeat-ms", r->options.heartbeat_ms);
+  rl->callback([r] {
+    InitLogging("raylet", "");
+    StopOnSignals();
+    try {
+      r->options.resources = nlohmann::json::parse(r->resources_json).get<std::map<std::string, double>>();
+    } catch (const std::exception& e) {
+      Fail("_raylet", Status::InvalidArgument(std::string("--resources: ") + e.what()));
+    }
+    r->options.token = Token(r->options.session_dir);
+    r->options.ready_file = r->options.session_dir + "/raylet.ready";
+    Status st = raylet::RunRaylet(r->options, g_stop);
+    if (!st.ok()) Fail("_raylet", st);
+  });
+
+  auto w = std::make_shared<worker::WorkerOptions>();
+  auto* wk = app.add_subcommand("_worker", "")->group("");
+  wk->add_option("--raylet", w->raylet_endpoint)->required();
+  wk->add_option("--worker-id", w->worker_id_hex)->required();
+  wk->add_option("--session-dir", w->session_dir)->required();
+  wk->add_option("--node-id", w->node_id_hex);
+  wk->callback([w] {
+    InitLogging("worker", "");
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    Status st = worker::RunWorker(*w);
+    if (!st.ok()) Fail("_worker", st);
+  });
+}
+
+}  // namespace ray::cli

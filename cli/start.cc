@@ -1,0 +1,101 @@
+// `ray start`: starts this machine's node in the background.
+
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "runtime/base/util.h"
+#include "runtime/node/node.h"
+#include "runtime/scheduler/resources.h"
+
+namespace ray::cli {
+
+namespace {
+
+struct StartOptions {
+  bool head = false;
+  int port = 6379;
+  std::string address;
+  std::string token;
+  ResourceFlags resources;
+  size_t object_store_memory = 0;
+  std::string temp_dir = "/tmp/ray";
+  std::string node_ip = "127.0.0.1";
+  bool block = false;
+};
+
+std::atomic<bool> g_interrupted{false};
+
+void Run(const StartOptions& o) {
+  if (!o.head) {
+    if (o.address.empty()) {
+      Fail("start", Status::InvalidArgument(
+                        "pass --head to start a head node, or --address HEAD:PORT to join one"));
+    }
+    Fail("start", Status(StatusCode::kUnimplemented,
+                         "joining a cluster (--address) is not supported yet: this version "
+                         "runs single-node clusters; start a head node with --head"));
+  }
+  auto resources = o.resources.Resolve();
+  if (!resources.ok()) Fail("start", resources.status());
+  node::NodeOptions n;
+  n.temp_dir = o.temp_dir;
+  n.port = o.port;
+  n.node_ip = o.node_ip;
+  n.resources = *resources;
+  n.object_store_memory = o.object_store_memory;
+  auto node = node::StartHead(n);
+  if (!node.ok()) Fail("start", node.status());
+  std::string address = node->gcs_address.substr(6);  // strip tcp://
+  std::printf(
+      "Started a ray head node.\n"
+      "  session:   %s\n"
+      "  address:   %s\n"
+      "  resources: %s\n\n"
+      "Run a job on this cluster:\n"
+      "    ray submit --address %s job.so\n"
+      "Join it from another machine (token in %s/token):\n"
+      "    ray start --address %s --token %s\n"
+      "See it:\n"
+      "    ray status\n"
+      "Stop it:\n"
+      "    ray stop\n",
+      node->session_dir.c_str(), address.c_str(),
+      scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str(), address.c_str(),
+      node->session_dir.c_str(), address.c_str(), node->token.c_str());
+  std::fflush(stdout);
+  if (!o.block) return;
+  std::signal(SIGINT, [](int) { g_interrupted = true; });
+  std::signal(SIGTERM, [](int) { g_interrupted = true; });
+  while (!g_interrupted && ProcessAlive(node->raylet_pid) && ProcessAlive(node->gcs_pid)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  Status st = node::StopNode(*node);
+  if (!g_interrupted) Fail("start", Status::Unavailable("a node process exited; node stopped"));
+  if (!st.ok()) Fail("start", st);
+}
+
+}  // namespace
+
+void AddStart(CLI::App& app) {
+  auto o = std::make_shared<StartOptions>();
+  auto* cmd = app.add_subcommand("start", "Start ray processes on this machine");
+  cmd->add_flag("--head", o->head, "start a head node (GCS + raylet)");
+  cmd->add_option("--port", o->port, "GCS port of the head node (default 6379; 0: any)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--address", o->address, "join the cluster whose head is at HOST:PORT");
+  cmd->add_option("--token", o->token, "the cluster token, when joining");
+  o->resources.Add(cmd);
+  cmd->add_option("--object-store-memory", o->object_store_memory,
+                  "bytes of shared memory for objects (default: 30% of RAM, at most 20 GB)");
+  cmd->add_option("--temp-dir", o->temp_dir, "root of session dirs (default /tmp/ray)");
+  cmd->add_option("--node-ip-address", o->node_ip, "IP address of this node (default 127.0.0.1)");
+  cmd->add_flag("--block", o->block, "stay in the foreground until interrupted, then stop");
+  cmd->callback([o] { Run(*o); });
+}
+
+}  // namespace ray::cli

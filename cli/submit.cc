@@ -1,0 +1,41 @@
+// `ray submit --address HOST:PORT job.so [args...]`: runs a job on a running cluster.
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "runtime/node/driver.h"
+
+namespace ray::cli {
+
+namespace {
+
+struct SubmitOptions {
+  ClusterFlags cluster;
+  std::string plugin;
+  std::vector<std::string> args;
+};
+
+void Run(const SubmitOptions& o) {
+  auto target = ResolveCluster(o.cluster);
+  if (!target.ok()) Fail("submit", target.status());
+  node::JobOptions job{o.plugin, o.args, target->gcs_address, target->token, ""};
+  auto code = node::RunJob(job);
+  if (!code.ok()) Fail("submit", code.status());
+  if (*code != 0) throw Exit{*code};
+}
+
+}  // namespace
+
+void AddSubmit(CLI::App& app) {
+  auto o = std::make_shared<SubmitOptions>();
+  auto* cmd = app.add_subcommand("submit", "Run a job plugin on a running cluster");
+  o->cluster.Add(cmd);
+  cmd->add_option("plugin", o->plugin, "the job: a plugin .so with RAY_MAIN")->required();
+  cmd->add_option("args", o->args, "arguments passed to RAY_MAIN");
+  cmd->prefix_command();
+  cmd->callback([o, cmd] {
+    for (const auto& extra : cmd->remaining()) o->args.push_back(extra);
+    Run(*o);
+  });
+}
+
+}  // namespace ray::cli

@@ -1,0 +1,292 @@
+#include "runtime/api/core_client.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <unordered_set>
+
+#include "runtime/base/logging.h"
+#include "runtime/base/util.h"
+#include "runtime/object_store/object_store.h"
+
+namespace ray::core {
+
+using protocol::MessageType;
+using protocol::ObjectPayload;
+using protocol::ObjectState;
+namespace ri = ray::internal;
+
+Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& raylet_endpoint,
+                                                        bool is_driver, const JobId& job,
+                                                        const std::string& worker_id) {
+  std::unique_ptr<CoreClient> c(new CoreClient());
+  std::string identity = is_driver ? RandomBytes(16) : worker_id;
+  c->owned_ = std::make_unique<transport::Dealer>(identity);
+  c->dealer_ = c->owned_.get();
+  c->is_driver_ = is_driver;
+  c->job_ = job;
+  c->current_task_ = NewTaskId(job);
+  RAY_RETURN_IF_ERROR(c->dealer_->Connect(raylet_endpoint));
+  protocol::RegisterClient reg{identity, static_cast<int32_t>(::getpid()), is_driver,
+                               job.Binary()};
+  c->dealer_->Send(protocol::Encode(MessageType::kRegisterClient, 0, reg));
+  auto frame = c->dealer_->Recv(10000);
+  if (!frame) return Status::Unavailable("the raylet at " + raylet_endpoint + " did not answer");
+  auto env = protocol::DecodeEnvelope(*frame);
+  if (!env.ok()) return env.status();
+  auto reply = protocol::DecodeBody<protocol::RegisterReply>(env->body, "RegisterReply");
+  if (!reply.ok()) return reply.status();
+  if (!reply->error.empty()) return Status::PermissionDenied(reply->error);
+  c->node_ = std::move(reply).value();
+  return c;
+}
+
+CoreClient::~CoreClient() {
+  if (is_driver_) Disconnect();
+}
+
+void CoreClient::Disconnect() {
+  if (disconnected_) return;
+  disconnected_ = true;
+  dealer_->Send(protocol::Encode(MessageType::kDisconnect, 0, std::string()));
+}
+
+void CoreClient::SetCurrentTask(const TaskId& task, const JobId& job) {
+  current_task_ = task;
+  job_ = job;
+  put_index_ = 0;
+}
+
+void CoreClient::Stash(std::string frame) {
+  auto env = protocol::DecodeEnvelope(frame);
+  if (!env.ok()) {
+    RAY_LOG_WARN("dropped a frame from the raylet: {}", env.status().message());
+    return;
+  }
+  switch (env->type) {
+    case MessageType::kExecuteTask:
+      pending_tasks_.push_back(std::move(frame));
+      break;
+    case MessageType::kExit:
+      exit_requested_ = true;
+      break;
+    case MessageType::kLogLines: {
+      auto lines = protocol::DecodeBody<protocol::LogLines>(env->body, "LogLines");
+      if (!lines.ok()) break;
+      // Each line prefixed with its source, as Ray's log_to_driver does.
+      FILE* out = lines->is_stderr ? stderr : stdout;
+      size_t start = 0;
+      const std::string& t = lines->text;
+      while (start < t.size()) {
+        size_t end = t.find('\n', start);
+        if (end == std::string::npos) end = t.size();
+        std::fprintf(out, "(%s) %.*s\n", lines->source.c_str(), static_cast<int>(end - start),
+                     t.data() + start);
+        start = end + 1;
+      }
+      std::fflush(out);
+      break;
+    }
+    default:
+      RAY_LOG_WARN("dropped unexpected message type {}", static_cast<int>(env->type));
+  }
+}
+
+Result<std::string> CoreClient::Roundtrip(MessageType type, const std::string& body,
+                                          MessageType reply_type) {
+  uint64_t id = next_request_++;
+  dealer_->Send(protocol::Encode(type, id, body));
+  while (true) {
+    auto frame = dealer_->Recv(1000);
+    if (!frame) {
+      if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) {
+        return Status::Unavailable("the raylet (pid " + std::to_string(node_.raylet_pid) +
+                                   ") died");
+      }
+      continue;
+    }
+    auto env = protocol::DecodeEnvelope(*frame);
+    if (env.ok() && env->type == reply_type && env->request_id == id) {
+      return std::string(env->body);
+    }
+    Stash(std::move(*frame));
+  }
+}
+
+Result<ObjectPayload> CoreClient::MakePayload(const ObjectId& id, std::string_view bytes) {
+  ObjectPayload p;
+  p.id = id.Binary();
+  if (bytes.size() < protocol::kInlineObjectLimit) {
+    p.state = static_cast<uint8_t>(ObjectState::kInline);
+    p.data = std::string(bytes);
+    return p;
+  }
+  p.state = static_cast<uint8_t>(ObjectState::kShared);
+  p.shm_name = object_store::SegmentName(node_.store_tag, id);
+  p.size = bytes.size();
+  RAY_RETURN_IF_ERROR(object_store::WriteSegment(p.shm_name, bytes));
+  return p;
+}
+
+Result<Fetched> CoreClient::Materialize(const ObjectPayload& p) {
+  Fetched f;
+  f.state = static_cast<ObjectState>(p.state);
+  switch (f.state) {
+    case ObjectState::kInline:
+    case ObjectState::kError: {
+      auto copy = std::make_shared<std::string>(p.data);
+      f.data = copy->data();
+      f.size = copy->size();
+      f.keep = copy;
+      return f;
+    }
+    case ObjectState::kShared: {
+      RAY_ASSIGN_OR_RETURN(auto mapping, object_store::MapSegment(p.shm_name, p.size));
+      f.data = mapping->data();
+      f.size = mapping->size();
+      f.keep = mapping;
+      return f;
+    }
+    case ObjectState::kMissing:
+      return f;
+  }
+  return Status::DataLoss("object in unknown state " + std::to_string(p.state));
+}
+
+Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
+                                                 std::string_view request) {
+  auto req = protocol::DecodeBody<ri::TaskRequest>(request, "TaskRequest");
+  if (!req.ok()) return req.status();
+  if (req->num_returns == 0 || req->num_returns > 1000) {
+    return Status::InvalidArgument("num_returns must be between 1 and 1000");
+  }
+  protocol::TaskSpec spec;
+  TaskId task = NewTaskId(job_);
+  spec.task_id = task.Binary();
+  spec.job_id = job_.Binary();
+  spec.kind = req->kind;
+  spec.plugin = plugin;
+  spec.function = std::move(req->function);
+  spec.num_returns = req->num_returns;
+  spec.resources = std::move(req->resources);
+  spec.max_retries = req->max_retries;
+  spec.max_calls = req->max_calls;
+  spec.max_restarts = req->max_restarts;
+  spec.actor_id = std::move(req->actor_id);
+  spec.actor_name = std::move(req->actor_name);
+  for (const auto& [name, amount] : spec.resources) {
+    if (amount < 0) return Status::InvalidArgument("resource " + name + " is negative");
+  }
+  // Large values travel through the object store, not inside the task.
+  for (auto& arg : req->args) {
+    if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
+      RAY_ASSIGN_OR_RETURN(ObjectId id, Put(arg.data));
+      arg = ri::TaskArg{true, id.Binary()};
+    }
+    if (arg.is_ref && arg.data.size() != ObjectId::kSize) {
+      return Status::InvalidArgument("an ObjectRef argument is not a valid object id");
+    }
+  }
+  spec.args = std::move(req->args);
+  if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
+    RAY_ASSIGN_OR_RETURN(std::string ignored,
+                         Call("register_actor_name", ri::Pack(std::make_tuple(
+                                                         spec.actor_name, spec.task_id))));
+  }
+  dealer_->Send(protocol::Encode(MessageType::kSubmitTask, 0, spec));
+  std::vector<ObjectId> ids;
+  for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
+  return ids;
+}
+
+Result<ObjectId> CoreClient::Put(std::string_view value) {
+  ObjectId id = ObjectId::ForPut(current_task_, ++put_index_);
+  RAY_ASSIGN_OR_RETURN(ObjectPayload p, MakePayload(id, value));
+  protocol::PutRequest put{std::move(p)};
+  if (put.object.state == static_cast<uint8_t>(ObjectState::kInline)) {
+    dealer_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+    return id;
+  }
+  // Shared-memory puts are acknowledged: the store may refuse them.
+  RAY_ASSIGN_OR_RETURN(std::string body,
+                       Roundtrip(MessageType::kPutObject, ri::Pack(put), MessageType::kCallReply));
+  RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::CallReply>(body, "CallReply"));
+  if (!reply.error.empty()) return Status::ResourceExhausted(reply.error);
+  return id;
+}
+
+Result<std::vector<Fetched>> CoreClient::Get(const std::vector<ObjectId>& ids,
+                                             int64_t timeout_ms) {
+  protocol::GetRequest req;
+  for (const auto& id : ids) req.ids.push_back(id.Binary());
+  req.timeout_ms = timeout_ms;
+  RAY_ASSIGN_OR_RETURN(std::string body,
+                       Roundtrip(MessageType::kGetObjects, ri::Pack(req), MessageType::kGetReply));
+  RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::GetReply>(body, "GetReply"));
+  if (reply.objects.size() != ids.size()) {
+    return Status::Internal("the raylet answered a Get with the wrong number of objects");
+  }
+  std::vector<Fetched> out;
+  for (const auto& p : reply.objects) {
+    RAY_ASSIGN_OR_RETURN(Fetched f, Materialize(p));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, size_t num,
+                                           int64_t timeout_ms) {
+  std::unordered_set<ObjectId, IdHash> unique(ids.begin(), ids.end());
+  if (unique.size() != ids.size()) return Status::InvalidArgument("Wait: object ids must be unique");
+  if (num > ids.size()) return Status::InvalidArgument("Wait: num exceeds the number of objects");
+  protocol::WaitRequest req;
+  for (const auto& id : ids) req.ids.push_back(id.Binary());
+  req.num = static_cast<uint32_t>(num);
+  req.timeout_ms = timeout_ms;
+  RAY_ASSIGN_OR_RETURN(std::string body, Roundtrip(MessageType::kWaitObjects, ri::Pack(req),
+                                                   MessageType::kWaitReply));
+  RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::WaitReply>(body, "WaitReply"));
+  if (reply.ready.size() != ids.size()) return Status::Internal("malformed WaitReply");
+  std::vector<bool> out(ids.size());
+  size_t taken = 0;
+  // Report at most `num` ready, in input order (Ray's contract).
+  for (size_t i = 0; i < ids.size(); ++i) out[i] = reply.ready[i] && taken++ < num;
+  return out;
+}
+
+Result<std::string> CoreClient::Call(const std::string& op, const std::string& body) {
+  protocol::CallRequest req{op, body, ""};
+  RAY_ASSIGN_OR_RETURN(std::string reply_body,
+                       Roundtrip(MessageType::kCall, ri::Pack(req), MessageType::kCallReply));
+  RAY_ASSIGN_OR_RETURN(auto reply,
+                       protocol::DecodeBody<protocol::CallReply>(reply_body, "CallReply"));
+  if (!reply.error.empty()) return Status::FailedPrecondition(reply.error);
+  return std::move(reply.body);
+}
+
+std::optional<protocol::ExecuteTask> CoreClient::NextTask() {
+  while (true) {
+    if (!pending_tasks_.empty()) {
+      std::string frame = std::move(pending_tasks_.front());
+      pending_tasks_.pop_front();
+      auto env = protocol::DecodeEnvelope(frame);
+      auto task = protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask");
+      if (task.ok()) return std::move(task).value();
+      RAY_LOG_ERROR("dropped a task: {}", task.status().message());
+      continue;
+    }
+    if (exit_requested_) return std::nullopt;
+    auto frame = dealer_->Recv(1000);
+    if (!frame) {
+      if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) return std::nullopt;
+      continue;
+    }
+    Stash(std::move(*frame));
+  }
+}
+
+void CoreClient::SendTaskDone(const protocol::TaskDone& done) {
+  dealer_->Send(protocol::Encode(MessageType::kTaskDone, 0, done));
+}
+
+}  // namespace ray::core

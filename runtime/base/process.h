@@ -1,0 +1,34 @@
+#pragma once
+// Starting child processes. Output goes to files, or to pipes the parent reads.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/base/status.h"
+
+namespace ray {
+
+struct SpawnOptions {
+  std::vector<std::string> argv;  // argv[0] is the executable path
+  std::string stdout_path;        // append; empty: inherit (unless pipe_output)
+  std::string stderr_path;
+  bool pipe_output = false;       // stdout/stderr to pipes returned in Child
+  bool new_session = false;       // setsid(): survives the parent's terminal
+  bool die_with_parent = false;   // SIGKILL when the parent dies (PR_SET_PDEATHSIG)
+  std::map<std::string, std::string> env;  // added to the inherited environment
+};
+
+struct Child {
+  int pid = -1;
+  int stdout_fd = -1;  // non-blocking, when pipe_output
+  int stderr_fd = -1;
+};
+
+Result<Child> Spawn(const SpawnOptions& options);
+
+// Sends SIGTERM, waits up to grace_ms for exit, then SIGKILL. Reaps it if it is our
+// child. True if the process is gone.
+bool TerminateProcess(int pid, int grace_ms = 2000);
+
+}  // namespace ray

@@ -1,0 +1,149 @@
+#include "runtime/gcs/gcs_client.h"
+
+#include <tuple>
+#include <utility>
+
+#include "runtime/transport/transport.h"
+
+namespace ray::gcs {
+
+namespace {
+
+using protocol::MessageType;
+
+template <typename T>
+std::string Pack(const T& value) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, value);
+  return std::string(buf.data(), buf.size());
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The GCS replies with a message only; the code is recovered from its wording.
+Status FromReplyError(const std::string& error) {
+  if (error.empty()) return Status::Ok();
+  if (error == "invalid cluster token") return Status::PermissionDenied(error);
+  if (error == "unknown node" || EndsWith(error, " not found")) return Status::NotFound(error);
+  if (EndsWith(error, " is taken")) return Status::AlreadyExists(error);
+  if (error.rfind("unknown GCS operation", 0) == 0) return {StatusCode::kUnimplemented, error};
+  if (error.rfind("malformed ", 0) == 0 || EndsWith(error, " is empty")) {
+    return Status::InvalidArgument(error);
+  }
+  return Status::Internal(error);
+}
+
+// Sends one request and returns the body of a reply of type `expect`.
+Result<std::string> Exchange(const std::string& endpoint, int timeout_ms, MessageType type,
+                             const std::string& body, MessageType expect) {
+  Result<std::string> frame = Status::Internal("unset");
+  try {
+    frame = transport::Request(endpoint, type, body, timeout_ms);
+  } catch (const zmq::error_t& e) {
+    return Status::Unavailable("GCS at " + endpoint + ": " + e.what());
+  }
+  if (!frame.ok()) return frame.status();
+  Result<protocol::Envelope> env = protocol::DecodeEnvelope(*frame);
+  if (!env.ok()) {
+    return Status::InvalidArgument("bad reply from GCS at " + endpoint + ": " +
+                                   env.status().message());
+  }
+  if (env->type != expect) {
+    return Status::InvalidArgument("GCS at " + endpoint + " replied with message type " +
+                                   std::to_string(static_cast<int>(env->type)));
+  }
+  return std::string(env->body);
+}
+
+Status NodeRequest(const std::string& endpoint, int timeout_ms, MessageType type,
+                   const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(std::string reply_body,
+                       Exchange(endpoint, timeout_ms, type, body, MessageType::kGcsReply));
+  RAY_ASSIGN_OR_RETURN(protocol::GcsReply reply,
+                       protocol::DecodeBody<protocol::GcsReply>(reply_body, "GcsReply"));
+  return FromReplyError(reply.error);
+}
+
+}  // namespace
+
+GcsClient::GcsClient(std::string endpoint, std::string token, int timeout_ms)
+    : endpoint_(std::move(endpoint)), token_(std::move(token)), timeout_ms_(timeout_ms) {}
+
+Result<std::string> GcsClient::Call(const std::string& op, const std::string& body) {
+  protocol::CallRequest request{op, body, token_};
+  RAY_ASSIGN_OR_RETURN(std::string reply_body,
+                       Exchange(endpoint_, timeout_ms_, MessageType::kGcsCall, Pack(request),
+                                MessageType::kCallReply));
+  RAY_ASSIGN_OR_RETURN(protocol::CallReply reply,
+                       protocol::DecodeBody<protocol::CallReply>(reply_body, "CallReply"));
+  RAY_RETURN_IF_ERROR(FromReplyError(reply.error));
+  return std::move(reply.body);
+}
+
+Status GcsClient::Ping() { return Call("ping", "").status(); }
+
+Status GcsClient::RegisterNode(const protocol::NodeInfo& node) {
+  protocol::NodeInfo with_token = node;
+  with_token.token = token_;
+  return NodeRequest(endpoint_, timeout_ms_, MessageType::kRegisterNode, Pack(with_token));
+}
+
+Status GcsClient::Heartbeat(const std::string& node_id,
+                            const std::map<std::string, double>& available) {
+  protocol::Heartbeat hb{node_id, available, token_};
+  return NodeRequest(endpoint_, timeout_ms_, MessageType::kHeartbeat, Pack(hb));
+}
+
+Status GcsClient::UnregisterNode(const std::string& node_id) {
+  protocol::Heartbeat hb{node_id, {}, token_};
+  return NodeRequest(endpoint_, timeout_ms_, MessageType::kUnregisterNode, Pack(hb));
+}
+
+Result<std::vector<protocol::NodeInfo>> GcsClient::GetNodes() {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_nodes", ""));
+  return protocol::DecodeBody<std::vector<protocol::NodeInfo>>(body, "get_nodes reply");
+}
+
+Status GcsClient::PutPlugin(const std::string& hash, const std::string& name,
+                            const std::string& bytes) {
+  return Call("put_plugin", Pack(std::make_tuple(hash, name, bytes))).status();
+}
+
+Result<std::string> GcsClient::GetPlugin(const std::string& hash) {
+  return Call("get_plugin", hash);
+}
+
+Status GcsClient::RegisterNamedActor(const std::string& name, const std::string& actor_id,
+                                     const std::string& node_id) {
+  return Call("register_actor", Pack(std::make_tuple(name, actor_id, node_id))).status();
+}
+
+Result<std::string> GcsClient::LookupNamedActor(const std::string& name) {
+  return Call("get_actor", name);
+}
+
+Status GcsClient::RemoveActor(const std::string& actor_id) {
+  return Call("remove_actor", actor_id).status();
+}
+
+Status GcsClient::AddJob(const std::string& job_id, int pid, const std::string& entry) {
+  return Call("add_job", Pack(std::make_tuple(job_id, pid, entry))).status();
+}
+
+Status GcsClient::FinishJob(const std::string& job_id, int exit_code) {
+  return Call("finish_job", Pack(std::make_tuple(job_id, exit_code))).status();
+}
+
+Result<std::vector<JobRecord>> GcsClient::GetJobs() {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_jobs", ""));
+  return protocol::DecodeBody<std::vector<JobRecord>>(body, "get_jobs reply");
+}
+
+Status GcsClient::AddTaskEvents(const std::vector<TaskEvent>& events) {
+  return Call("add_task_events", Pack(events)).status();
+}
+
+}  // namespace ray::gcs

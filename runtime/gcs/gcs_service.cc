@@ -1,0 +1,326 @@
+#include "runtime/gcs/gcs_service.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "runtime/base/logging.h"
+#include "runtime/base/util.h"
+
+namespace ray::gcs {
+
+namespace {
+
+using protocol::MessageType;
+
+constexpr int64_t kFlushIntervalMs = 200;
+constexpr int64_t kMaxSweepIntervalMs = 500;
+
+// Ids may be raw bytes or text; logs show text as is and anything else as hex.
+std::string Printable(std::string_view s) {
+  bool text =
+      !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+  return text ? std::string(s) : ToHex(s);
+}
+
+// Decodes a body that must be a msgpack array of exactly T's arity.
+template <typename T>
+Result<T> DecodeTuple(std::string_view body, const char* what) {
+  T out{};
+  Status st = protocol::DecodeBodyInto(body, what, [&](const msgpack::object& o) {
+    if (o.type != msgpack::type::ARRAY || o.via.array.size != std::tuple_size_v<T>) {
+      throw msgpack::type_error();
+    }
+    o.convert(out);
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+template <typename T>
+std::string Pack(const T& value) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, value);
+  return std::string(buf.data(), buf.size());
+}
+
+constexpr const char* kInvalidToken = "invalid cluster token";
+constexpr const char* kUnknownNode = "unknown node";
+
+}  // namespace
+
+GcsService::GcsService(std::unique_ptr<GcsStore> store, std::string token,
+                       int64_t heartbeat_timeout_ms)
+    : store_(std::move(store)),
+      token_(std::move(token)),
+      heartbeat_timeout_ms_(heartbeat_timeout_ms),
+      sweep_interval_ms_(std::clamp<int64_t>(heartbeat_timeout_ms / 2, 10, kMaxSweepIntervalMs)) {}
+
+Result<std::unique_ptr<GcsService>> GcsService::Create(std::unique_ptr<GcsStore> store,
+                                                       std::string token,
+                                                       int64_t heartbeat_timeout_ms,
+                                                       int64_t now_mono_ms) {
+  RAY_ASSIGN_OR_RETURN(std::vector<protocol::NodeInfo> nodes, store->LoadNodes());
+  std::unique_ptr<GcsService> service(
+      new GcsService(std::move(store), std::move(token), heartbeat_timeout_ms));
+  size_t alive = 0;
+  for (auto& info : nodes) {
+    alive += info.state == kAlive;
+    std::string id = info.node_id;
+    service->nodes_[id] = Node{std::move(info), now_mono_ms};
+  }
+  if (!nodes.empty()) {
+    RAY_LOG_INFO("GCS recovered {} nodes ({} ALIVE) from {}", nodes.size(), alive,
+                 service->store_->path());
+  }
+  service->last_sweep_ms_ = service->last_flush_ms_ = now_mono_ms;
+  return service;
+}
+
+bool GcsService::TokenOk(const std::string& token) const {
+  // Constant time in the token's contents.
+  if (token.size() != token_.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < token.size(); ++i) diff |= token[i] ^ token_[i];
+  return diff == 0;
+}
+
+std::optional<std::string> GcsService::HandleFrame(std::string_view peer, std::string_view frame) {
+  auto drop = [&](const std::string& reason) -> std::optional<std::string> {
+    RAY_LOG_WARN("GCS dropped a frame of {} bytes from peer {}: {}", frame.size(), ToHex(peer),
+                 reason);
+    return std::nullopt;
+  };
+  auto refuse = [&](MessageType type) {
+    RAY_LOG_WARN("GCS refused a request (type {}) from peer {}: {}", static_cast<int>(type),
+                 ToHex(peer), kInvalidToken);
+  };
+  Result<protocol::Envelope> env = protocol::DecodeEnvelope(frame);
+  if (!env.ok()) return drop(env.status().message());
+  const uint64_t id = env->request_id;
+
+  switch (env->type) {
+    case MessageType::kRegisterNode: {
+      auto node = protocol::DecodeBody<protocol::NodeInfo>(env->body, "NodeInfo");
+      if (!node.ok()) return drop(node.status().message());
+      protocol::GcsReply reply;
+      if (TokenOk(node->token)) {
+        reply = RegisterNode(std::move(node).value());
+      } else {
+        refuse(env->type);
+        reply.error = kInvalidToken;
+      }
+      return protocol::Encode(MessageType::kGcsReply, id, reply);
+    }
+    case MessageType::kHeartbeat:
+    case MessageType::kUnregisterNode: {
+      auto hb = protocol::DecodeBody<protocol::Heartbeat>(env->body, "Heartbeat");
+      if (!hb.ok()) return drop(hb.status().message());
+      protocol::GcsReply reply;
+      if (!TokenOk(hb->token)) {
+        refuse(env->type);
+        reply.error = kInvalidToken;
+      } else if (env->type == MessageType::kHeartbeat) {
+        reply = Heartbeat(*hb);
+      } else {
+        reply = UnregisterNode(*hb);
+      }
+      return protocol::Encode(MessageType::kGcsReply, id, reply);
+    }
+    case MessageType::kGcsCall: {
+      auto call = protocol::DecodeBody<protocol::CallRequest>(env->body, "CallRequest");
+      if (!call.ok()) return drop(call.status().message());
+      protocol::CallReply reply;
+      if (TokenOk(call->token)) {
+        reply = Call(*call);
+      } else {
+        refuse(env->type);
+        reply.error = kInvalidToken;
+      }
+      return protocol::Encode(MessageType::kCallReply, id, reply);
+    }
+    default:
+      return drop("unexpected message type " + std::to_string(static_cast<int>(env->type)));
+  }
+}
+
+protocol::GcsReply GcsService::RegisterNode(protocol::NodeInfo node) {
+  if (node.node_id.empty()) return {"node_id is empty"};
+  node.token.clear();
+  node.state = kAlive;
+  node.last_heartbeat_ms = NowMillis();
+  if (Status st = store_->PutNode(node); !st.ok()) {
+    RAY_LOG_ERROR("registering node {}: {}", Printable(node.node_id), st.message());
+    return {st.message()};
+  }
+  RAY_LOG_INFO("node {} registered (address {}, pid {})", Printable(node.node_id), node.address,
+               node.pid);
+  std::string node_id = node.node_id;
+  nodes_[node_id] = Node{std::move(node), MonoMillis()};
+  return {};
+}
+
+protocol::GcsReply GcsService::Heartbeat(const protocol::Heartbeat& hb) {
+  auto it = nodes_.find(hb.node_id);
+  if (it == nodes_.end() || it->second.info.state != kAlive) return {kUnknownNode};
+  Node& node = it->second;
+  node.info.available = hb.available;
+  node.info.last_heartbeat_ms = NowMillis();
+  node.last_seen_mono_ms = MonoMillis();
+  store_->BufferHeartbeat(hb.node_id, hb.available, node.info.last_heartbeat_ms);
+  return {};
+}
+
+protocol::GcsReply GcsService::UnregisterNode(const protocol::Heartbeat& hb) {
+  auto it = nodes_.find(hb.node_id);
+  if (it == nodes_.end()) return {kUnknownNode};
+  if (it->second.info.state == kDead) return {};
+  RAY_LOG_INFO("node {} unregistered; marked DEAD", Printable(hb.node_id));
+  if (Status st = MarkDead(it->second); !st.ok()) return {st.message()};
+  return {};
+}
+
+Status GcsService::MarkDead(Node& node) {
+  node.info.state = kDead;
+  Status st = store_->SetNodeState(node.info.node_id, kDead);
+  if (st.ok()) st = store_->SetNodeActorsDead(node.info.node_id);
+  if (!st.ok()) {
+    RAY_LOG_ERROR("marking node {} DEAD: {}", Printable(node.info.node_id), st.message());
+  }
+  return st;
+}
+
+void GcsService::SweepDeadNodes(int64_t now_mono_ms) {
+  for (auto& [id, node] : nodes_) {
+    int64_t silent = now_mono_ms - node.last_seen_mono_ms;
+    if (node.info.state != kAlive || silent <= heartbeat_timeout_ms_) continue;
+    RAY_LOG_WARN("node {} missed heartbeats for {} ms; marked DEAD", Printable(id), silent);
+    (void)MarkDead(node);
+  }
+}
+
+void GcsService::Flush() {
+  if (Status st = store_->Flush(); !st.ok()) {
+    RAY_LOG_ERROR("GCS write-behind flush failed: {}", st.message());
+  }
+}
+
+void GcsService::Tick(int64_t now_mono_ms) {
+  if (now_mono_ms - last_sweep_ms_ >= sweep_interval_ms_) {
+    last_sweep_ms_ = now_mono_ms;
+    SweepDeadNodes(now_mono_ms);
+  }
+  if (now_mono_ms - last_flush_ms_ >= kFlushIntervalMs) {
+    last_flush_ms_ = now_mono_ms;
+    Flush();
+  }
+}
+
+protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
+  static const std::map<std::string, Op> kOps = {
+      {"ping", &GcsService::Ping},
+      {"get_nodes", &GcsService::GetNodes},
+      {"put_plugin", &GcsService::PutPlugin},
+      {"get_plugin", &GcsService::GetPlugin},
+      {"register_actor", &GcsService::RegisterActor},
+      {"get_actor", &GcsService::GetActor},
+      {"remove_actor", &GcsService::RemoveActor},
+      {"add_job", &GcsService::AddJob},
+      {"finish_job", &GcsService::FinishJob},
+      {"get_jobs", &GcsService::GetJobs},
+      {"add_task_events", &GcsService::AddTaskEvents},
+  };
+  protocol::CallReply reply;
+  auto op = kOps.find(request.op);
+  if (op == kOps.end()) {
+    reply.error = "unknown GCS operation '" + request.op + "'";
+    return reply;
+  }
+  Result<std::string> out = (this->*(op->second))(request.body);
+  if (out.ok()) {
+    reply.body = std::move(out).value();
+  } else {
+    if (out.status().code() == StatusCode::kInternal) {
+      RAY_LOG_ERROR("GCS operation '{}' failed: {}", request.op, out.status().message());
+    }
+    reply.error = out.status().message();
+  }
+  return reply;
+}
+
+Result<std::string> GcsService::Ping(const std::string&) { return std::string(); }
+
+Result<std::string> GcsService::GetNodes(const std::string&) {
+  std::vector<protocol::NodeInfo> nodes;
+  nodes.reserve(nodes_.size());
+  for (const auto& [id, node] : nodes_) nodes.push_back(node.info);
+  return Pack(nodes);
+}
+
+Result<std::string> GcsService::PutPlugin(const std::string& body) {
+  using Args = std::tuple<std::string, std::string, std::string>;
+  RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "put_plugin body"));
+  auto& [hash, name, bytes] = args;
+  if (hash.empty()) return Status::InvalidArgument("plugin hash is empty");
+  RAY_RETURN_IF_ERROR(store_->PutPlugin(hash, name, bytes, NowMillis()));
+  return std::string();
+}
+
+Result<std::string> GcsService::GetPlugin(const std::string& hash) {
+  RAY_ASSIGN_OR_RETURN(std::optional<std::string> bytes, store_->GetPlugin(hash));
+  if (!bytes) return Status::NotFound("plugin " + hash + " not found");
+  return std::move(*bytes);
+}
+
+Result<std::string> GcsService::RegisterActor(const std::string& body) {
+  using Args = std::tuple<std::string, std::string, std::string>;
+  RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "register_actor body"));
+  auto& [name, actor_id, node_id] = args;
+  if (actor_id.empty()) return Status::InvalidArgument("actor_id is empty");
+  RAY_ASSIGN_OR_RETURN(std::string holder, store_->LiveActorByName(name));
+  if (!holder.empty() && holder != actor_id) {
+    return Status::AlreadyExists("actor name '" + name + "' is taken");
+  }
+  RAY_RETURN_IF_ERROR(store_->PutActor(actor_id, name, node_id, /*job_id=*/""));
+  return std::string();
+}
+
+Result<std::string> GcsService::GetActor(const std::string& name) {
+  return store_->LiveActorByName(name);
+}
+
+Result<std::string> GcsService::RemoveActor(const std::string& actor_id) {
+  RAY_RETURN_IF_ERROR(store_->SetActorDead(actor_id));
+  return std::string();
+}
+
+Result<std::string> GcsService::AddJob(const std::string& body) {
+  using Args = std::tuple<std::string, int32_t, std::string>;
+  RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "add_job body"));
+  auto& [job_id, pid, entry] = args;
+  if (job_id.empty()) return Status::InvalidArgument("job_id is empty");
+  RAY_RETURN_IF_ERROR(store_->AddJob(job_id, pid, entry, NowMillis()));
+  return std::string();
+}
+
+Result<std::string> GcsService::FinishJob(const std::string& body) {
+  using Args = std::tuple<std::string, int32_t>;
+  RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "finish_job body"));
+  RAY_RETURN_IF_ERROR(store_->FinishJob(std::get<0>(args), std::get<1>(args), NowMillis()));
+  return std::string();
+}
+
+Result<std::string> GcsService::GetJobs(const std::string&) {
+  RAY_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_->LoadJobs());
+  return Pack(jobs);
+}
+
+Result<std::string> GcsService::AddTaskEvents(const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(auto events,
+                       protocol::DecodeBody<std::vector<TaskEvent>>(body, "add_task_events body"));
+  RAY_RETURN_IF_ERROR(store_->BufferTaskEvents(std::move(events)));
+  return std::string();
+}
+
+}  // namespace ray::gcs

@@ -1,0 +1,80 @@
+#pragma once
+// GcsService: the GCS request handling, without sockets. HandleFrame() takes one frame
+// from a peer and returns the reply frame, or nothing when the frame is dropped
+// (malformed, wrong version, unexpected type: logged as a warning naming the peer).
+// Tick() does the periodic work: the liveness sweep and the write-behind flush.
+// The server loop in gcs_server.cc owns the socket and drives both.
+//
+// Nodes live in memory (loaded from the store at start) and are written through to
+// the store; liveness uses the monotonic clock, recorded times the wall clock.
+// Never throws on peer data. Not thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "runtime/base/status.h"
+#include "runtime/gcs/gcs_store.h"
+#include "runtime/serialization/protocol.h"
+
+namespace ray::gcs {
+
+class GcsService {
+ public:
+  // Nodes stored ALIVE get a full heartbeat timeout from `now_mono_ms` to check in
+  // again (the GCS heard nothing while it was down).
+  static Result<std::unique_ptr<GcsService>> Create(std::unique_ptr<GcsStore> store,
+                                                    std::string token, int64_t heartbeat_timeout_ms,
+                                                    int64_t now_mono_ms);
+
+  std::optional<std::string> HandleFrame(std::string_view peer, std::string_view frame);
+
+  // Call often (every ~50 ms); sweeps every ~500 ms and flushes every ~200 ms.
+  void Tick(int64_t now_mono_ms);
+  // Marks ALIVE nodes silent for longer than the timeout DEAD, and their actors.
+  void SweepDeadNodes(int64_t now_mono_ms);
+  // Writes what the store has buffered; logs on failure.
+  void Flush();
+
+ private:
+  struct Node {
+    protocol::NodeInfo info;
+    int64_t last_seen_mono_ms = 0;
+  };
+  using Op = Result<std::string> (GcsService::*)(const std::string& body);
+
+  GcsService(std::unique_ptr<GcsStore> store, std::string token, int64_t heartbeat_timeout_ms);
+  bool TokenOk(const std::string& token) const;
+
+  protocol::GcsReply RegisterNode(protocol::NodeInfo node);
+  protocol::GcsReply Heartbeat(const protocol::Heartbeat& hb);
+  protocol::GcsReply UnregisterNode(const protocol::Heartbeat& hb);
+  protocol::CallReply Call(const protocol::CallRequest& request);
+  Status MarkDead(Node& node);
+
+  // kGcsCall operations, by name in Call().
+  Result<std::string> Ping(const std::string& body);
+  Result<std::string> GetNodes(const std::string& body);
+  Result<std::string> PutPlugin(const std::string& body);
+  Result<std::string> GetPlugin(const std::string& body);
+  Result<std::string> RegisterActor(const std::string& body);
+  Result<std::string> GetActor(const std::string& body);
+  Result<std::string> RemoveActor(const std::string& body);
+  Result<std::string> AddJob(const std::string& body);
+  Result<std::string> FinishJob(const std::string& body);
+  Result<std::string> GetJobs(const std::string& body);
+  Result<std::string> AddTaskEvents(const std::string& body);
+
+  std::unique_ptr<GcsStore> store_;
+  std::string token_;
+  int64_t heartbeat_timeout_ms_;
+  int64_t sweep_interval_ms_;
+  std::map<std::string, Node> nodes_;  // by node_id
+  int64_t last_sweep_ms_ = 0;
+  int64_t last_flush_ms_ = 0;
+};
+
+}  // namespace ray::gcs

@@ -1,0 +1,99 @@
+#pragma once
+// GcsStore: the GCS tables in one SQLite file (WAL journal, synchronous=NORMAL).
+//
+// Tables: nodes, jobs, actors, plugins, task_events. Writes a reply depends on
+// (registration, state changes, actors, jobs, plugins) go to the database before the
+// call returns. Writes nobody waits for (heartbeat timestamps, task events) are
+// buffered in memory and written in one transaction by Flush(), which the owner calls
+// every ~200 ms; the destructor flushes what is left. Reads see the database only,
+// so a buffered heartbeat is visible after the next Flush().
+//
+// Every error is a Status naming the SQLite message and the file. Not thread-safe:
+// one owner (the GCS server loop).
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/base/status.h"
+#include "runtime/gcs/gcs_records.h"
+#include "runtime/serialization/protocol.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace ray::gcs {
+
+class GcsStore {
+ public:
+  // Opens (creating if needed) the database at `path` and its tables.
+  static Result<std::unique_ptr<GcsStore>> Open(const std::string& path);
+  ~GcsStore();
+  GcsStore(const GcsStore&) = delete;
+  GcsStore& operator=(const GcsStore&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Nodes. PutNode inserts or replaces the whole record (token is never stored).
+  Status PutNode(const protocol::NodeInfo& node);
+  Status SetNodeState(const std::string& node_id, const std::string& state);
+  // Buffered; repeated heartbeats of one node coalesce into the last one.
+  void BufferHeartbeat(const std::string& node_id, const std::map<std::string, double>& available,
+                       int64_t now_ms);
+  Result<std::vector<protocol::NodeInfo>> LoadNodes();
+
+  // Actors. The caller checks name uniqueness with LiveActorByName first.
+  Status PutActor(const std::string& actor_id, const std::string& name, const std::string& node_id,
+                  const std::string& job_id);
+  // The ALIVE actor holding `name`, or "" (also for the empty name).
+  Result<std::string> LiveActorByName(const std::string& name);
+  Status SetActorDead(const std::string& actor_id);
+  Status SetNodeActorsDead(const std::string& node_id);
+
+  // Plugins, by content hash. PutPlugin keeps the first bytes stored for a hash.
+  Status PutPlugin(const std::string& hash, const std::string& name, const std::string& bytes,
+                   int64_t now_ms);
+  Result<std::optional<std::string>> GetPlugin(const std::string& hash);
+
+  // Jobs. FinishJob is NotFound for a job never added.
+  Status AddJob(const std::string& job_id, int32_t pid, const std::string& entry, int64_t now_ms);
+  Status FinishJob(const std::string& job_id, int32_t exit_code, int64_t now_ms);
+  Result<std::vector<JobRecord>> LoadJobs();
+
+  // Task events: buffered; flushed early once many are pending.
+  Status BufferTaskEvents(std::vector<TaskEvent> events);
+  Result<std::vector<TaskEvent>> LoadTaskEvents();
+
+  // Writes everything buffered in one transaction. On failure the buffer is kept
+  // for the next attempt (task events beyond a cap are dropped and counted).
+  Status Flush();
+  size_t pending() const { return pending_heartbeats_.size() + pending_events_.size(); }
+
+ private:
+  struct PendingHeartbeat {
+    std::map<std::string, double> available;
+    int64_t ms = 0;
+  };
+  class Statement;
+  struct Param;  // one bound parameter: BLOB (strings), INTEGER, or TEXT (states)
+
+  explicit GcsStore(std::string path);
+  Status Init();
+  Status Exec(const char* sql);
+  Status Error(const char* what) const;  // the current SQLite error, with the path
+  Result<Statement*> Prepared(const char* sql);
+  // Runs a cached statement that returns no rows; `what` names it in errors.
+  Status Run(const char* what, const char* sql, std::initializer_list<Param> params);
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::map<std::string, std::unique_ptr<Statement>> statements_;  // by SQL text
+  std::map<std::string, PendingHeartbeat> pending_heartbeats_;
+  std::vector<TaskEvent> pending_events_;
+};
+
+}  // namespace ray::gcs

@@ -1,0 +1,194 @@
+#include "runtime/node/node.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/base/process.h"
+#include "runtime/base/util.h"
+#include "runtime/object_store/object_store.h"
+
+namespace ray::node {
+
+namespace fs = std::filesystem;
+
+int DetectCpus() {
+  long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+size_t DefaultObjectStoreBytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  size_t ram = pages > 0 && page > 0 ? static_cast<size_t>(pages) * page : 8ull << 30;
+  return std::min<size_t>(ram * 3 / 10, 20ull << 30);
+}
+
+namespace {
+
+std::string SessionName() {
+  auto now = std::chrono::system_clock::now();
+  auto t = std::chrono::system_clock::to_time_t(now);
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+            1000000;
+  char buf[64];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d_%H-%M-%S", std::localtime(&t));
+  return fmt::format("session_{}_{:06d}_{}", buf, us, ::getpid());
+}
+
+// Waits for a daemon's ready file; fails early if the daemon exits.
+Result<std::string> AwaitReady(const std::string& file, int pid, const std::string& what,
+                               const std::string& log) {
+  for (int waited = 0; waited < 15000; waited += 10) {
+    auto content = ReadFile(file);
+    if (content.ok() && !content->empty()) return std::move(content).value();
+    if (!ProcessAlive(pid)) {
+      auto err = ReadFile(log);
+      std::string tail = err.ok() ? err->substr(err->size() > 2000 ? err->size() - 2000 : 0) : "";
+      return Status::Unavailable(fmt::format("{} exited during startup (see {}):\n{}", what, log,
+                                             tail));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return Status::DeadlineExceeded(what + " did not become ready within 15 s (see " + log + ")");
+}
+
+Status WriteRecord(const NodeRecord& r) {
+  nlohmann::json j = {{"session_dir", r.session_dir}, {"gcs_address", r.gcs_address},
+                      {"raylet_socket", r.raylet_socket}, {"gcs_pid", r.gcs_pid},
+                      {"raylet_pid", r.raylet_pid}};
+  return WriteFile(r.session_dir + "/node.json", j.dump(2) + "\n", 0644);
+}
+
+}  // namespace
+
+Result<NodeRecord> ReadNodeRecord(const std::string& session_dir) {
+  RAY_ASSIGN_OR_RETURN(std::string text, ReadFile(session_dir + "/node.json"));
+  NodeRecord r;
+  try {
+    auto j = nlohmann::json::parse(text);
+    r.session_dir = j.at("session_dir");
+    r.gcs_address = j.at("gcs_address");
+    r.raylet_socket = j.at("raylet_socket");
+    r.gcs_pid = j.at("gcs_pid");
+    r.raylet_pid = j.at("raylet_pid");
+  } catch (const std::exception& e) {
+    return Status::DataLoss(session_dir + "/node.json is malformed: " + e.what());
+  }
+  auto token = ReadFile(session_dir + "/token");
+  if (token.ok()) r.token = *token;
+  return r;
+}
+
+Result<NodeRecord> StartHead(const NodeOptions& o) {
+  std::error_code ec;
+  fs::create_directories(o.temp_dir, ec);
+  if (ec) return Status::PermissionDenied("cannot create " + o.temp_dir + ": " + ec.message());
+  NodeRecord r;
+  r.session_dir = fs::absolute(o.temp_dir).string() + "/" + SessionName();
+  for (const char* sub : {"logs", "sockets", "plugins"}) fs::create_directories(r.session_dir + "/" + sub, ec);
+  if (ec) return Status::PermissionDenied("cannot create " + r.session_dir + ": " + ec.message());
+  ::chmod((r.session_dir + "/sockets").c_str(), 0700);
+  r.token = ToHex(RandomBytes(16));
+  RAY_RETURN_IF_ERROR(WriteFile(r.session_dir + "/token", r.token, 0600));
+  std::string latest = o.temp_dir + "/session_latest";
+  fs::remove(latest, ec);
+  fs::create_symlink(r.session_dir, latest, ec);
+
+  std::string self = SelfExecutable();
+  std::string logs = r.session_dir + "/logs/";
+  SpawnOptions gcs;
+  gcs.argv = {self, "_gcs", "--session-dir", r.session_dir,
+              "--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
+              "--heartbeat-timeout-ms", std::to_string(o.heartbeat_timeout_ms)};
+  gcs.stdout_path = logs + "gcs.out";
+  gcs.stderr_path = logs + "gcs.err";
+  gcs.new_session = !o.die_with_parent;
+  gcs.die_with_parent = o.die_with_parent;
+  RAY_ASSIGN_OR_RETURN(Child gcs_child, Spawn(gcs));
+  r.gcs_pid = gcs_child.pid;
+  auto gcs_ready = AwaitReady(r.session_dir + "/gcs.ready", r.gcs_pid, "the GCS", gcs.stderr_path);
+  if (!gcs_ready.ok()) {
+    TerminateProcess(r.gcs_pid);
+    return gcs_ready.status();
+  }
+  r.gcs_address = *gcs_ready;
+
+  std::string resources = "{";
+  for (const auto& [k, v] : o.resources) {
+    resources += fmt::format("{}\"{}\": {}", resources.size() > 1 ? ", " : "", k, v);
+  }
+  resources += "}";
+  SpawnOptions raylet;
+  raylet.argv = {self, "_raylet", "--session-dir", r.session_dir, "--gcs-address", r.gcs_address,
+                 "--resources", resources, "--node-ip-address", o.node_ip,
+                 "--object-store-memory",
+                 std::to_string(o.object_store_memory ? o.object_store_memory
+                                                      : DefaultObjectStoreBytes()),
+                 "--heartbeat-ms", std::to_string(o.heartbeat_ms)};
+  raylet.stdout_path = logs + "raylet.out";
+  raylet.stderr_path = logs + "raylet.err";
+  raylet.new_session = gcs.new_session;
+  raylet.die_with_parent = o.die_with_parent;
+  auto raylet_child = Spawn(raylet);
+  if (!raylet_child.ok()) {
+    TerminateProcess(r.gcs_pid);
+    return raylet_child.status();
+  }
+  r.raylet_pid = raylet_child->pid;
+  r.raylet_socket = "ipc://" + r.session_dir + "/sockets/raylet";
+  auto raylet_ready = AwaitReady(r.session_dir + "/raylet.ready", r.raylet_pid, "the raylet",
+                                 raylet.stderr_path);
+  if (!raylet_ready.ok()) {
+    TerminateProcess(r.raylet_pid);
+    TerminateProcess(r.gcs_pid);
+    return raylet_ready.status();
+  }
+  RAY_RETURN_IF_ERROR(WriteRecord(r));
+  return r;
+}
+
+Status StopNode(const NodeRecord& node) {
+  // Only processes that are still the ones we started (their command line names
+  // this session) are signalled; a recycled pid is left alone.
+  bool ok = true;
+  for (int pid : {node.raylet_pid, node.gcs_pid}) {
+    if (pid > 0 && ProcessAlive(pid) &&
+        ProcessCmdline(pid).find(node.session_dir) != std::string::npos) {
+      ok = TerminateProcess(pid, 3000) && ok;
+    }
+  }
+  std::error_code ec;
+  fs::remove(node.session_dir + "/sockets/raylet", ec);
+  object_store::UnlinkAllSegments(ContentHash(node.session_dir).substr(0, 8));
+  return ok ? Status::Ok() : Status::Internal("some processes of " + node.session_dir +
+                                              " could not be stopped");
+}
+
+std::vector<NodeRecord> RunningNodes(const std::string& temp_dir) {
+  std::vector<NodeRecord> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(temp_dir, ec)) {
+    if (!entry.is_directory() || entry.is_symlink()) continue;
+    if (entry.path().filename().string().rfind("session_", 0) != 0) continue;
+    auto r = ReadNodeRecord(entry.path().string());
+    if (!r.ok()) continue;
+    bool alive = false;
+    for (int pid : {r->raylet_pid, r->gcs_pid}) {
+      alive |= ProcessAlive(pid) && ProcessCmdline(pid).find(r->session_dir) != std::string::npos;
+    }
+    if (alive) out.push_back(std::move(r).value());
+  }
+  std::sort(out.begin(), out.end(),
+            [](const NodeRecord& a, const NodeRecord& b) { return a.session_dir < b.session_dir; });
+  return out;
+}
+
+}  // namespace ray::node

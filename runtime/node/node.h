@@ -1,0 +1,55 @@
+#pragma once
+// Starting and stopping a node's daemons (`ray start`, `ray stop`, `ray run`), and
+// the session directory they share:
+//
+//   <temp_dir>/session_<%Y-%m-%d_%H-%M-%S_%f>_<pid>/
+//     logs/      gcs.out|err, raylet.out|err, worker-<id>.out|err
+//     sockets/   raylet (ipc), mode 0700
+//     plugins/   plugin libraries by content hash
+//     gcs.sqlite3, token (0600), node.json (what `ray stop` needs)
+//   <temp_dir>/session_latest -> the newest session
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/base/status.h"
+
+namespace ray::node {
+
+struct NodeOptions {
+  std::string temp_dir = "/tmp/ray";
+  int port = 6379;  // GCS port on the head; 0: any free port
+  std::string node_ip = "127.0.0.1";
+  std::map<std::string, double> resources;  // must include CPU
+  size_t object_store_memory = 0;           // 0: 30% of RAM, at most 20 GiB
+  bool die_with_parent = false;             // embedded clusters (`ray run`)
+  int heartbeat_ms = 1000;
+  int64_t heartbeat_timeout_ms = 10000;
+};
+
+// What a started node is, as recorded in <session>/node.json.
+struct NodeRecord {
+  std::string session_dir;
+  std::string gcs_address;    // tcp://ip:port
+  std::string raylet_socket;  // ipc://...
+  std::string token;
+  int gcs_pid = 0;
+  int raylet_pid = 0;
+};
+
+// CPUs on this machine and the default object store size.
+int DetectCpus();
+size_t DefaultObjectStoreBytes();
+
+// Starts a head node (GCS + raylet) and waits until both serve. On failure nothing
+// is left running and the error names the log to read.
+Result<NodeRecord> StartHead(const NodeOptions& options);
+// Stops the node's processes (only those it recorded), removes its sockets and
+// shared-memory segments. Logs and the database stay.
+Status StopNode(const NodeRecord& node);
+// Nodes recorded under temp_dir whose processes are still running.
+std::vector<NodeRecord> RunningNodes(const std::string& temp_dir);
+Result<NodeRecord> ReadNodeRecord(const std::string& session_dir);
+
+}  // namespace ray::node

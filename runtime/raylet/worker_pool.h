@@ -1,0 +1,65 @@
+#pragma once
+// The raylet's worker processes: started on demand as `ray _worker`, their stdout
+// and stderr read through pipes (written to logs/worker-<id>.out|err and handed to
+// a sink for drivers), reaped when they exit. Workers die with the raylet.
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "runtime/base/status.h"
+
+namespace ray::raylet {
+
+struct WorkerPoolOptions {
+  std::string ray_binary;       // path of `ray`
+  std::string raylet_endpoint;  // ipc:// endpoint workers connect to
+  std::string session_dir;
+  std::string node_id_hex;
+};
+
+class WorkerPool {
+ public:
+  // (worker id, pid, text, is_stderr): text is whole lines.
+  using OutputSink = std::function<void(const std::string&, int, std::string_view, bool)>;
+
+  WorkerPool(WorkerPoolOptions options, OutputSink sink);
+  ~WorkerPool();  // kills every worker
+
+  // Starts a worker; returns its id (16 bytes), which it uses as its socket identity.
+  Result<std::string> Start();
+  // Pipe fds to poll, and the reading of whatever they have.
+  void AddPollItems(std::vector<zmq::pollitem_t>& items) const;
+  void ReadOutput();
+  struct Exit {
+    std::string worker_id;
+    int pid;
+    std::string how;  // "exit code 3", "signal 9"
+  };
+  // Workers that exited since the last call.
+  std::vector<Exit> Reap();
+  void Kill(const std::string& worker_id);
+  int Pid(const std::string& worker_id) const;
+  size_t size() const { return workers_.size(); }
+
+ private:
+  struct Proc {
+    int pid;
+    int fds[2];
+    std::string partial[2];
+    FILE* log[2];
+  };
+  void Drain(const std::string& id, Proc& p, int which, bool flush_partial);
+  void Close(Proc& p);
+
+  WorkerPoolOptions options_;
+  OutputSink sink_;
+  std::unordered_map<std::string, Proc> workers_;
+};
+
+}  // namespace ray::raylet

@@ -1,0 +1,55 @@
+#include "runtime/scheduler/resources.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace ray::scheduler {
+
+ResourceSet ResourceSet::FromDoubles(const std::map<std::string, double>& amounts) {
+  ResourceSet s;
+  for (const auto& [name, amount] : amounts) {
+    auto units = static_cast<int64_t>(std::llround(amount * kUnit));
+    if (units > 0) s.amounts_[name] = units;
+  }
+  return s;
+}
+
+std::map<std::string, double> ResourceSet::ToDoubles() const {
+  std::map<std::string, double> out;
+  for (const auto& [name, units] : amounts_) out[name] = static_cast<double>(units) / kUnit;
+  return out;
+}
+
+bool ResourceSet::Contains(const ResourceSet& request) const {
+  for (const auto& [name, units] : request.amounts_) {
+    auto it = amounts_.find(name);
+    if (it == amounts_.end() || it->second < units) return false;
+  }
+  return true;
+}
+
+void ResourceSet::Add(const ResourceSet& other) {
+  for (const auto& [name, units] : other.amounts_) amounts_[name] += units;
+}
+
+void ResourceSet::Subtract(const ResourceSet& other) {
+  for (const auto& [name, units] : other.amounts_) amounts_[name] -= units;
+}
+
+ResourceSet ResourceSet::CpuOnly() const {
+  ResourceSet s;
+  if (auto it = amounts_.find("CPU"); it != amounts_.end()) s.amounts_["CPU"] = it->second;
+  return s;
+}
+
+std::string ResourceSet::ToString() const {
+  std::string out = "{";
+  for (const auto& [name, units] : amounts_) {
+    if (out.size() > 1) out += ", ";
+    out += fmt::format("\"{}\": {:g}", name, static_cast<double>(units) / kUnit);
+  }
+  return out + "}";
+}
+
+}  // namespace ray::scheduler

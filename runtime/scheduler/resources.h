@@ -1,0 +1,36 @@
+#pragma once
+// Resource quantities in fixed point (1/10000 of a unit), so that fractional
+// requests such as 0.5 GPU add up and subtract exactly.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace ray::scheduler {
+
+class ResourceSet {
+ public:
+  static constexpr int64_t kUnit = 10000;
+
+  ResourceSet() = default;
+  // Zero and negative amounts are dropped.
+  static ResourceSet FromDoubles(const std::map<std::string, double>& amounts);
+  std::map<std::string, double> ToDoubles() const;
+
+  // True if every amount in `request` is available here.
+  bool Contains(const ResourceSet& request) const;
+  // Adds or subtracts amounts; subtraction may go below zero (an overcommit that a
+  // blocked worker's reacquisition is allowed to cause).
+  void Add(const ResourceSet& other);
+  void Subtract(const ResourceSet& other);
+  // Only the "CPU" part of this set.
+  ResourceSet CpuOnly() const;
+  bool empty() const { return amounts_.empty(); }
+  // {"CPU": 2, "GPU": 0.5}
+  std::string ToString() const;
+
+ private:
+  std::map<std::string, int64_t> amounts_;
+};
+
+}  // namespace ray::scheduler

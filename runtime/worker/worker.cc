@@ -1,0 +1,179 @@
+#include "runtime/worker/worker.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+
+#include "runtime/api/core_client.h"
+#include "runtime/api/runtime_api.h"
+#include "runtime/base/logging.h"
+#include "runtime/base/util.h"
+#include "runtime/worker/plugin.h"
+
+namespace ray::worker {
+
+using protocol::ObjectPayload;
+using protocol::ObjectState;
+namespace ri = ray::internal;
+
+namespace {
+
+class Worker {
+ public:
+  explicit Worker(core::CoreClient* client) : client_(client) {}
+
+  protocol::TaskDone Execute(const protocol::ExecuteTask& task);
+
+ private:
+  struct Loaded {
+    std::shared_ptr<Plugin> plugin;
+    std::unique_ptr<core::RuntimeBinding> binding;
+  };
+  Result<Loaded*> PluginFor(const std::string& hash, const std::string& path);
+  protocol::TaskDone Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e);
+  std::string Where() const {
+    return fmt::format("node {}, pid {}", client_->node().node_address, ::getpid());
+  }
+
+  core::CoreClient* client_;
+  std::map<std::string, Loaded> plugins_;
+  // The actor this worker hosts, if any.
+  Loaded* actor_plugin_ = nullptr;
+  std::string actor_factory_;
+  void* actor_ = nullptr;
+};
+
+Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, const std::string& path) {
+  auto it = plugins_.find(hash);
+  if (it != plugins_.end()) return &it->second;
+  RAY_ASSIGN_OR_RETURN(auto plugin, Plugin::Load(path));
+  Loaded loaded{plugin, std::make_unique<core::RuntimeBinding>(client_, hash)};
+  plugin->Attach(loaded.binding->api());
+  return &(plugins_[hash] = std::move(loaded));
+}
+
+protocol::TaskDone Worker::Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e) {
+  e.task = spec.function;
+  e.where = Where();
+  protocol::TaskDone done;
+  done.task_id = spec.task_id;
+  TaskId tid = TaskId::FromBinary(spec.task_id);
+  for (uint32_t i = 1; i <= spec.num_returns; ++i) {
+    ObjectPayload p;
+    p.id = ObjectId::ForTaskReturn(tid, i).Binary();
+    p.state = static_cast<uint8_t>(ObjectState::kError);
+    p.data = ri::Pack(e);
+    done.returns.push_back(std::move(p));
+  }
+  return done;
+}
+
+protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
+  const protocol::TaskSpec& spec = task.spec;
+  TaskId tid = TaskId::FromBinary(spec.task_id);
+  client_->SetCurrentTask(tid, JobId::FromBinary(spec.job_id));
+  auto system_error = [&](const std::string& type, const std::string& message) {
+    return Fail(spec, ri::ErrorInfo{ri::kSystem, type, message, "", ""});
+  };
+
+  Loaded* loaded = nullptr;
+  if (spec.kind == ri::kActorTask) {
+    if (!actor_) return system_error("ActorDiedError", "this worker hosts no actor");
+    loaded = actor_plugin_;
+  } else {
+    auto p = PluginFor(spec.plugin, task.plugin_path);
+    if (!p.ok()) return system_error("PluginError", p.status().message());
+    loaded = *p;
+  }
+
+  // Arguments: values inline in the spec, references resolved by the raylet.
+  std::vector<core::Fetched> held;
+  std::vector<RayArg> args;
+  size_t next_ref = 0;
+  for (const auto& a : spec.args) {
+    if (!a.is_ref) {
+      args.push_back({a.data.data(), a.data.size()});
+      continue;
+    }
+    if (next_ref >= task.resolved.size()) return system_error("ray::Internal", "argument missing");
+    auto f = client_->Materialize(task.resolved[next_ref++]);
+    if (!f.ok()) return system_error("ObjectLostError", f.status().message());
+    if (f->state == ObjectState::kError) {
+      // A failed dependency fails this task with the same error.
+      auto e = ri::Unpack<ri::ErrorInfo>(f->data, f->size);
+      protocol::TaskDone done = Fail(spec, e);
+      for (auto& r : done.returns) r.data = std::string(f->data, f->size);
+      return done;
+    }
+    if (f->state != ObjectState::kInline && f->state != ObjectState::kShared) {
+      return system_error("ObjectLostError", "an argument object is missing");
+    }
+    args.push_back({f->data, f->size});
+    held.push_back(std::move(*f));
+  }
+
+  void* instance = spec.kind == ri::kActorTask ? actor_ : nullptr;
+  RayResult r = loaded->plugin->Invoke(spec.function, instance, args.data(), args.size());
+  std::string bytes(r.data, r.size);
+  r.free_fn(r.data);
+
+  if (r.kind == RAY_OBJECT_ERROR) {
+    ri::ErrorInfo e;
+    try {
+      e = ri::Unpack<ri::ErrorInfo>(bytes.data(), bytes.size());
+    } catch (const std::exception&) {
+      e = {ri::kSystem, "PluginError", "the plugin returned a malformed error", "", ""};
+    }
+    if (e.type == "ray::UnknownFunction") e.message += " (plugin " + loaded->plugin->path() + ")";
+    return Fail(spec, e);
+  }
+  if (spec.kind == ri::kActorCreation) {
+    actor_ = r.instance;
+    actor_plugin_ = loaded;
+    actor_factory_ = spec.function;
+  }
+
+  std::vector<std::string> parts;
+  if (spec.num_returns == 1) {
+    parts.push_back(std::move(bytes));
+  } else {
+    try {
+      parts = ri::Unpack<std::vector<std::string>>(bytes.data(), bytes.size());
+    } catch (const std::exception&) {
+    }
+    if (parts.size() != spec.num_returns) {
+      return system_error("ray::Internal", fmt::format("{} returned {} values, expected {}",
+                                                       spec.function, parts.size(),
+                                                       spec.num_returns));
+    }
+  }
+  protocol::TaskDone done;
+  done.task_id = spec.task_id;
+  for (uint32_t i = 0; i < parts.size(); ++i) {
+    auto p = client_->MakePayload(ObjectId::ForTaskReturn(tid, i + 1), parts[i]);
+    if (!p.ok()) return system_error("ObjectStoreFullError", p.status().message());
+    done.returns.push_back(std::move(*p));
+  }
+  return done;
+}
+
+}  // namespace
+
+Status RunWorker(const WorkerOptions& options) {
+  auto id = FromHex(options.worker_id_hex);
+  if (!id || id->size() != WorkerId::kSize) {
+    return Status::InvalidArgument("bad --worker-id " + options.worker_id_hex);
+  }
+  RAY_ASSIGN_OR_RETURN(auto client,
+                       core::CoreClient::Connect(options.raylet_endpoint, false, JobId(), *id));
+  Worker worker(client.get());
+  while (auto task = client->NextTask()) {
+    client->SendTaskDone(worker.Execute(*task));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ray::worker
