@@ -58,15 +58,15 @@ void Run(const StartOptions& o) {
       "  resources: %s\n\n"
       "Run a job on this cluster:\n"
       "    ray submit --address %s job.so\n"
-      "Join it from another machine (token in %s/token):\n"
-      "    ray start --address %s --token %s\n"
+      "The cluster token (also in %s/token, mode 0600):\n"
+      "    --token %s\n"
       "See it:\n"
       "    ray status\n"
       "Stop it:\n"
       "    ray stop\n",
       node->session_dir.c_str(), address.c_str(),
       scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str(), address.c_str(),
-      node->session_dir.c_str(), address.c_str(), node->token.c_str());
+      node->session_dir.c_str(), node->token.c_str());
   std::fflush(stdout);
   if (!o.block) return;
   std::signal(SIGINT, [](int) { g_interrupted = true; });
