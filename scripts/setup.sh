@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ray builds with, if any are missing. Needs root
+# (or sudo). Nothing else is downloaded.
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config
+  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libsqlite3-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
+  libboost-dev libboost-filesystem-dev libsodium-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "Installing: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
