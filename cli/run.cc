@@ -63,8 +63,9 @@ void AddRun(CLI::App& app) {
   cmd->add_option("--object-store-memory", o->object_store_memory,
                   "bytes of shared memory for objects");
   cmd->add_option("--temp-dir", o->temp_dir, "root of session dirs (default /tmp/ray)");
-  cmd->add_option("plugin", o->plugin, "the job: a plugin .so with RAY_MAIN")->required();
-  cmd->add_option("args", o->args, "arguments passed to RAY_MAIN");
+  cmd->add_option("plugin", o->plugin, "the job: a plugin .so with RAY_MAIN; arguments after it go to the job")
+      ->required();
+  // Everything after the plugin goes to RAY_MAIN untouched, flags included.
   cmd->prefix_command();
   cmd->callback([o, cmd] {
     for (const auto& extra : cmd->remaining()) o->args.push_back(extra);

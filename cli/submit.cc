@@ -29,8 +29,9 @@ void AddSubmit(CLI::App& app) {
   auto o = std::make_shared<SubmitOptions>();
   auto* cmd = app.add_subcommand("submit", "Run a job plugin on a running cluster");
   o->cluster.Add(cmd);
-  cmd->add_option("plugin", o->plugin, "the job: a plugin .so with RAY_MAIN")->required();
-  cmd->add_option("args", o->args, "arguments passed to RAY_MAIN");
+  cmd->add_option("plugin", o->plugin, "the job: a plugin .so with RAY_MAIN; arguments after it go to the job")
+      ->required();
+  // Everything after the plugin goes to RAY_MAIN untouched, flags included.
   cmd->prefix_command();
   cmd->callback([o, cmd] {
     for (const auto& extra : cmd->remaining()) o->args.push_back(extra);

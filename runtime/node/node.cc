@@ -143,7 +143,6 @@ Result<NodeRecord> StartHead(const NodeOptions& o) {
     return raylet_child.status();
   }
   r.raylet_pid = raylet_child->pid;
-  r.raylet_socket = "ipc://" + r.session_dir + "/sockets/raylet";
   auto raylet_ready = AwaitReady(r.session_dir + "/raylet.ready", r.raylet_pid, "the raylet",
                                  raylet.stderr_path);
   if (!raylet_ready.ok()) {
@@ -151,6 +150,7 @@ Result<NodeRecord> StartHead(const NodeOptions& o) {
     TerminateProcess(r.gcs_pid);
     return raylet_ready.status();
   }
+  r.raylet_socket = *raylet_ready;
   RAY_RETURN_IF_ERROR(WriteRecord(r));
   return r;
 }
@@ -166,7 +166,7 @@ Status StopNode(const NodeRecord& node) {
     }
   }
   std::error_code ec;
-  fs::remove(node.session_dir + "/sockets/raylet", ec);
+  if (node.raylet_socket.rfind("ipc://", 0) == 0) fs::remove(node.raylet_socket.substr(6), ec);
   object_store::UnlinkAllSegments(ContentHash(node.session_dir).substr(0, 8));
   return ok ? Status::Ok() : Status::Internal("some processes of " + node.session_dir +
                                               " could not be stopped");

@@ -4,7 +4,8 @@
 //
 //   <temp_dir>/session_<%Y-%m-%d_%H-%M-%S_%f>_<pid>/
 //     logs/      gcs.out|err, raylet.out|err, worker-<id>.out|err
-//     sockets/   raylet (ipc), mode 0700
+//     sockets/   raylet (ipc), mode 0700 (or /tmp/ray-sockets-<uid>/ when the
+//                path would exceed the 107-byte limit of a Unix socket)
 //     plugins/   plugin libraries by content hash
 //     gcs.sqlite3, token (0600), node.json (what `ray stop` needs)
 //   <temp_dir>/session_latest -> the newest session

@@ -1,5 +1,6 @@
 #include "runtime/raylet/raylet.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <deque>
@@ -33,6 +34,16 @@ namespace ri = ray::internal;
 namespace {
 
 std::string Hex(const std::string& bin) { return ToHex(bin); }
+
+// <session>/sockets/raylet, unless that exceeds the 107-byte limit of a Unix socket
+// path: then a private per-user directory under /tmp, named by the session.
+std::string RayletSocketPath(const std::string& session_dir) {
+  std::string path = session_dir + "/sockets/raylet";
+  if (path.size() < 100) return path;
+  std::string dir = "/tmp/ray-sockets-" + std::to_string(::getuid());
+  ::mkdir(dir.c_str(), 0700);
+  return dir + "/" + ContentHash(session_dir) + ".raylet";
+}
 
 // Something waiting for objects: a client's Get or Wait, or a task's arguments.
 struct Waiter {
@@ -180,7 +191,7 @@ class Raylet {
 // ---------------------------------------------------------------------------
 
 Status Raylet::Run(const std::atomic<bool>& stop) {
-  std::string socket_path = options_.session_dir + "/sockets/raylet";
+  std::string socket_path = RayletSocketPath(options_.session_dir);
   ::unlink(socket_path.c_str());
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
   pool_ = std::make_unique<WorkerPool>(
@@ -201,9 +212,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   RAY_LOG_INFO("raylet {} serving at {} with resources {}", node_id_.Hex(), endpoint_,
                total_.ToString());
   StartWorkers(options_.prestart_workers >= 0 ? options_.prestart_workers : cpus_);
-  if (!options_.ready_file.empty()) {
-    RAY_RETURN_IF_ERROR(WriteFile(options_.ready_file, node_id_.Hex()));
-  }
+  if (!options_.ready_file.empty()) RAY_RETURN_IF_ERROR(WriteFile(options_.ready_file, endpoint_));
 
   std::vector<zmq::pollitem_t> items;
   while (!stop.load()) {

@@ -26,7 +26,7 @@ struct RayletOptions {
   int heartbeat_ms = 1000;
   int max_workers = 0;        // 0: 4 x CPUs, at least 16
   int prestart_workers = -1;  // -1: one per CPU
-  std::string ready_file;     // written with the node id once serving
+  std::string ready_file;     // written with the raylet's endpoint once serving
 };
 
 // Serves until `stop` becomes true.

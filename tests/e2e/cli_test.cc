@@ -1,0 +1,240 @@
+// The `ray` command line as a user meets it.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Output {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs a shell command under a time limit, capturing stdout and stderr.
+Output Sh(const std::string& cmd, int timeout_s = 120) {
+  static int n = 0;
+  std::string base = fs::temp_directory_path() / ("ray_e2e_" + std::to_string(getpid()) + "_" +
+                                                   std::to_string(n++));
+  std::string full = "timeout " + std::to_string(timeout_s) + " sh -c '" + cmd + "' >" + base +
+                     ".out 2>" + base + ".err";
+  int status = std::system(full.c_str());
+  Output o{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(base + ".out"), Slurp(base + ".err")};
+  fs::remove(base + ".out");
+  fs::remove(base + ".err");
+  return o;
+}
+
+// Processes whose command line mentions `needle`.
+int ProcessesMentioning(const std::string& needle) {
+  int count = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmd = Slurp(e.path() / "cmdline");
+    for (char& c : cmd) {
+      if (c == '\0') c = ' ';
+    }
+    if (cmd.find(needle) != std::string::npos && cmd.find("ray") != std::string::npos) ++count;
+  }
+  return count;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ray_cli_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    Sh(Ray("stop --temp-dir " + dir_));
+    EXPECT_EQ(ProcessesMentioning(dir_), 0) << "processes left behind";
+    fs::remove_all(dir_);
+  }
+  static std::string Ray(const std::string& args) { return std::string(RAY_BINARY) + " " + args; }
+  std::string Example(const std::string& name) const {
+    return std::string(RAY_EXAMPLES_DIR) + "/" + name + ".so";
+  }
+  // Starts a head node on a free port; returns "127.0.0.1:PORT".
+  std::string StartHead(const std::string& flags = "") {
+    auto o = Sh(Ray("start --head --port 0 --temp-dir " + dir_ + " " + flags));
+    EXPECT_EQ(o.code, 0) << o.err;
+    auto status = Sh(Ray("status --json --temp-dir " + dir_));
+    EXPECT_EQ(status.code, 0) << status.err;
+    return nlohmann::json::parse(status.out)["address"];
+  }
+  std::string dir_;
+};
+
+TEST_F(CliTest, HelpAndUnknownFlags) {
+  auto help = Sh(Ray("--help"));
+  EXPECT_EQ(help.code, 0);
+  for (const char* cmd : {"start", "stop", "status", "run", "submit", "microbenchmark"}) {
+    EXPECT_NE(help.out.find(cmd), std::string::npos) << cmd;
+  }
+  EXPECT_EQ(help.out.find("_raylet"), std::string::npos) << "daemon modes are hidden";
+  auto bad = Sh(Ray("start --head --no-such-flag"));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("no-such-flag"), std::string::npos) << bad.err;
+  EXPECT_NE(Sh(Ray("frobnicate")).code, 0);
+}
+
+TEST_F(CliTest, StartNeedsHeadOrAddress) {
+  auto o = Sh(Ray("start --temp-dir " + dir_));
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("--head"), std::string::npos) << o.err;
+}
+
+TEST_F(CliTest, BadResourcesAreRefused) {
+  for (const char* json : {"not json", "[1,2]", "{\"Custom\": -1}", "{\"Custom\": \"x\"}"}) {
+    auto o = Sh(Ray("start --head --port 0 --temp-dir " + dir_ + " --resources \"" +
+                    std::string(json) + "\"").c_str());
+    EXPECT_NE(o.code, 0) << json;
+    EXPECT_NE(o.err.find("--resources"), std::string::npos) << json << ": " << o.err;
+  }
+  EXPECT_EQ(ProcessesMentioning(dir_), 0);
+}
+
+TEST_F(CliTest, StartStatusSubmitStop) {
+  std::string address = StartHead("--num-cpus 3 --resources \"{\\\"Custom\\\": 2}\"");
+  auto status = Sh(Ray("status --json --temp-dir " + dir_));
+  auto j = nlohmann::json::parse(status.out);
+  ASSERT_EQ(j["nodes"].size(), 1u);
+  EXPECT_EQ(j["nodes"][0]["state"], "ALIVE");
+  EXPECT_EQ(j["total"]["CPU"], 3.0);
+  EXPECT_EQ(j["total"]["Custom"], 2.0);
+  auto text = Sh(Ray("status --temp-dir " + dir_));
+  EXPECT_NE(text.out.find("0/3 CPU"), std::string::npos) << text.out;
+
+  // The session dir holds what Ray's does, and the token is private.
+  fs::path latest = fs::path(dir_) / "session_latest";
+  ASSERT_TRUE(fs::is_symlink(latest));
+  fs::path session = fs::read_symlink(latest);
+  EXPECT_TRUE(fs::exists(session / "logs" / "raylet.err"));
+  EXPECT_TRUE(fs::exists(session / "gcs.sqlite3"));
+  EXPECT_TRUE(fs::exists(session / "sockets" / "raylet"));
+  struct stat st {};
+  ASSERT_EQ(::stat((session / "token").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+
+  auto job = Sh(Ray("submit --address " + address + " --temp-dir " + dir_ + " " +
+                    Example("tutorial")));
+  EXPECT_EQ(job.code, 0) << job.err;
+  EXPECT_NE(job.out.find("[45, 55, 65, 75, 85]"), std::string::npos) << job.out;
+  // A second job on the same cluster, from another plugin.
+  auto job2 = Sh(Ray("submit --address " + address + " --temp-dir " + dir_ + " " +
+                     Example("counter_actor")));
+  EXPECT_EQ(job2.code, 0) << job2.err;
+  EXPECT_NE(job2.out.find("[2, 3, 4, 5, 6]"), std::string::npos) << job2.out;
+
+  auto stop = Sh(Ray("stop --temp-dir " + dir_));
+  EXPECT_EQ(stop.code, 0) << stop.err;
+  EXPECT_EQ(ProcessesMentioning(dir_), 0);
+  EXPECT_FALSE(fs::exists(session / "sockets" / "raylet"));
+  auto again = Sh(Ray("status --temp-dir " + dir_));
+  EXPECT_NE(again.code, 0);
+  EXPECT_NE(again.err.find("ray start --head"), std::string::npos) << again.err;
+}
+
+TEST_F(CliTest, SubmitWithoutTheTokenIsRefused) {
+  std::string address = StartHead();
+  auto wrong = Sh(Ray("submit --address " + address + " --token 0123 " + Example("tutorial")));
+  EXPECT_NE(wrong.code, 0);
+  EXPECT_NE(wrong.err.find("token"), std::string::npos) << wrong.err;
+  // With no local session to read it from, the token must be given.
+  auto none = Sh(Ray("submit --address " + address + " --temp-dir " + dir_ + "/elsewhere " +
+                     Example("tutorial")));
+  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.err.find("--token"), std::string::npos) << none.err;
+}
+
+TEST_F(CliTest, SecondHeadOnABusyPortFailsClearly) {
+  std::string address = StartHead();
+  std::string port = address.substr(address.rfind(':') + 1);
+  auto o = Sh(Ray("start --head --port " + port + " --temp-dir " + dir_ + "/second"));
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("GCS"), std::string::npos) << o.err;
+  EXPECT_EQ(ProcessesMentioning(dir_ + "/second"), 0);
+}
+
+TEST_F(CliTest, RunPassesArgumentsAndExitCode) {
+  auto o = Sh(Ray("run --temp-dir " + dir_ + " " + EXIT_CODE_PLUGIN + " 3 --flag value"));
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_NE(o.out.find("arg 2: --flag"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("arg 3: value"), std::string::npos) << o.out;
+  EXPECT_EQ(Sh(Ray("run --temp-dir " + dir_ + " " + EXIT_CODE_PLUGIN + " 0")).code, 0);
+  EXPECT_EQ(ProcessesMentioning(dir_), 0);
+}
+
+TEST_F(CliTest, StopWithNothingRunning) {
+  auto o = Sh(Ray("stop --temp-dir " + dir_));
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("No running ray node"), std::string::npos) << o.out;
+}
+
+TEST_F(CliTest, OutOfTreePluginBuildsWithFindPackage) {
+  fs::path src = fs::path(dir_) / "proj";
+  fs::create_directories(src);
+  std::ofstream(src / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\n"
+                                           "project(square CXX)\n"
+                                           "find_package(Ray REQUIRED)\n"
+                                           "ray_add_plugin(square square.cc)\n";
+  std::ofstream(src / "square.cc")
+      << "#include <ray/api.h>\n#include <cstdio>\n"
+         "int Square(int x) { return x * x; }\nRAY_REMOTE(Square);\n"
+         "RAY_MAIN(int argc, char** argv) {\n"
+         "  std::printf(\"square: %d\\n\", *ray::Get(ray::Task(Square).Remote(7)));\n"
+         "  return 0;\n}\n";
+  std::string build = (src / "build").string();
+  auto configure = Sh("cmake -S " + src.string() + " -B " + build + " -DRay_DIR=" + RAY_BUILD_DIR);
+  ASSERT_EQ(configure.code, 0) << configure.out << configure.err;
+  auto make = Sh("cmake --build " + build);
+  ASSERT_EQ(make.code, 0) << make.out << make.err;
+  auto run = Sh(Ray("run --temp-dir " + dir_ + " " + build + "/square.so"));
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("square: 49"), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, MicrobenchmarkReportsRaysMetrics) {
+  auto o = Sh(Ray("microbenchmark --duration 0.05 --repeat 1 --json --temp-dir " + dir_), 240);
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  std::set<std::string> names;
+  for (const auto& m : j) {
+    names.insert(m["name"]);
+    EXPECT_GT(m["per_second"].get<double>(), 0) << m["name"];
+  }
+  for (const char* want :
+       {"single_client_tasks_sync", "single_client_tasks_async", "multi_client_tasks_async",
+        "1_1_actor_calls_sync", "1_1_actor_calls_async", "1_n_actor_calls_async",
+        "n_n_actor_calls_async", "single_client_put_calls_Plasma_Store",
+        "single_client_get_calls_Plasma_Store", "single_client_put_gigabytes",
+        "single_client_tasks_and_get_batch", "single_client_wait_1k_refs"}) {
+    EXPECT_TRUE(names.count(want)) << want;
+  }
+}
+
+}  // namespace
