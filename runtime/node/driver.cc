@@ -47,6 +47,7 @@ Result<int> RunJob(const JobOptions& o) {
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
   int code = plugin->Main(static_cast<int>(argv_strings.size()), argv.data());
+  (void)client->Call("flush_logs", "");  // the job's last worker output, before we go
   std::fflush(stdout);
   client->Disconnect();
   (void)gcs.FinishJob(job.Binary(), code);
