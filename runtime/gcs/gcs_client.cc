@@ -146,4 +146,24 @@ Status GcsClient::AddTaskEvents(const std::vector<TaskEvent>& events) {
   return Call("add_task_events", Pack(events)).status();
 }
 
+Status GcsClient::RegisterActor(const std::string& actor_id, const std::string& node_id) {
+  return Call("register_actor", Pack(std::make_tuple(std::string(), actor_id, node_id))).status();
+}
+
+Result<std::string> GcsClient::ActorNode(const std::string& actor_id) {
+  return Call("get_actor_node", actor_id);
+}
+
+Status GcsClient::AddObjectLocations(
+    const std::vector<std::pair<std::string, std::string>>& locations) {
+  return Call("add_object_locations", Pack(locations)).status();
+}
+
+Result<std::vector<std::vector<std::string>>> GcsClient::GetObjectLocations(
+    const std::vector<std::string>& object_ids) {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_object_locations", Pack(object_ids)));
+  return protocol::DecodeBody<std::vector<std::vector<std::string>>>(body,
+                                                                     "get_object_locations reply");
+}
+
 }  // namespace ray::gcs

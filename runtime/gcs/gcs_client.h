@@ -30,6 +30,14 @@ class GcsClient {
                             const std::string& node_id);
   Result<std::string> LookupNamedActor(const std::string& name);  // "" if none
   Status RemoveActor(const std::string& actor_id);
+  // Records where an actor lives (any actor, named or not).
+  Status RegisterActor(const std::string& actor_id, const std::string& node_id);
+  Result<std::string> ActorNode(const std::string& actor_id);  // "" if not alive
+
+  // The object directory: which nodes hold which objects.
+  Status AddObjectLocations(const std::vector<std::pair<std::string, std::string>>& locations);
+  Result<std::vector<std::vector<std::string>>> GetObjectLocations(
+      const std::vector<std::string>& object_ids);
 
   Status AddJob(const std::string& job_id, int pid, const std::string& entry);
   Status FinishJob(const std::string& job_id, int exit_code);

@@ -183,6 +183,11 @@ protocol::GcsReply GcsService::UnregisterNode(const protocol::Heartbeat& hb) {
 
 Status GcsService::MarkDead(Node& node) {
   node.info.state = kDead;
+  for (auto it = object_locations_.begin(); it != object_locations_.end();) {
+    auto& where = it->second;
+    where.erase(std::remove(where.begin(), where.end(), node.info.node_id), where.end());
+    it = where.empty() ? object_locations_.erase(it) : std::next(it);
+  }
   Status st = store_->SetNodeState(node.info.node_id, kDead);
   if (st.ok()) st = store_->SetNodeActorsDead(node.info.node_id);
   if (!st.ok()) {
@@ -230,6 +235,9 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
       {"finish_job", &GcsService::FinishJob},
       {"get_jobs", &GcsService::GetJobs},
       {"add_task_events", &GcsService::AddTaskEvents},
+      {"get_actor_node", &GcsService::GetActorNode},
+      {"add_object_locations", &GcsService::AddObjectLocations},
+      {"get_object_locations", &GcsService::GetObjectLocations},
   };
   protocol::CallReply reply;
   auto op = kOps.find(request.op);
@@ -307,7 +315,13 @@ Result<std::string> GcsService::AddJob(const std::string& body) {
 Result<std::string> GcsService::FinishJob(const std::string& body) {
   using Args = std::tuple<std::string, int32_t>;
   RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "finish_job body"));
-  RAY_RETURN_IF_ERROR(store_->FinishJob(std::get<0>(args), std::get<1>(args), NowMillis()));
+  const std::string& job_id = std::get<0>(args);
+  RAY_RETURN_IF_ERROR(store_->FinishJob(job_id, std::get<1>(args), NowMillis()));
+  // Object ids begin with their job's id; the job's objects are gone.
+  for (auto it = object_locations_.begin(); it != object_locations_.end();) {
+    it = it->first.compare(0, job_id.size(), job_id) == 0 ? object_locations_.erase(it)
+                                                          : std::next(it);
+  }
   return std::string();
 }
 
@@ -321,6 +335,34 @@ Result<std::string> GcsService::AddTaskEvents(const std::string& body) {
                        protocol::DecodeBody<std::vector<TaskEvent>>(body, "add_task_events body"));
   RAY_RETURN_IF_ERROR(store_->BufferTaskEvents(std::move(events)));
   return std::string();
+}
+
+Result<std::string> GcsService::GetActorNode(const std::string& actor_id) {
+  return store_->LiveActorNode(actor_id);
+}
+
+Result<std::string> GcsService::AddObjectLocations(const std::string& body) {
+  using Locations = std::vector<std::pair<std::string, std::string>>;
+  RAY_ASSIGN_OR_RETURN(Locations locations,
+                       protocol::DecodeBody<Locations>(body, "add_object_locations body"));
+  for (const auto& [object_id, node_id] : locations) {
+    auto& where = object_locations_[object_id];
+    if (std::find(where.begin(), where.end(), node_id) == where.end()) where.push_back(node_id);
+  }
+  store_->BufferObjectLocations(std::move(locations));
+  return std::string();
+}
+
+Result<std::string> GcsService::GetObjectLocations(const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(auto ids, protocol::DecodeBody<std::vector<std::string>>(
+                                     body, "get_object_locations body"));
+  std::vector<std::vector<std::string>> out;
+  out.reserve(ids.size());
+  for (const auto& id : ids) {
+    auto it = object_locations_.find(id);
+    out.push_back(it == object_locations_.end() ? std::vector<std::string>{} : it->second);
+  }
+  return Pack(out);
 }
 
 }  // namespace ray::gcs

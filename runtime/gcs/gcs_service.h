@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "runtime/base/status.h"
 #include "runtime/gcs/gcs_store.h"
@@ -67,12 +69,17 @@ class GcsService {
   Result<std::string> FinishJob(const std::string& body);
   Result<std::string> GetJobs(const std::string& body);
   Result<std::string> AddTaskEvents(const std::string& body);
+  Result<std::string> GetActorNode(const std::string& body);
+  Result<std::string> AddObjectLocations(const std::string& body);
+  Result<std::string> GetObjectLocations(const std::string& body);
 
   std::unique_ptr<GcsStore> store_;
   std::string token_;
   int64_t heartbeat_timeout_ms_;
   int64_t sweep_interval_ms_;
   std::map<std::string, Node> nodes_;  // by node_id
+  // Where objects are: object id -> node ids. Dead nodes and finished jobs leave it.
+  std::unordered_map<std::string, std::vector<std::string>> object_locations_;
   int64_t last_sweep_ms_ = 0;
   int64_t last_flush_ms_ = 0;
 };

@@ -9,7 +9,7 @@ namespace ray::gcs {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 constexpr int kBusyTimeoutMs = 2000;
 // Task events pending before BufferTaskEvents flushes on its own, and at most kept
 // across failed flushes.
@@ -21,7 +21,8 @@ constexpr size_t kMaxPendingEvents = 100000;
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS nodes(
   node_id BLOB PRIMARY KEY, address BLOB, raylet_socket BLOB, session_dir BLOB,
-  total BLOB, available BLOB, state TEXT, last_heartbeat_ms INTEGER, pid INTEGER);
+  total BLOB, available BLOB, state TEXT, last_heartbeat_ms INTEGER, pid INTEGER,
+  peer_address BLOB);
 CREATE TABLE IF NOT EXISTS jobs(
   job_id BLOB PRIMARY KEY, pid INTEGER, entry BLOB, start_ms INTEGER, end_ms INTEGER,
   exit_code INTEGER);
@@ -36,6 +37,7 @@ CREATE TABLE IF NOT EXISTS task_events(
   task_id BLOB, job_id BLOB, name BLOB, node_id BLOB, worker BLOB, start_ms INTEGER,
   end_ms INTEGER, state TEXT);
 CREATE INDEX IF NOT EXISTS task_events_by_job ON task_events(job_id);
+CREATE TABLE IF NOT EXISTS objects(object_id BLOB, node_id BLOB, PRIMARY KEY(object_id, node_id));
 )sql";
 
 // One use of a prepared statement: binds parameters in order, steps, and resets the
@@ -208,13 +210,15 @@ Status GcsStore::Run(const char* what, const char* sql, std::initializer_list<Pa
 
 Status GcsStore::PutNode(const protocol::NodeInfo& n) {
   return Run("writing a node",
-             "INSERT INTO nodes VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(node_id) DO UPDATE SET "
+             "INSERT INTO nodes VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(node_id) DO UPDATE SET "
              "address=excluded.address, raylet_socket=excluded.raylet_socket, "
              "session_dir=excluded.session_dir, total=excluded.total, "
              "available=excluded.available, state=excluded.state, "
-             "last_heartbeat_ms=excluded.last_heartbeat_ms, pid=excluded.pid",
+             "last_heartbeat_ms=excluded.last_heartbeat_ms, pid=excluded.pid, "
+             "peer_address=excluded.peer_address",
              {n.node_id, n.address, n.raylet_socket, n.session_dir, PackMap(n.total),
-              PackMap(n.available), Param::Text(n.state), n.last_heartbeat_ms, n.pid});
+              PackMap(n.available), Param::Text(n.state), n.last_heartbeat_ms, n.pid,
+              n.peer_address});
 }
 
 Status GcsStore::SetNodeState(const std::string& node_id, const std::string& state) {
@@ -230,7 +234,8 @@ void GcsStore::BufferHeartbeat(const std::string& node_id,
 Result<std::vector<protocol::NodeInfo>> GcsStore::LoadNodes() {
   RAY_ASSIGN_OR_RETURN(Statement * stmt,
                        Prepared("SELECT node_id, address, raylet_socket, session_dir, total, "
-                                "available, state, last_heartbeat_ms, pid FROM nodes "
+                                "available, state, last_heartbeat_ms, pid, peer_address "
+                                "FROM nodes "
                                 "ORDER BY rowid"));
   Use use(stmt->get());
   std::vector<protocol::NodeInfo> nodes;
@@ -246,6 +251,7 @@ Result<std::vector<protocol::NodeInfo>> GcsStore::LoadNodes() {
     n.state = use.ColumnBytes(6);
     n.last_heartbeat_ms = use.ColumnInt(7);
     n.pid = static_cast<int32_t>(use.ColumnInt(8));
+    n.peer_address = use.ColumnBytes(9);
     nodes.push_back(std::move(n));
   }
   if (rc != SQLITE_DONE) return Error("reading nodes");
@@ -259,6 +265,17 @@ Status GcsStore::PutActor(const std::string& actor_id, const std::string& name,
              "name=excluded.name, node_id=excluded.node_id, job_id=excluded.job_id, "
              "state='ALIVE'",
              {actor_id, name, node_id, job_id});
+}
+
+Result<std::string> GcsStore::LiveActorNode(const std::string& actor_id) {
+  RAY_ASSIGN_OR_RETURN(Statement * stmt,
+                       Prepared("SELECT node_id FROM actors WHERE actor_id=? AND state='ALIVE'"));
+  Use use(stmt->get());
+  use.Blob(actor_id);
+  int rc = use.Step();
+  if (rc == SQLITE_ROW) return use.ColumnBytes(0);
+  if (rc != SQLITE_DONE) return Error("looking up an actor");
+  return std::string();
 }
 
 Result<std::string> GcsStore::LiveActorByName(const std::string& name) {
@@ -354,8 +371,15 @@ Result<std::vector<TaskEvent>> GcsStore::LoadTaskEvents() {
   return events;
 }
 
+void GcsStore::BufferObjectLocations(std::vector<std::pair<std::string, std::string>> locations) {
+  pending_locations_.insert(pending_locations_.end(), std::make_move_iterator(locations.begin()),
+                            std::make_move_iterator(locations.end()));
+}
+
 Status GcsStore::Flush() {
-  if (pending_heartbeats_.empty() && pending_events_.empty()) return Status::Ok();
+  if (pending_heartbeats_.empty() && pending_events_.empty() && pending_locations_.empty()) {
+    return Status::Ok();
+  }
   auto write_all = [&]() -> Status {
     RAY_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
     for (const auto& [node_id, hb] : pending_heartbeats_) {
@@ -369,12 +393,17 @@ Status GcsStore::Flush() {
                               {e.task_id, e.job_id, e.name, e.node_id, e.worker, e.start_ms,
                                e.end_ms, Param::Text(e.state)}));
     }
+    for (const auto& [object_id, node_id] : pending_locations_) {
+      RAY_RETURN_IF_ERROR(Run("writing an object location",
+                              "INSERT OR IGNORE INTO objects VALUES(?,?)", {object_id, node_id}));
+    }
     return Exec("COMMIT");
   };
   Status st = write_all();
   if (st.ok()) {
     pending_heartbeats_.clear();
     pending_events_.clear();
+    pending_locations_.clear();
     return st;
   }
   if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");

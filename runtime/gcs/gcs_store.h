@@ -1,7 +1,7 @@
 #pragma once
 // GcsStore: the GCS tables in one SQLite file (WAL journal, synchronous=NORMAL).
 //
-// Tables: nodes, jobs, actors, plugins, task_events. Writes a reply depends on
+// Tables: nodes, jobs, actors, plugins, task_events, objects (locations). Writes a reply depends on
 // (registration, state changes, actors, jobs, plugins) go to the database before the
 // call returns. Writes nobody waits for (heartbeat timestamps, task events) are
 // buffered in memory and written in one transaction by Flush(), which the owner calls
@@ -51,6 +51,8 @@ class GcsStore {
                   const std::string& job_id);
   // The ALIVE actor holding `name`, or "" (also for the empty name).
   Result<std::string> LiveActorByName(const std::string& name);
+  // The node of the ALIVE actor, or "".
+  Result<std::string> LiveActorNode(const std::string& actor_id);
   Status SetActorDead(const std::string& actor_id);
   Status SetNodeActorsDead(const std::string& node_id);
 
@@ -67,6 +69,9 @@ class GcsStore {
   // Task events: buffered; flushed early once many are pending.
   Status BufferTaskEvents(std::vector<TaskEvent> events);
   Result<std::vector<TaskEvent>> LoadTaskEvents();
+
+  // Object locations (object id, node id): buffered, written by Flush().
+  void BufferObjectLocations(std::vector<std::pair<std::string, std::string>> locations);
 
   // Writes everything buffered in one transaction. On failure the buffer is kept
   // for the next attempt (task events beyond a cap are dropped and counted).
@@ -94,6 +99,7 @@ class GcsStore {
   std::map<std::string, std::unique_ptr<Statement>> statements_;  // by SQL text
   std::map<std::string, PendingHeartbeat> pending_heartbeats_;
   std::vector<TaskEvent> pending_events_;
+  std::vector<std::pair<std::string, std::string>> pending_locations_;
 };
 
 }  // namespace ray::gcs

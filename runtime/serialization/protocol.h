@@ -209,8 +209,9 @@ struct NodeInfo {
   int64_t last_heartbeat_ms = 0;
   int32_t pid = 0;
   std::string token;  // on registration only; never stored
+  std::string peer_address;  // tcp:// endpoint where other raylets reach this one
   MSGPACK_DEFINE_ARRAY(node_id, address, raylet_socket, session_dir, total, available, state,
-                       last_heartbeat_ms, pid, token);
+                       last_heartbeat_ms, pid, token, peer_address);
 };
 
 struct Heartbeat {

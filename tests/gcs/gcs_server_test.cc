@@ -239,6 +239,42 @@ TEST_F(GcsServerTest, NamedActorsAreUniqueUntilRemoved) {
   EXPECT_EQ(client.LookupNamedActor("").value(), "");
 }
 
+TEST_F(GcsServerTest, ActorLocationsAndTheObjectDirectory) {
+  Start();
+  GcsClient client = Client();
+  NodeInfo n1 = MakeNode("n1");
+  n1.peer_address = "tcp://10.0.0.1:7000";
+  ASSERT_TRUE(client.RegisterNode(n1).ok());
+  ASSERT_TRUE(client.RegisterNode(MakeNode("n2")).ok());
+  auto nodes = client.GetNodes();
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ(FindNode(*nodes, "n1")->peer_address, "tcp://10.0.0.1:7000");
+
+  ASSERT_TRUE(client.RegisterActor("actor1", "n2").ok());
+  EXPECT_EQ(client.ActorNode("actor1").value(), "n2");
+  EXPECT_EQ(client.ActorNode("nobody").value(), "");
+
+  // Object ids begin with their job id ("jobA" here).
+  ASSERT_TRUE(client.AddObjectLocations({{"jobAobj1", "n1"}, {"jobAobj1", "n2"},
+                                         {"jobAobj1", "n1"}, {"jobBobj2", "n2"}})
+                  .ok());
+  auto where = client.GetObjectLocations({"jobAobj1", "jobBobj2", "missing"});
+  ASSERT_TRUE(where.ok());
+  EXPECT_EQ((*where)[0], (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ((*where)[1], (std::vector<std::string>{"n2"}));
+  EXPECT_TRUE((*where)[2].empty());
+
+  // A dead node's copies are gone; so are a finished job's objects.
+  ASSERT_TRUE(client.UnregisterNode("n2").ok());
+  where = client.GetObjectLocations({"jobAobj1", "jobBobj2"});
+  EXPECT_EQ((*where)[0], (std::vector<std::string>{"n1"}));
+  EXPECT_TRUE((*where)[1].empty());
+  EXPECT_EQ(client.ActorNode("actor1").value(), "") << "actors of a dead node are dead";
+  ASSERT_TRUE(client.AddJob("jobA", 1, "job.so").ok());
+  ASSERT_TRUE(client.FinishJob("jobA", 0).ok());
+  EXPECT_TRUE(client.GetObjectLocations({"jobAobj1"}).value()[0].empty());
+}
+
 TEST_F(GcsServerTest, PluginRoundTripOfOneMebibyte) {
   Start();
   GcsClient client = Client();
