@@ -30,15 +30,23 @@ struct StartOptions {
 
 std::atomic<bool> g_interrupted{false};
 
+// --block: stays until interrupted or a daemon exits, then stops the node.
+void Block(const node::NodeRecord& node) {
+  std::signal(SIGINT, [](int) { g_interrupted = true; });
+  std::signal(SIGTERM, [](int) { g_interrupted = true; });
+  auto alive = [&] {
+    return ProcessAlive(node.raylet_pid) && (node.gcs_pid == 0 || ProcessAlive(node.gcs_pid));
+  };
+  while (!g_interrupted && alive()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Status st = node::StopNode(node);
+  if (!g_interrupted) Fail("start", Status::Unavailable("a node process exited; node stopped"));
+  if (!st.ok()) Fail("start", st);
+}
+
 void Run(const StartOptions& o) {
-  if (!o.head) {
-    if (o.address.empty()) {
-      Fail("start", Status::InvalidArgument(
-                        "pass --head to start a head node, or --address HEAD:PORT to join one"));
-    }
-    Fail("start", Status(StatusCode::kUnimplemented,
-                         "joining a cluster (--address) is not supported yet: this version "
-                         "runs single-node clusters; start a head node with --head"));
+  if (o.head == !o.address.empty()) {
+    Fail("start", Status::InvalidArgument(
+                      "pass --head to start a head node, or --address HEAD:PORT to join one"));
   }
   auto resources = o.resources.Resolve();
   if (!resources.ok()) Fail("start", resources.status());
@@ -48,6 +56,21 @@ void Run(const StartOptions& o) {
   n.node_ip = o.node_ip;
   n.resources = *resources;
   n.object_store_memory = o.object_store_memory;
+  if (!o.head) {
+    if (o.token.empty()) {
+      Fail("start", Status::InvalidArgument(
+                        "joining needs the cluster token: --token (printed by `ray start --head`)"));
+    }
+    std::string head = o.address.find("://") == std::string::npos ? "tcp://" + o.address : o.address;
+    auto node = node::JoinCluster(n, head, o.token);
+    if (!node.ok()) Fail("start", node.status());
+    std::printf("Joined the cluster at %s.\n  session:   %s\n  resources: %s\n", o.address.c_str(),
+                node->session_dir.c_str(),
+                scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str());
+    std::fflush(stdout);
+    if (o.block) Block(*node);
+    return;
+  }
   auto node = node::StartHead(n);
   if (!node.ok()) Fail("start", node.status());
   std::string address = node->gcs_address.substr(6);  // strip tcp://
@@ -68,15 +91,7 @@ void Run(const StartOptions& o) {
       scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str(), address.c_str(),
       node->session_dir.c_str(), node->token.c_str());
   std::fflush(stdout);
-  if (!o.block) return;
-  std::signal(SIGINT, [](int) { g_interrupted = true; });
-  std::signal(SIGTERM, [](int) { g_interrupted = true; });
-  while (!g_interrupted && ProcessAlive(node->raylet_pid) && ProcessAlive(node->gcs_pid)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  Status st = node::StopNode(*node);
-  if (!g_interrupted) Fail("start", Status::Unavailable("a node process exited; node stopped"));
-  if (!st.ok()) Fail("start", st);
+  if (o.block) Block(*node);
 }
 
 }  // namespace
@@ -88,7 +103,7 @@ void AddStart(CLI::App& app) {
   cmd->add_option("--port", o->port, "GCS port of the head node (default 6379; 0: any)")
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--address", o->address, "join the cluster whose head is at HOST:PORT");
-  cmd->add_option("--token", o->token, "the cluster token, when joining");
+  cmd->add_option("--token", o->token, "the cluster token, when joining (--address)");
   o->resources.Add(cmd);
   cmd->add_option("--object-store-memory", o->object_store_memory,
                   "bytes of shared memory for objects (default: 30% of RAM, at most 20 GB)");

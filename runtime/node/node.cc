@@ -87,31 +87,76 @@ Result<NodeRecord> ReadNodeRecord(const std::string& session_dir) {
   return r;
 }
 
-Result<NodeRecord> StartHead(const NodeOptions& o) {
+namespace {
+
+// A new session dir with its layout, the token file and the session_latest link.
+Result<NodeRecord> NewSession(const NodeOptions& o, std::string token) {
   std::error_code ec;
   fs::create_directories(o.temp_dir, ec);
   if (ec) return Status::PermissionDenied("cannot create " + o.temp_dir + ": " + ec.message());
   NodeRecord r;
   r.session_dir = fs::absolute(o.temp_dir).string() + "/" + SessionName();
-  for (const char* sub : {"logs", "sockets", "plugins"}) fs::create_directories(r.session_dir + "/" + sub, ec);
+  for (const char* sub : {"logs", "sockets", "plugins"}) {
+    fs::create_directories(r.session_dir + "/" + sub, ec);
+  }
   if (ec) return Status::PermissionDenied("cannot create " + r.session_dir + ": " + ec.message());
   ::chmod((r.session_dir + "/sockets").c_str(), 0700);
-  r.token = ToHex(RandomBytes(16));
+  r.token = std::move(token);
   RAY_RETURN_IF_ERROR(WriteFile(r.session_dir + "/token", r.token, 0600));
   std::string latest = o.temp_dir + "/session_latest";
   fs::remove(latest, ec);
   fs::create_symlink(r.session_dir, latest, ec);
+  return r;
+}
 
-  std::string self = SelfExecutable();
-  std::string logs = r.session_dir + "/logs/";
-  SpawnOptions gcs;
-  gcs.argv = {self, "_gcs", "--session-dir", r.session_dir,
-              "--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
-              "--heartbeat-timeout-ms", std::to_string(o.heartbeat_timeout_ms)};
-  gcs.stdout_path = logs + "gcs.out";
-  gcs.stderr_path = logs + "gcs.err";
-  gcs.new_session = !o.die_with_parent;
-  gcs.die_with_parent = o.die_with_parent;
+SpawnOptions Daemon(const NodeOptions& o, const NodeRecord& r, const std::string& name,
+                    std::vector<std::string> args) {
+  SpawnOptions spawn;
+  spawn.argv = {SelfExecutable(), "_" + name, "--session-dir", r.session_dir};
+  spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
+  spawn.stdout_path = r.session_dir + "/logs/" + name + ".out";
+  spawn.stderr_path = r.session_dir + "/logs/" + name + ".err";
+  spawn.new_session = !o.die_with_parent;
+  spawn.die_with_parent = o.die_with_parent;
+  return spawn;
+}
+
+// Starts the raylet of `r` against r.gcs_address and waits until it serves.
+Status StartRaylet(const NodeOptions& o, NodeRecord& r) {
+  std::string resources = "{";
+  for (const auto& [k, v] : o.resources) {
+    resources += fmt::format("{}\"{}\": {}", resources.size() > 1 ? ", " : "", k, v);
+  }
+  resources += "}";
+  SpawnOptions raylet = Daemon(
+      o, r, "raylet",
+      {"--gcs-address", r.gcs_address, "--resources", resources, "--node-ip-address", o.node_ip,
+       "--object-store-memory",
+       std::to_string(o.object_store_memory ? o.object_store_memory : DefaultObjectStoreBytes()),
+       "--heartbeat-ms", std::to_string(o.heartbeat_ms)});
+  RAY_ASSIGN_OR_RETURN(Child child, Spawn(raylet));
+  r.raylet_pid = child.pid;
+  auto ready = AwaitReady(r.session_dir + "/raylet.ready", r.raylet_pid, "the raylet",
+                          raylet.stderr_path);
+  if (!ready.ok()) {
+    TerminateProcess(r.raylet_pid);
+    if (ready.status().message().find("invalid cluster token") != std::string::npos) {
+      return Status::PermissionDenied("the cluster at " + r.gcs_address +
+                                      " refused this node: invalid cluster token (check --token)");
+    }
+    return ready.status();
+  }
+  r.raylet_socket = *ready;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<NodeRecord> StartHead(const NodeOptions& o) {
+  RAY_ASSIGN_OR_RETURN(NodeRecord r, NewSession(o, ToHex(RandomBytes(16))));
+  SpawnOptions gcs = Daemon(o, r, "gcs",
+                            {"--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
+                             "--heartbeat-timeout-ms", std::to_string(o.heartbeat_timeout_ms)});
   RAY_ASSIGN_OR_RETURN(Child gcs_child, Spawn(gcs));
   r.gcs_pid = gcs_child.pid;
   auto gcs_ready = AwaitReady(r.session_dir + "/gcs.ready", r.gcs_pid, "the GCS", gcs.stderr_path);
@@ -120,37 +165,19 @@ Result<NodeRecord> StartHead(const NodeOptions& o) {
     return gcs_ready.status();
   }
   r.gcs_address = *gcs_ready;
+  if (Status st = StartRaylet(o, r); !st.ok()) {
+    TerminateProcess(r.gcs_pid);
+    return st;
+  }
+  RAY_RETURN_IF_ERROR(WriteRecord(r));
+  return r;
+}
 
-  std::string resources = "{";
-  for (const auto& [k, v] : o.resources) {
-    resources += fmt::format("{}\"{}\": {}", resources.size() > 1 ? ", " : "", k, v);
-  }
-  resources += "}";
-  SpawnOptions raylet;
-  raylet.argv = {self, "_raylet", "--session-dir", r.session_dir, "--gcs-address", r.gcs_address,
-                 "--resources", resources, "--node-ip-address", o.node_ip,
-                 "--object-store-memory",
-                 std::to_string(o.object_store_memory ? o.object_store_memory
-                                                      : DefaultObjectStoreBytes()),
-                 "--heartbeat-ms", std::to_string(o.heartbeat_ms)};
-  raylet.stdout_path = logs + "raylet.out";
-  raylet.stderr_path = logs + "raylet.err";
-  raylet.new_session = gcs.new_session;
-  raylet.die_with_parent = o.die_with_parent;
-  auto raylet_child = Spawn(raylet);
-  if (!raylet_child.ok()) {
-    TerminateProcess(r.gcs_pid);
-    return raylet_child.status();
-  }
-  r.raylet_pid = raylet_child->pid;
-  auto raylet_ready = AwaitReady(r.session_dir + "/raylet.ready", r.raylet_pid, "the raylet",
-                                 raylet.stderr_path);
-  if (!raylet_ready.ok()) {
-    TerminateProcess(r.raylet_pid);
-    TerminateProcess(r.gcs_pid);
-    return raylet_ready.status();
-  }
-  r.raylet_socket = *raylet_ready;
+Result<NodeRecord> JoinCluster(const NodeOptions& o, const std::string& head_address,
+                               const std::string& token) {
+  RAY_ASSIGN_OR_RETURN(NodeRecord r, NewSession(o, token));
+  r.gcs_address = head_address;
+  RAY_RETURN_IF_ERROR(StartRaylet(o, r));
   RAY_RETURN_IF_ERROR(WriteRecord(r));
   return r;
 }

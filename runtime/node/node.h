@@ -46,6 +46,10 @@ size_t DefaultObjectStoreBytes();
 // Starts a head node (GCS + raylet) and waits until both serve. On failure nothing
 // is left running and the error names the log to read.
 Result<NodeRecord> StartHead(const NodeOptions& options);
+// Starts a raylet that joins the cluster whose GCS is at `head_address`
+// (tcp://host:port), presenting `token`. PermissionDenied if the head refuses it.
+Result<NodeRecord> JoinCluster(const NodeOptions& options, const std::string& head_address,
+                               const std::string& token);
 // Stops the node's processes (only those it recorded), removes its sockets and
 // shared-memory segments. Logs and the database stay.
 Status StopNode(const NodeRecord& node);
