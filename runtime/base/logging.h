@@ -15,7 +15,8 @@ void InitLogging(const std::string& process_name, const std::string& file,
 
 }  // namespace ray
 
-#define RAY_LOG_DEBUG(...) SPDLOG_DEBUG(__VA_ARGS__)
+// Checked at run time (not compiled out), so RAY_BACKEND_LOG_LEVEL=debug shows it.
+#define RAY_LOG_DEBUG(...) spdlog::debug(__VA_ARGS__)
 #define RAY_LOG_INFO(...) spdlog::info(__VA_ARGS__)
 #define RAY_LOG_WARN(...) spdlog::warn(__VA_ARGS__)
 #define RAY_LOG_ERROR(...) spdlog::error(__VA_ARGS__)

@@ -18,7 +18,11 @@ Result<Child> Spawn(const SpawnOptions& options) {
   if (options.argv.empty()) return Status::InvalidArgument("empty argv");
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   if (options.pipe_output && (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)) {
-    return Status::ResourceExhausted(std::string("pipe: ") + std::strerror(errno));
+    std::string err = std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+    return Status::ResourceExhausted("pipe: " + err);
   }
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : options.env) env_strings.push_back(k + "=" + v);
@@ -28,7 +32,13 @@ Result<Child> Spawn(const SpawnOptions& options) {
   pid_t parent = ::getpid();
 
   pid_t pid = ::fork();
-  if (pid < 0) return Status::ResourceExhausted(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    std::string err = std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+    return Status::ResourceExhausted("fork: " + err);
+  }
   if (pid == 0) {
     if (options.new_session) ::setsid();
     if (options.die_with_parent) {
@@ -49,7 +59,7 @@ Result<Child> Spawn(const SpawnOptions& options) {
       if (!options.stdout_path.empty()) redirect(options.stdout_path, 1);
       if (!options.stderr_path.empty()) redirect(options.stderr_path, 2);
     }
-    int devnull = ::open("/dev/null", O_RDONLY);
+    int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // only the dup survives exec
     if (devnull >= 0) ::dup2(devnull, 0);
     for (const auto& e : env_strings) ::putenv(const_cast<char*>(e.c_str()));
     // Reset signal state inherited from the parent.
@@ -76,18 +86,24 @@ Result<Child> Spawn(const SpawnOptions& options) {
 
 bool TerminateProcess(int pid, int grace_ms) {
   if (pid <= 0) return true;
-  auto reap = [pid] {
+  // Our child is gone once waitpid reaps it (asking ProcessAlive instead could see
+  // it die between the two checks and leave a zombie); another process is gone once
+  // it is no longer alive.
+  auto gone = [pid] {
     int status;
-    return ::waitpid(pid, &status, WNOHANG) == pid;
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno == ECHILD) return !ProcessAlive(pid);
+    return false;
   };
   ::kill(pid, SIGTERM);
   for (int waited = 0; waited < grace_ms; waited += 10) {
-    if (reap() || !ProcessAlive(pid)) return true;
+    if (gone()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(pid, SIGKILL);
   for (int waited = 0; waited < 2000; waited += 10) {
-    if (reap() || !ProcessAlive(pid)) return true;
+    if (gone()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;

@@ -76,8 +76,9 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 Status WriteFile(const std::string& path, std::string_view data, int mode) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, mode);
+  // Unique per call, so that threads writing the same path do not share a temp file.
+  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + ToHex(RandomBytes(6));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) return Status::Internal("cannot create " + tmp + ": " + std::strerror(errno));
   size_t off = 0;
   while (off < data.size()) {
@@ -129,7 +130,7 @@ std::string ProcessCmdline(int pid) {
 }
 
 std::string ContentHash(std::string_view bytes) {
-  uint64_t h = 1469598103934665603ULL;
+  uint64_t h = 14695981039346656037ULL;  // the FNV-1a 64-bit offset basis
   for (unsigned char c : bytes) {
     h ^= c;
     h *= 1099511628211ULL;

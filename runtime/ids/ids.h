@@ -41,9 +41,12 @@ class BaseId {
   bool operator!=(const BaseId& o) const { return bytes_ != o.bytes_; }
   bool operator<(const BaseId& o) const { return bytes_ < o.bytes_; }
 
+  // The trailing bytes (random in every ID kind); all of them for IDs shorter than
+  // a size_t.
   size_t Hash() const {
-    size_t h;
-    std::memcpy(&h, bytes_.data() + N - sizeof(h), sizeof(h));
+    size_t h = 0;
+    constexpr size_t kBytes = N < sizeof(h) ? N : sizeof(h);
+    std::memcpy(&h, bytes_.data() + N - kBytes, kBytes);
     return h;
   }
 

@@ -75,6 +75,7 @@ Result<std::shared_ptr<Mapping>> MapSegment(const std::string& name, size_t expe
 void UnlinkSegment(const std::string& name) { ::shm_unlink(name.c_str()); }
 
 void UnlinkAllSegments(const std::string& store_tag) {
+  if (store_tag.empty()) return;  // would match every ray segment on the machine
   std::string prefix = "ray-" + store_tag;
   DIR* dir = ::opendir("/dev/shm");
   if (!dir) return;
@@ -93,11 +94,12 @@ ObjectStore::~ObjectStore() {
 }
 
 Status ObjectStore::Admit(const ObjectId& id, const std::string& segment, size_t size) {
-  if (objects_.count(id)) {
-    UnlinkSegment(segment);
+  if (auto it = objects_.find(id); it != objects_.end()) {
+    // The same name is the segment already held: keep it.
+    if (segment != it->second.segment) UnlinkSegment(segment);
     return Status::AlreadyExists("object " + id.Hex() + " is already in the store");
   }
-  if (used_ + size > options_.capacity_bytes) {
+  if (size > options_.capacity_bytes - used_) {  // used_ <= capacity: no wrap-around
     UnlinkSegment(segment);
     return Status::ResourceExhausted(
         "object store full: object " + id.Hex() + " needs " + std::to_string(size) +

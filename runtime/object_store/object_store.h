@@ -41,7 +41,7 @@ Status WriteSegment(const std::string& name, std::string_view data);
 Result<std::shared_ptr<Mapping>> MapSegment(const std::string& name, size_t expected_size);
 void UnlinkSegment(const std::string& name);
 // Removes every segment whose store tag begins with `store_tag` (after a crash or
-// on `ray stop`).
+// on `ray stop`). An empty tag removes nothing.
 void UnlinkAllSegments(const std::string& store_tag);
 
 struct StoreOptions {
@@ -55,7 +55,9 @@ class ObjectStore {
   ~ObjectStore();  // unlinks everything it holds
 
   // Takes ownership of a sealed segment of `size` bytes. On ResourceExhausted the
-  // segment is unlinked and the caller must report the error for that object.
+  // segment is unlinked and the caller must report the error for that object. On
+  // AlreadyExists (the id is held) the offered segment is unlinked unless it is the
+  // one already held under that name.
   Status Admit(const ObjectId& id, const std::string& segment, size_t size);
   void Free(const ObjectId& id);
   bool Contains(const ObjectId& id) const { return objects_.count(id) > 0; }

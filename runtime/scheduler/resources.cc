@@ -2,14 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ray::scheduler {
 
 ResourceSet ResourceSet::FromDoubles(const std::map<std::string, double>& amounts) {
   ResourceSet s;
+  // Bounded so that sums of a few sets cannot overflow (llround of an out-of-range
+  // or non-finite value is unspecified).
+  constexpr double kMaxUnits = 1e15;
   for (const auto& [name, amount] : amounts) {
-    auto units = static_cast<int64_t>(std::llround(amount * kUnit));
+    if (!std::isfinite(amount)) continue;
+    auto units = static_cast<int64_t>(std::llround(std::min(amount * kUnit, kMaxUnits)));
     if (units > 0) s.amounts_[name] = units;
   }
   return s;
@@ -47,7 +52,8 @@ std::string ResourceSet::ToString() const {
   std::string out = "{";
   for (const auto& [name, units] : amounts_) {
     if (out.size() > 1) out += ", ";
-    out += fmt::format("\"{}\": {:g}", name, static_cast<double>(units) / kUnit);
+    // Shortest exact form: 2, 0.5, 2147483648 ({:g} would round to 6 digits).
+    out += fmt::format("\"{}\": {}", name, static_cast<double>(units) / kUnit);
   }
   return out + "}";
 }

@@ -13,7 +13,7 @@ class ResourceSet {
   static constexpr int64_t kUnit = 10000;
 
   ResourceSet() = default;
-  // Zero and negative amounts are dropped.
+  // Zero, negative and non-finite amounts are dropped; amounts are capped at 1e11.
   static ResourceSet FromDoubles(const std::map<std::string, double>& amounts);
   std::map<std::string, double> ToDoubles() const;
 

@@ -49,6 +49,12 @@ enum class MessageType : uint16_t {
   kGcsCall = 42,        // CallRequest -> CallReply
   kGcsReply = 43,       // GcsReply
   kUnregisterNode = 44, // Heartbeat (node_id only)
+  // raylet <-> raylet (tcp, after a PeerHello with the cluster token)
+  kPeerHello = 60,    // PeerHello (no reply)
+  kForwardTask = 61,  // ForwardTask (no reply)
+  kPullObject = 62,   // PullObject -> one or more ObjectChunk
+  kObjectChunk = 63,  // ObjectChunk
+  kTaskFinished = 64, // TaskFinished: a forwarded task's results exist on the sender
 };
 
 struct Envelope {
@@ -71,10 +77,36 @@ Result<Envelope> DecodeEnvelope(std::string_view frame);
 // Decodes a body into T; InvalidArgument (naming T's role) on any mismatch.
 Status DecodeBodyInto(std::string_view body, const char* what,
                       const std::function<void(const msgpack::object&)>& convert);
+
+// Message structs (MSGPACK_DEFINE_ARRAY) must arrive with exactly their field
+// count: msgpack would otherwise default missing fields and ignore extra ones.
+template <typename T, typename = void>
+struct IsMessage : std::false_type {};
+template <typename T>
+struct IsMessage<T, std::void_t<decltype(std::declval<T&>().msgpack_unpack(
+                        std::declval<const msgpack::object&>()))>> : std::true_type {};
+
+template <typename T>
+uint32_t FieldCount() {
+  static const uint32_t count = [] {
+    msgpack::sbuffer buf;
+    msgpack::pack(buf, T{});
+    return msgpack::unpack(buf.data(), buf.size()).get().via.array.size;
+  }();
+  return count;
+}
+
 template <typename T>
 Result<T> DecodeBody(std::string_view body, const char* what) {
   T out{};
-  Status st = DecodeBodyInto(body, what, [&](const msgpack::object& o) { o.convert(out); });
+  Status st = DecodeBodyInto(body, what, [&](const msgpack::object& o) {
+    if constexpr (IsMessage<T>::value) {
+      if (o.type != msgpack::type::ARRAY || o.via.array.size != FieldCount<T>()) {
+        throw msgpack::type_error();
+      }
+    }
+    o.convert(out);
+  });
   if (!st.ok()) return st;
   return out;
 }
@@ -224,6 +256,45 @@ struct Heartbeat {
 struct GcsReply {
   std::string error;
   MSGPACK_DEFINE_ARRAY(error);
+};
+
+// Raylet to raylet.
+
+struct PeerHello {
+  std::string node_id;
+  std::string token;
+  MSGPACK_DEFINE_ARRAY(node_id, token);
+};
+
+// A task another node placed here. Its missing arguments are pulled from the
+// origin node, which knows where they are.
+struct ForwardTask {
+  TaskSpec spec;
+  std::string origin_node;
+  MSGPACK_DEFINE_ARRAY(spec, origin_node);
+};
+
+struct PullObject {
+  std::string object_id;
+  MSGPACK_DEFINE_ARRAY(object_id);
+};
+
+// Part of an object. Inline and error objects come in one chunk; shared-memory
+// objects in chunks of kChunkBytes, in order, `total` bytes in all.
+constexpr size_t kChunkBytes = 8 << 20;
+struct ObjectChunk {
+  std::string object_id;
+  uint8_t state = 0;  // ObjectState of the object at the source
+  uint64_t total = 0;
+  uint64_t offset = 0;
+  std::string data;
+  MSGPACK_DEFINE_ARRAY(object_id, state, total, offset, data);
+};
+
+struct TaskFinished {
+  std::string task_id;
+  std::string node_id;  // where the results are
+  MSGPACK_DEFINE_ARRAY(task_id, node_id);
 };
 
 }  // namespace ray::protocol

@@ -1,6 +1,9 @@
 #include "runtime/transport/transport.h"
 
+#include <algorithm>
+
 #include "runtime/base/logging.h"
+#include "runtime/base/util.h"
 
 namespace ray::transport {
 
@@ -33,10 +36,13 @@ Result<std::string> Router::Bind(const std::string& endpoint) {
 }
 
 std::optional<Incoming> Router::Recv(int timeout_ms) {
+  // Dropped messages do not restart the wait: it ends timeout_ms from now.
+  const int64_t deadline = MonoMillis() + timeout_ms;
   while (true) {
     if (timeout_ms != 0) {
+      int64_t wait = timeout_ms < 0 ? -1 : std::max<int64_t>(0, deadline - MonoMillis());
       zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
-      if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) == 0) return std::nullopt;
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(wait)) == 0) return std::nullopt;
     }
     zmq::message_t id, body;
     if (!socket_.recv(id, zmq::recv_flags::dontwait)) return std::nullopt;

@@ -1,0 +1,229 @@
+#include "runtime/raylet/object_manager.h"
+
+#include "runtime/base/logging.h"
+#include "runtime/base/util.h"
+#include "runtime/object_store/object_store.h"
+
+namespace ray::raylet {
+
+using protocol::MessageType;
+using protocol::ObjectState;
+
+ObjectManager::ObjectManager(NodeId self, std::string token, std::string store_tag,
+                             Handlers handlers)
+    : self_(self),
+      token_(std::move(token)),
+      store_tag_(std::move(store_tag)),
+      handlers_(std::move(handlers)) {}
+
+Result<std::string> ObjectManager::Listen(const std::string& ip) {
+  return router_.Bind("tcp://" + ip + ":*");
+}
+
+void ObjectManager::SetPeerAddress(const std::string& node_id, const std::string& address) {
+  auto it = addresses_.find(node_id);
+  if (it != addresses_.end() && it->second != address) dealers_.erase(node_id);
+  addresses_[node_id] = address;
+}
+
+std::vector<ObjectId> ObjectManager::ForgetPeer(const std::string& node_id) {
+  dealers_.erase(node_id);
+  addresses_.erase(node_id);
+  std::vector<ObjectId> lost;
+  for (auto it = pulls_.begin(); it != pulls_.end();) {
+    if (it->second.node_id == node_id) {
+      lost.push_back(it->first);
+      it = pulls_.erase(it);  // an unfinished segment is unlinked with its writer
+    } else {
+      ++it;
+    }
+  }
+  return lost;
+}
+
+transport::Dealer* ObjectManager::DealerFor(const std::string& node_id) {
+  auto it = dealers_.find(node_id);
+  if (it != dealers_.end()) return it->second.get();
+  auto address = addresses_.find(node_id);
+  if (address == addresses_.end() || address->second.empty()) {
+    RAY_LOG_WARN("no address for node {}", ToHex(node_id));
+    return nullptr;
+  }
+  // A fresh identity per connection, so a reconnect is a new peer to the server.
+  auto dealer = std::make_unique<transport::Dealer>(self_.Binary() + RandomBytes(4));
+  if (Status st = dealer->Connect(address->second); !st.ok()) {
+    RAY_LOG_WARN("{}", st.message());
+    return nullptr;
+  }
+  dealer->Send(protocol::Encode(MessageType::kPeerHello, 0,
+                                protocol::PeerHello{self_.Binary(), token_}));
+  return (dealers_[node_id] = std::move(dealer)).get();
+}
+
+void ObjectManager::AddPollItems(std::vector<zmq::pollitem_t>& items) {
+  items.push_back({router_.socket().handle(), 0, ZMQ_POLLIN, 0});
+  for (auto& [id, d] : dealers_) items.push_back({d->socket().handle(), 0, ZMQ_POLLIN, 0});
+}
+
+void ObjectManager::Poll() {
+  for (int i = 0; i < 1024; ++i) {
+    auto in = router_.Recv(0);
+    if (!in) break;
+    HandleRequest(*in);
+  }
+  // Handlers may add or drop dealers: collect the frames first.
+  std::vector<std::string> frames;
+  for (auto& [id, d] : dealers_) {
+    while (auto frame = d->Recv(0)) frames.push_back(std::move(*frame));
+  }
+  for (const auto& f : frames) HandleChunk(f);
+}
+
+void ObjectManager::HandleRequest(const transport::Incoming& in) {
+  auto env = protocol::DecodeEnvelope(in.frame);
+  if (!env.ok()) {
+    RAY_LOG_WARN("dropped peer frame from {}: {}", ToHex(in.peer), env.status().message());
+    return;
+  }
+  if (env->type == MessageType::kPeerHello) {
+    auto hello = protocol::DecodeBody<protocol::PeerHello>(env->body, "PeerHello");
+    if (hello.ok() && hello->token == token_) {
+      authorized_.insert(in.peer);
+    } else {
+      RAY_LOG_WARN("refused peer {}: invalid cluster token", ToHex(in.peer));
+    }
+    return;
+  }
+  if (!authorized_.count(in.peer)) {
+    RAY_LOG_WARN("dropped message type {} from unauthenticated peer {}",
+                 static_cast<int>(env->type), ToHex(in.peer));
+    return;
+  }
+  switch (env->type) {
+    case MessageType::kForwardTask: {
+      auto t = protocol::DecodeBody<protocol::ForwardTask>(env->body, "ForwardTask");
+      if (t.ok()) return handlers_.task_forwarded(std::move(t).value());
+      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer), t.status().message());
+      return;
+    }
+    case MessageType::kPullObject: {
+      auto p = protocol::DecodeBody<protocol::PullObject>(env->body, "PullObject");
+      if (p.ok() && p->object_id.size() == ObjectId::kSize) {
+        return handlers_.pull_requested(in.peer, ObjectId::FromBinary(p->object_id));
+      }
+      RAY_LOG_WARN("peer {}: malformed PullObject", ToHex(in.peer));
+      return;
+    }
+    case MessageType::kTaskFinished: {
+      auto f = protocol::DecodeBody<protocol::TaskFinished>(env->body, "TaskFinished");
+      if (f.ok()) return handlers_.task_finished(*f);
+      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer), f.status().message());
+      return;
+    }
+    default:
+      RAY_LOG_WARN("dropped peer message type {} from {}", static_cast<int>(env->type),
+                   ToHex(in.peer));
+  }
+}
+
+void ObjectManager::HandleChunk(const std::string& frame) {
+  auto env = protocol::DecodeEnvelope(frame);
+  if (!env.ok() || env->type != MessageType::kObjectChunk) {
+    RAY_LOG_WARN("dropped an unexpected reply from a peer");
+    return;
+  }
+  auto chunk = protocol::DecodeBody<protocol::ObjectChunk>(env->body, "ObjectChunk");
+  if (!chunk.ok() || chunk->object_id.size() != ObjectId::kSize) {
+    RAY_LOG_WARN("dropped a malformed object chunk");
+    return;
+  }
+  ObjectId id = ObjectId::FromBinary(chunk->object_id);
+  auto it = pulls_.find(id);
+  if (it == pulls_.end()) return;  // forgotten (peer declared dead) or a duplicate
+  Transfer& pull = it->second;
+  protocol::ObjectPayload payload;
+  payload.id = chunk->object_id;
+  payload.state = chunk->state;
+  if (chunk->state != static_cast<uint8_t>(ObjectState::kShared)) {
+    payload.data = std::move(chunk->data);
+    pulls_.erase(it);
+    handlers_.object_arrived(payload);
+    return;
+  }
+  auto fail = [&](const Status& st) {
+    RAY_LOG_ERROR("receiving object {}: {}", id.Hex(), st.message());
+    pulls_.erase(it);
+    payload.state = static_cast<uint8_t>(ObjectState::kError);
+    payload.data = ray::internal::Pack(ray::internal::ErrorInfo{
+        ray::internal::kSystem, "ObjectTransferError", st.message(), "", ""});
+    handlers_.object_arrived(payload);
+  };
+  if (!pull.writer) {
+    auto w = object_store::SegmentWriter::Create(object_store::SegmentName(store_tag_, id),
+                                                 chunk->total);
+    if (!w.ok()) return fail(w.status());
+    pull.writer = std::move(w).value();
+  }
+  if (chunk->total != pull.writer->size() || chunk->offset != pull.received) {
+    return fail(Status::DataLoss("chunk out of order or of another size"));
+  }
+  if (Status st = pull.writer->Write(chunk->offset, chunk->data); !st.ok()) return fail(st);
+  pull.received += chunk->data.size();
+  if (pull.received < pull.writer->size()) return;
+  (void)pull.writer->Seal();
+  payload.shm_name = pull.writer->name();
+  payload.size = pull.writer->size();
+  pulls_.erase(it);
+  handlers_.object_arrived(payload);
+}
+
+void ObjectManager::ForwardTask(const std::string& node_id, const protocol::ForwardTask& task) {
+  if (auto* d = DealerFor(node_id)) d->Send(protocol::Encode(MessageType::kForwardTask, 0, task));
+}
+
+void ObjectManager::NotifyFinished(const std::string& node_id,
+                                   const protocol::TaskFinished& finished) {
+  if (auto* d = DealerFor(node_id)) {
+    d->Send(protocol::Encode(MessageType::kTaskFinished, 0, finished));
+  }
+}
+
+bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {
+  if (pulls_.count(id)) return false;
+  auto* d = DealerFor(node_id);
+  if (!d) return false;
+  pulls_[id].node_id = node_id;
+  d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id.Binary()}));
+  return true;
+}
+
+void ObjectManager::Serve(const std::string& peer, const protocol::ObjectPayload& object) {
+  protocol::ObjectChunk chunk;
+  chunk.object_id = object.id;
+  chunk.state = object.state;
+  if (object.state != static_cast<uint8_t>(ObjectState::kShared)) {
+    chunk.total = object.data.size();
+    chunk.data = object.data;
+    router_.Send(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk));
+    return;
+  }
+  auto mapping = object_store::MapSegment(object.shm_name, object.size);
+  if (!mapping.ok()) {
+    chunk.state = static_cast<uint8_t>(ObjectState::kError);
+    chunk.data = ray::internal::Pack(ray::internal::ErrorInfo{
+        ray::internal::kSystem, "ObjectLostError", mapping.status().message(), "", ""});
+    router_.Send(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk));
+    return;
+  }
+  chunk.total = object.size;
+  for (uint64_t off = 0; off < object.size || (object.size == 0 && off == 0);
+       off += protocol::kChunkBytes) {
+    chunk.offset = off;
+    size_t n = std::min<uint64_t>(protocol::kChunkBytes, object.size - off);
+    chunk.data.assign((*mapping)->data() + off, n);
+    router_.Send(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk));
+    if (object.size == 0) break;
+  }
+}
+
+}  // namespace ray::raylet

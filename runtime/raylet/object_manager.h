@@ -1,0 +1,85 @@
+#pragma once
+// Raylet-to-raylet traffic: tasks placed on other nodes, and objects pulled from
+// them in chunks. Each raylet listens on one tcp ROUTER socket for its peers and
+// keeps one DEALER per peer it talks to. A peer must first say PeerHello with the
+// cluster token; anything else from an unknown peer is logged and dropped.
+//
+// Pulls are deduplicated: however many readers on this node want an object, one
+// transfer runs. A shared-memory object arrives into a segment of this node's
+// store, written chunk by chunk and sealed when complete; a transfer cut short
+// leaves nothing behind.
+//
+// Driven by the raylet's event loop: single-threaded, no locks.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "runtime/base/status.h"
+#include "runtime/ids/ids.h"
+#include "runtime/object_store/segment_writer.h"
+#include "runtime/serialization/protocol.h"
+#include "runtime/transport/transport.h"
+
+namespace ray::raylet {
+
+class ObjectManager {
+ public:
+  struct Handlers {
+    // A peer (identified by `peer`) wants an object: answer with Serve(peer, ...)
+    // once the object exists here.
+    std::function<void(const std::string& peer, const ObjectId& id)> pull_requested;
+    std::function<void(protocol::ForwardTask task)> task_forwarded;
+    std::function<void(const protocol::TaskFinished& finished)> task_finished;
+    // A pulled object is complete here (inline, error, or a sealed segment).
+    std::function<void(const protocol::ObjectPayload& object)> object_arrived;
+  };
+
+  ObjectManager(NodeId self, std::string token, std::string store_tag, Handlers handlers);
+
+  // Listens on tcp://ip:* and returns the endpoint.
+  Result<std::string> Listen(const std::string& ip);
+  // Where peers are (node id -> tcp endpoint); updated from the cluster view.
+  void SetPeerAddress(const std::string& node_id, const std::string& address);
+  // Forgets a dead peer: its connection and the pulls in flight from it, which are
+  // returned so that the caller can look for the objects elsewhere.
+  std::vector<ObjectId> ForgetPeer(const std::string& node_id);
+
+  void AddPollItems(std::vector<zmq::pollitem_t>& items);
+  void Poll();
+
+  void ForwardTask(const std::string& node_id, const protocol::ForwardTask& task);
+  void NotifyFinished(const std::string& node_id, const protocol::TaskFinished& finished);
+  // Starts pulling `id` from `node_id`; false if a pull of it is already running.
+  bool Pull(const ObjectId& id, const std::string& node_id);
+  bool Pulling(const ObjectId& id) const { return pulls_.count(id) > 0; }
+  // Sends a local object to the peer that asked for it.
+  void Serve(const std::string& peer, const protocol::ObjectPayload& object);
+
+ private:
+  struct Transfer {
+    std::string node_id;
+    std::unique_ptr<object_store::SegmentWriter> writer;
+    uint64_t received = 0;
+  };
+  transport::Dealer* DealerFor(const std::string& node_id);
+  void HandleRequest(const transport::Incoming& in);
+  void HandleChunk(const std::string& frame);
+
+  NodeId self_;
+  std::string token_;
+  std::string store_tag_;
+  Handlers handlers_;
+  transport::Router router_;
+  std::set<std::string> authorized_;  // peer identities that presented the token
+  std::map<std::string, std::string> addresses_;  // node id -> tcp endpoint
+  std::map<std::string, std::unique_ptr<transport::Dealer>> dealers_;  // by node id
+  std::map<ObjectId, Transfer> pulls_;
+};
+
+}  // namespace ray::raylet

@@ -1,0 +1,50 @@
+#pragma once
+// The default fully connected actor-critic model, as RLlib's torch
+// FullyConnectedNetwork (models/torch/fcnet.py):
+//
+//   policy trunk: obs -> [Linear(h_i) + act] for h_i in fcnet_hiddens -> logits
+//   value:        vf_share_layers ? trunk features -> Linear(1)
+//                                 : obs -> own copy of the hidden layers -> Linear(1)
+//
+// Logits are num_actions for Discrete. For Box(d) they are 2d ([mean, log_std], the
+// log_std state-dependent) unless free_log_std, in which case the net outputs d
+// means and a learned, state-independent log_std vector (init 0) is appended.
+//
+// Initialisation follows RLlib's normc_initializer: each output row of a weight
+// matrix is a Gaussian vector scaled to norm 1.0 (hidden layers) or 0.01 (logits and
+// value head, so the initial policy is near-uniform and V is near 0); biases are 0.
+// Includes torch: learner-side sources only.
+
+#include <torch/torch.h>
+
+#include <utility>
+
+#include "runtime/rllib/ppo/ppo_config.h"
+
+namespace ray::rllib {
+
+class FullyConnectedNetworkImpl : public torch::nn::Module {
+ public:
+  // `discrete`: Discrete(num_actions) else Box(num_actions). The config must have
+  // passed PPOConfig::Validate (activation name).
+  FullyConnectedNetworkImpl(int obs_dim, int num_actions, bool discrete, const ModelConfig& config);
+
+  // obs [B, obs_dim] -> (distribution inputs [B, dist_dim], values [B]).
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& obs);
+
+  int dist_dim() const { return dist_dim_; }
+
+ private:
+  torch::Tensor Activate(const torch::Tensor& x) const;
+
+  ModelConfig config_;
+  int dist_dim_;
+  torch::nn::ModuleList hidden_{nullptr};     // policy trunk
+  torch::nn::ModuleList vf_hidden_{nullptr};  // separate value trunk (may be empty)
+  torch::nn::Linear logits_{nullptr};
+  torch::nn::Linear value_{nullptr};
+  torch::Tensor free_log_std_;  // defined only with free_log_std and Box actions
+};
+TORCH_MODULE(FullyConnectedNetwork);
+
+}  // namespace ray::rllib

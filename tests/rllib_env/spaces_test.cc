@@ -1,0 +1,98 @@
+// Box / Discrete / Space: containment with float32 semantics, sampling, descriptions.
+
+#include "runtime/rllib/env/spaces.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace ray::rllib {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+TEST(SpacesTest, Descriptions) {
+  EXPECT_EQ(Box::Uniform(-1, 1, {4}).ToString(), "Box(4,)");
+  EXPECT_EQ(Box::Uniform(-1, 1, {2, 3}).ToString(), "Box(2, 3)");
+  EXPECT_EQ(Discrete(2).ToString(), "Discrete(2)");
+  EXPECT_EQ(Space(Discrete(7)).ToString(), "Discrete(7)");
+  EXPECT_EQ(Space(Box::Uniform(0, 1, {1})).ToString(), "Box(1,)");
+}
+
+TEST(SpacesTest, BoxContains) {
+  Box box({-1.0f, 0.0f}, {1.0f, kInf});
+  EXPECT_TRUE(box.Contains({-1.0f, 0.0f}));
+  EXPECT_TRUE(box.Contains({1.0f, 1e30f}));
+  EXPECT_FALSE(box.Contains({1.0001f, 0.0f}));
+  EXPECT_FALSE(box.Contains({0.0f, -1e-30f}));
+  EXPECT_FALSE(box.Contains({0.0f}));  // wrong size
+  EXPECT_FALSE(box.Contains({std::nanf(""), 0.0f}));
+  EXPECT_EQ(box.size(), 2);
+  EXPECT_EQ(box.shape(), (std::vector<int64_t>{2}));
+}
+
+// float32 semantics: a bound given as the double 0.1 is the float 0.1f; a double value
+// just above it that rounds to 0.1f is inside, as with np.float32 observations.
+TEST(SpacesTest, BoxBoundsAreFloat32) {
+  Box box = Box::Uniform(static_cast<float>(-0.1), static_cast<float>(0.1), {1});
+  EXPECT_TRUE(box.Contains({static_cast<float>(0.1 + 1e-12)}));
+  EXPECT_FALSE(box.Contains({std::nextafter(0.1f, 1.0f)}));
+}
+
+TEST(SpacesTest, BoxSampleStaysInside) {
+  Rng rng(1);
+  Box bounded({-2.0f, 0.0f, 5.0f}, {2.0f, 1e-6f, 5.0f});
+  Box unbounded({-kInf, 0.0f, -kInf}, {kInf, kInf, 3.0f});
+  double mean = 0;
+  for (int i = 0; i < 10000; ++i) {
+    EXPECT_TRUE(bounded.Contains(bounded.Sample(rng)));
+    auto x = unbounded.Sample(rng);
+    EXPECT_TRUE(unbounded.Contains(x));
+    mean += x[0] / 10000;
+  }
+  EXPECT_NEAR(mean, 0.0, 0.05);  // N(0, 1) on the unbounded dim
+}
+
+TEST(SpacesTest, DiscreteContainsAndSamplesEveryValue) {
+  Discrete d(3);
+  EXPECT_TRUE(d.Contains(0));
+  EXPECT_TRUE(d.Contains(2));
+  EXPECT_FALSE(d.Contains(3));
+  EXPECT_FALSE(d.Contains(-1));
+  Rng rng(2);
+  int counts[3] = {0, 0, 0};
+  for (int i = 0; i < 3000; ++i) ++counts[d.Sample(rng)];
+  for (int c : counts) EXPECT_GT(c, 800);
+}
+
+TEST(SpacesTest, SpaceChecksTheRightActionMember) {
+  Space discrete = Discrete(2);
+  Space box = Box::Uniform(-1, 1, {2});
+  EXPECT_TRUE(discrete.Contains(Action::OfIndex(1)));
+  EXPECT_FALSE(discrete.Contains(Action::OfIndex(2)));
+  EXPECT_TRUE(box.Contains(Action::OfValues({0.5f, -0.5f})));
+  EXPECT_FALSE(box.Contains(Action::OfValues({0.5f})));
+  EXPECT_FALSE(discrete.Contains(std::vector<float>{0.0f}));  // not an observation space
+  Rng rng(3);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(discrete.Contains(discrete.Sample(rng)));
+    EXPECT_TRUE(box.Contains(box.Sample(rng)));
+  }
+  EXPECT_TRUE(discrete.is_discrete());
+  EXPECT_TRUE(box.is_box());
+}
+
+TEST(SpacesTest, RngIsDeterministicPerSeed) {
+  Rng a(42), b(42), c(43);
+  for (int i = 0; i < 100; ++i) {
+    const double x = a.Uniform01();
+    EXPECT_EQ(x, b.Uniform01());
+    EXPECT_GE(x, 0.0);
+    EXPECT_LT(x, 1.0);
+  }
+  EXPECT_NE(Rng(42).NextU64(), c.NextU64());
+}
+
+}  // namespace
+}  // namespace ray::rllib
