@@ -737,7 +737,9 @@ struct Released {
   explicit Released(RayObject o) : object(o) {}
   Released(const Released&) = delete;
   Released& operator=(const Released&) = delete;
-  ~Released() { CheckedApi().release(CheckedApi().ctx, &object, 1); }
+  ~Released() {
+    if (const RayRuntimeApi* api = Api()) api->release(api->ctx, &object, 1);
+  }
   RayObject object;
 };
 
@@ -759,14 +761,22 @@ std::vector<std::shared_ptr<T>> GetMany(const std::vector<const std::string*>& i
     if (o.kind == RAY_OBJECT_PENDING) {
       throw GetTimeoutError("object not ready within " + std::to_string(timeout_ms) + " ms");
     }
-    if (o.kind == RAY_OBJECT_ERROR) ThrowError(Unpack<ErrorInfo>(o.data, o.size));
+    ErrorInfo error;
     try {
-      out.push_back(std::make_shared<T>(Unpack<T>(o.data, o.size, holders[i])));
+      if (o.kind == RAY_OBJECT_ERROR) {
+        error = Unpack<ErrorInfo>(o.data, o.size);
+      } else {
+        out.push_back(std::make_shared<T>(Unpack<T>(o.data, o.size, holders[i])));
+        continue;
+      }
     } catch (const msgpack::type_error&) {
-      throw RayException("object cannot be decoded as " + Demangle(typeid(T).name()));
+      throw RayException("object cannot be decoded as " +
+                         (o.kind == RAY_OBJECT_ERROR ? std::string("an error")
+                                                     : Demangle(typeid(T).name())));
     } catch (const msgpack::unpack_error& e) {
       throw RayException(std::string("object is corrupt: ") + e.what());
     }
+    ThrowError(error);
   }
   return out;
 }
