@@ -46,6 +46,17 @@ Result<std::map<std::string, double>> ResourceFlags::Resolve() const {
   return out;
 }
 
+void JobFlags::Add(CLI::App* cmd, std::function<void()> run) {
+  cmd->add_option("plugin", plugin,
+                  "the job: a plugin .so with RAY_MAIN; arguments after it go to the job")
+      ->required();
+  cmd->prefix_command();
+  cmd->callback([this, cmd, run] {
+    args = cmd->remaining();
+    run();
+  });
+}
+
 void Fail(const std::string& command, const Status& status, int code) {
   std::fprintf(stderr, "ray %s: %s\n", command.c_str(), status.message().c_str());
   throw Exit{code};

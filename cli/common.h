@@ -3,7 +3,9 @@
 
 #include <map>
 #include <optional>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -19,6 +21,14 @@ struct ResourceFlags {
   void Add(CLI::App* cmd);
   // The node's resource totals; InvalidArgument names the bad flag.
   Result<std::map<std::string, double>> Resolve() const;
+};
+
+// The job of `ray run` / `ray submit`: a plugin path, then its arguments, passed to
+// RAY_MAIN untouched (flags included). `run` is called with both once parsed.
+struct JobFlags {
+  std::string plugin;
+  std::vector<std::string> args;
+  void Add(CLI::App* cmd, std::function<void()> run);
 };
 
 // Prints "ray <command>: <message>" to stderr and throws Exit{code}.

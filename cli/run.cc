@@ -13,8 +13,7 @@ namespace ray::cli {
 namespace {
 
 struct RunOptions {
-  std::string plugin;
-  std::vector<std::string> args;
+  JobFlags job;
   ResourceFlags resources;
   size_t object_store_memory = 0;
   std::string temp_dir = "/tmp/ray";
@@ -46,7 +45,8 @@ void Run(const RunOptions& o) {
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
 
-  node::JobOptions job{o.plugin, o.args, node->gcs_address, node->token, node->raylet_socket};
+  node::JobOptions job{o.job.plugin, o.job.args, node->gcs_address, node->token,
+                       node->raylet_socket};
   auto code = node::RunJob(job);
   Status stopped = node::StopNode(*node);
   if (!code.ok()) Fail("run", code.status());
@@ -63,14 +63,7 @@ void AddRun(CLI::App& app) {
   cmd->add_option("--object-store-memory", o->object_store_memory,
                   "bytes of shared memory for objects");
   cmd->add_option("--temp-dir", o->temp_dir, "root of session dirs (default /tmp/ray)");
-  cmd->add_option("plugin", o->plugin, "the job: a plugin .so with RAY_MAIN; arguments after it go to the job")
-      ->required();
-  // Everything after the plugin goes to RAY_MAIN untouched, flags included.
-  cmd->prefix_command();
-  cmd->callback([o, cmd] {
-    for (const auto& extra : cmd->remaining()) o->args.push_back(extra);
-    Run(*o);
-  });
+  o->job.Add(cmd, [o] { Run(*o); });
 }
 
 }  // namespace ray::cli

@@ -10,14 +10,13 @@ namespace {
 
 struct SubmitOptions {
   ClusterFlags cluster;
-  std::string plugin;
-  std::vector<std::string> args;
+  JobFlags job;
 };
 
 void Run(const SubmitOptions& o) {
   auto target = ResolveCluster(o.cluster);
   if (!target.ok()) Fail("submit", target.status());
-  node::JobOptions job{o.plugin, o.args, target->gcs_address, target->token, ""};
+  node::JobOptions job{o.job.plugin, o.job.args, target->gcs_address, target->token, ""};
   auto code = node::RunJob(job);
   if (!code.ok()) Fail("submit", code.status());
   if (*code != 0) throw Exit{*code};
@@ -29,14 +28,7 @@ void AddSubmit(CLI::App& app) {
   auto o = std::make_shared<SubmitOptions>();
   auto* cmd = app.add_subcommand("submit", "Run a job plugin on a running cluster");
   o->cluster.Add(cmd);
-  cmd->add_option("plugin", o->plugin, "the job: a plugin .so with RAY_MAIN; arguments after it go to the job")
-      ->required();
-  // Everything after the plugin goes to RAY_MAIN untouched, flags included.
-  cmd->prefix_command();
-  cmd->callback([o, cmd] {
-    for (const auto& extra : cmd->remaining()) o->args.push_back(extra);
-    Run(*o);
-  });
+  o->job.Add(cmd, [o] { Run(*o); });
 }
 
 }  // namespace ray::cli

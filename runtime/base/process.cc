@@ -41,8 +41,8 @@ Result<Child> Spawn(const SpawnOptions& options) {
   }
   if (pid == 0) {
     if (options.new_session) ::setsid();
-    if (options.die_with_parent) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (options.parent_death_signal != 0) {
+      ::prctl(PR_SET_PDEATHSIG, options.parent_death_signal);
       if (::getppid() != parent) ::_exit(1);
     }
     auto redirect = [](const std::string& path, int fd) {

@@ -15,7 +15,9 @@ struct SpawnOptions {
   std::string stderr_path;
   bool pipe_output = false;       // stdout/stderr to pipes returned in Child
   bool new_session = false;       // setsid(): survives the parent's terminal
-  bool die_with_parent = false;   // SIGKILL when the parent dies (PR_SET_PDEATHSIG)
+  // Signal sent to the child when the parent dies (PR_SET_PDEATHSIG); 0: none.
+  // Daemons that clean up on SIGTERM take SIGTERM; workers SIGKILL.
+  int parent_death_signal = 0;
   std::map<std::string, std::string> env;  // added to the inherited environment
 };
 

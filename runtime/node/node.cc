@@ -1,6 +1,7 @@
 #include "runtime/node/node.h"
 
 #include <dirent.h>
+#include <csignal>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,7 +118,8 @@ SpawnOptions Daemon(const NodeOptions& o, const NodeRecord& r, const std::string
   spawn.stdout_path = r.session_dir + "/logs/" + name + ".out";
   spawn.stderr_path = r.session_dir + "/logs/" + name + ".err";
   spawn.new_session = !o.die_with_parent;
-  spawn.die_with_parent = o.die_with_parent;
+  // Tied to a `ray run`: SIGTERM, so the daemon still removes its sockets and segments.
+  spawn.parent_death_signal = o.die_with_parent ? SIGTERM : 0;
   return spawn;
 }
 

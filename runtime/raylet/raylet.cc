@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <csignal>
 #include <deque>
 #include <list>
 #include <memory>
@@ -34,6 +37,38 @@ namespace ri = ray::internal;
 namespace {
 
 std::string Hex(const std::string& bin) { return ToHex(bin); }
+
+bool AllObjectIds(const std::vector<std::string>& ids) {
+  return std::all_of(ids.begin(), ids.end(),
+                     [](const std::string& id) { return id.size() == ObjectId::kSize; });
+}
+
+// Why a submitted task is refused, or Ok. CoreClient::Submit checks the same; the
+// raylet does not rely on its clients for it.
+Status CheckTaskSpec(const TaskSpec& t) {
+  if (t.task_id.size() != TaskId::kSize) {
+    return Status::InvalidArgument(fmt::format("a {}-byte task id", t.task_id.size()));
+  }
+  if (t.num_returns == 0 || t.num_returns > 1000) {
+    return Status::InvalidArgument(fmt::format("{} returns", t.num_returns));
+  }
+  if (t.kind > ri::kActorTask) return Status::InvalidArgument(fmt::format("kind {}", t.kind));
+  // The hash names a file under the session's plugins/ dir: hex only.
+  if (t.plugin.empty() || t.plugin.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return Status::InvalidArgument("plugin hash '" + t.plugin + "' is not hex");
+  }
+  for (const auto& a : t.args) {
+    if (a.is_ref && a.data.size() != ObjectId::kSize) {
+      return Status::InvalidArgument(fmt::format("a {}-byte ObjectRef argument", a.data.size()));
+    }
+  }
+  for (const auto& [name, amount] : t.resources) {
+    if (!std::isfinite(amount) || amount < 0) {
+      return Status::InvalidArgument(fmt::format("resource {} = {}", name, amount));
+    }
+  }
+  return Status::Ok();
+}
 
 // <session>/sockets/raylet, unless that exceeds the 107-byte limit of a Unix socket
 // path: then a private per-user directory under /tmp, named by the session.
@@ -150,6 +185,8 @@ class Raylet {
   void SubmitActorTask(TaskSpec t);
   void PumpActor(Actor& a);
   void OnActorDied(const std::string& actor_id, const std::string& cause);
+  // Kills an actor for good, whether it runs on a worker or still waits to be placed.
+  void KillActor(const std::string& actor_id);
 
   // --- jobs and periodic work
   void FinishJob(const std::string& job_id);
@@ -241,7 +278,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     if (MonoMillis() >= next_periodic_ms_) Periodic();
   }
   RAY_LOG_INFO("raylet stopping");
-  (void)gcs_.UnregisterNode(node_id_.Binary());
+  // Briefly: with `ray run` interrupted, the GCS may be gone already.
+  (void)gcs::GcsClient(options_.gcs_address, options_.token, 300).UnregisterNode(node_id_.Binary());
   pool_.reset();  // kills workers
   object_store::UnlinkAllSegments(store_.tag());
   ::unlink(socket_path.c_str());
@@ -317,9 +355,17 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
 // Objects.
 
 void Raylet::StoreObject(const ObjectPayload& p) {
-  ObjectId id = ObjectId::FromBinary(p.id);
   if (p.id.size() != ObjectId::kSize) {
     RAY_LOG_WARN("dropped object with a {}-byte id", p.id.size());
+    return;
+  }
+  ObjectId id = ObjectId::FromBinary(p.id);
+  // The raylet frees (unlinks) what it admits, so it admits only this store's segment
+  // for this id, never a name a client chose.
+  if (p.state == static_cast<uint8_t>(ObjectState::kShared) &&
+      p.shm_name != object_store::SegmentName(store_.tag(), id)) {
+    RAY_LOG_WARN("dropped object {}: segment '{}' is not this node's segment for it", id.Hex(),
+                 p.shm_name);
     return;
   }
   if (finished_jobs_.count(TaskJob(id.Task()).Binary())) {
@@ -453,6 +499,10 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
     RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
     return;
   }
+  if (!AllObjectIds(msg->ids)) {
+    RAY_LOG_WARN("peer {}: dropped a Get of ids that are not object ids", Hex(c.peer));
+    return;
+  }
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kGet;
   w->peer = c.peer;
@@ -481,6 +531,10 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   auto msg = protocol::DecodeBody<protocol::WaitRequest>(body, "WaitRequest");
   if (!msg.ok()) {
     RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
+    return;
+  }
+  if (!AllObjectIds(msg->ids)) {
+    RAY_LOG_WARN("peer {}: dropped a Wait on ids that are not object ids", Hex(c.peer));
     return;
   }
   auto w = std::make_shared<Waiter>();
@@ -527,9 +581,9 @@ void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
     RAY_LOG_WARN("peer {}: {}", Hex(peer), spec.status().message());
     return;
   }
-  if (spec->task_id.size() != TaskId::kSize || spec->num_returns > 1000) {
-    RAY_LOG_WARN("peer {}: dropped task with a bad id or {} returns", Hex(peer),
-                 spec->num_returns);
+  Status valid = CheckTaskSpec(*spec);
+  if (!valid.ok()) {
+    RAY_LOG_WARN("peer {}: dropped task {}: {}", Hex(peer), spec->function, valid.message());
     return;
   }
   spec->caller = peer;
@@ -570,6 +624,10 @@ void Raylet::Enqueue(TaskSpec t) {
 }
 
 void Raylet::OnArgsReady(TaskSpec t) {
+  if (t.kind == ri::kActorCreation) {
+    auto a = actors_.find(t.task_id);
+    if (a != actors_.end() && a->second.state == Actor::kDead) return;  // killed while waiting
+  }
   ResourceSet need = ResourcesOf(t);
   auto& slot = ready_[need.ToString()];
   slot.first = need;
@@ -826,6 +884,30 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   if (!a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
 }
 
+void Raylet::KillActor(const std::string& actor_id) {
+  auto it = actors_.find(actor_id);
+  if (it == actors_.end() || it->second.state == Actor::kDead) return;
+  Actor& a = it->second;
+  a.creation.max_restarts = a.restarts;  // no restart after a kill
+  if (!a.worker.empty()) {
+    pool_->Kill(a.worker);  // OnWorkerExit reports the death
+    return;
+  }
+  // Not placed (yet, or again): drop the queued creation task. One still waiting for
+  // its arguments is dropped by OnArgsReady.
+  for (auto& [key, slot] : ready_) {
+    auto& q = slot.second;
+    size_t before = q.size();
+    q.erase(std::remove_if(q.begin(), q.end(),
+                           [&](const TaskSpec& t) {
+                             return t.kind == ri::kActorCreation && t.task_id == actor_id;
+                           }),
+            q.end());
+    num_ready_ -= before - q.size();
+  }
+  OnActorDied(actor_id, "the actor was killed before it started");
+}
+
 // ---------------------------------------------------------------------------
 // Calls, jobs, housekeeping.
 
@@ -847,6 +929,9 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
                                           node_id_.Binary());
       if (!st.ok()) fail(st);
     }
+  } else if (msg->op == "flush_logs") {
+    // Worker output written so far reaches the caller before this reply does.
+    pool_->ReadOutput();
   } else if (msg->op == "get_actor") {
     auto id = gcs_.LookupNamedActor(msg->body);
     if (id.ok()) {
@@ -855,11 +940,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       fail(id.status());
     }
   } else if (msg->op == "kill_actor") {
-    auto it = actors_.find(msg->body);
-    if (it != actors_.end() && !it->second.worker.empty()) {
-      pool_->Kill(it->second.worker);
-      it->second.creation.max_restarts = it->second.restarts;  // no restart after a kill
-    }
+    KillActor(msg->body);
   } else if (msg->op == "cluster_resources" || msg->op == "available_resources") {
     bool total = msg->op == "cluster_resources";
     auto nodes = gcs_.GetNodes();

@@ -30,7 +30,7 @@ Result<std::string> WorkerPool::Start() {
                 "--worker-id", hex, "--session-dir", options_.session_dir,
                 "--node-id", options_.node_id_hex};
   spawn.pipe_output = true;
-  spawn.die_with_parent = true;
+  spawn.parent_death_signal = SIGKILL;
   RAY_ASSIGN_OR_RETURN(Child child, Spawn(spawn));
   Proc p{child.pid, {child.stdout_fd, child.stderr_fd}, {}, {nullptr, nullptr}};
   std::string base = options_.session_dir + "/logs/worker-" + hex;

@@ -176,7 +176,7 @@ TEST(SpawnTest, NewSessionMakesChildSessionLeader) {
 }
 
 TEST(SpawnTest, DieWithParentKillsGrandchild) {
-  // A forked middle process spawns `sleep` with die_with_parent, reports its pid and
+  // A forked middle process spawns `sleep` with a parent-death signal, reports its pid and
   // exits; the grandchild must then be killed by the kernel.
   int report[2];
   ASSERT_EQ(::pipe(report), 0);
@@ -186,7 +186,7 @@ TEST(SpawnTest, DieWithParentKillsGrandchild) {
     ::close(report[0]);
     SpawnOptions o;
     o.argv = {"/bin/sh", "-c", "exec sleep 30"};
-    o.die_with_parent = true;
+    o.parent_death_signal = SIGKILL;
     auto child = Spawn(o);
     int pid = child.ok() ? child->pid : -1;
     (void)!::write(report[1], &pid, sizeof(pid));

@@ -1,0 +1,258 @@
+// The raylet survives hostile input on its socket: a raw ZeroMQ DEALER sends garbage,
+// truncated and wrong-version frames, and for every client message type a valid
+// envelope around a malformed body. Each frame must be dropped with one warning in
+// logs/raylet.err, the raylet must keep answering, and a normal job must still run.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <msgpack.hpp>
+#include <nlohmann/json.hpp>
+#include <zmq.hpp>
+
+#include "runtime/serialization/protocol.h"
+#include "tests/integration/ray_harness.h"
+
+namespace ray::testing {
+namespace {
+
+using protocol::MessageType;
+using namespace std::string_literals;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+template <typename T>
+std::string Pack(const T& v) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, v);
+  return std::string(buf.data(), buf.size());
+}
+
+class RayletRobustnessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RunResult start = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir",
+                              tmp_.path()},
+                             tmp_.path(), 30);
+    ASSERT_EQ(start.exit_code, 0) << start.all();
+    auto sessions = Sessions(tmp_.path());
+    ASSERT_EQ(sessions.size(), 1u);
+    session_ = sessions[0];
+    log_ = session_ + "/logs/raylet.err";
+    // Usually <session>/sockets/raylet; node.json has the endpoint either way.
+    auto node = nlohmann::json::parse(Slurp(session_ + "/node.json"), nullptr, false);
+    ASSERT_TRUE(node.is_object() && node.contains("raylet_socket")) << session_;
+    raylet_endpoint_ = node["raylet_socket"].get<std::string>();
+  }
+
+  void TearDown() override {
+    RunResult stop = RunRay({"stop", "--temp-dir", tmp_.path()}, tmp_.path(), 30);
+    EXPECT_EQ(stop.exit_code, 0) << stop.all();
+    EXPECT_EQ(AwaitNoProcessesMentioning(tmp_.path()), std::vector<int>{});
+    EXPECT_EQ(SegmentsOfSessions(tmp_.path()), std::vector<std::string>{});
+  }
+
+  std::unique_ptr<zmq::socket_t> Connect(const std::string& identity) {
+    auto s = std::make_unique<zmq::socket_t>(ctx_, zmq::socket_type::dealer);
+    s->set(zmq::sockopt::routing_id, identity);
+    s->set(zmq::sockopt::linger, 0);
+    s->connect(raylet_endpoint_);
+    return s;
+  }
+
+  int Warnings() { return CountLines(Slurp(log_), "[warning]"); }
+
+  // Sends one frame and waits (bounded) for the raylet to log a new warning about it.
+  void ExpectDropped(zmq::socket_t& s, const std::string& frame, const std::string& what) {
+    int before = Warnings();
+    s.send(zmq::buffer(frame), zmq::send_flags::none);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (Warnings() <= before) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "no warning in " << log_ << " for " << what;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  std::optional<std::string> Recv(zmq::socket_t& s, int timeout_ms) {
+    zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) == 0) return std::nullopt;
+    zmq::message_t msg;
+    if (!s.recv(msg, zmq::recv_flags::none)) return std::nullopt;
+    return msg.to_string();
+  }
+
+  // Waits for the reply of `type` to request `id`, skipping anything else.
+  std::optional<std::string> AwaitReply(zmq::socket_t& s, MessageType type, uint64_t id) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto frame = Recv(s, 200);
+      if (!frame) continue;
+      auto env = protocol::DecodeEnvelope(*frame);
+      if (env.ok() && env->type == type && env->request_id == id) return std::string(env->body);
+    }
+    return std::nullopt;
+  }
+
+  TempDir tmp_;
+  std::string session_;
+  std::string log_;
+  std::string raylet_endpoint_;
+  zmq::context_t ctx_;
+};
+
+TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
+  // 1. Frames that are not envelopes, from a peer that never registered.
+  auto stranger = Connect("stranger-0123456");
+  std::mt19937 rng(42);
+  for (int i = 0; i < 10; ++i) {
+    std::string junk(rng() % 200, '\0');
+    for (auto& c : junk) c = static_cast<char>(rng());
+    ExpectDropped(*stranger, junk, "random bytes #" + std::to_string(i));
+  }
+  std::string reg = protocol::Encode(MessageType::kRegisterClient, 1,
+                                     protocol::RegisterClient{"x", 1, true, "abcd"});
+  ExpectDropped(*stranger, reg.substr(0, 2), "a truncated envelope");
+  msgpack::sbuffer v2;
+  msgpack::packer<msgpack::sbuffer>(v2).pack(std::make_tuple(2u, uint16_t{1}, uint64_t{1}));
+  ExpectDropped(*stranger, std::string(v2.data(), v2.size()) + Pack(protocol::RegisterClient{}),
+                "protocol version 2");
+  EXPECT_NE(Slurp(log_).find("protocol version 2"), std::string::npos);
+  ExpectDropped(*stranger, "\xdd\xff\xff\xff\xff\x01", "an envelope claiming 4G elements");
+  ExpectDropped(*stranger, protocol::Encode(MessageType::kSubmitTask, 0, protocol::TaskSpec{}),
+                "a task from an unregistered peer");
+  {
+    int before = Warnings();
+    stranger->send(zmq::buffer(reg), zmq::send_flags::sndmore);
+    stranger->send(zmq::buffer(reg), zmq::send_flags::none);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (Warnings() <= before && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_GT(Warnings(), before) << "a multi-part message";
+  }
+
+  // 2. A registered driver sends each client message type with a malformed body.
+  auto driver = Connect("driver-abcdef012");
+  driver->send(zmq::buffer(protocol::Encode(
+                   MessageType::kRegisterClient, 7,
+                   protocol::RegisterClient{"", static_cast<int32_t>(::getpid()), true, "jobX"})),
+               zmq::send_flags::none);
+  auto registered = AwaitReply(*driver, MessageType::kRegisterReply, 7);
+  ASSERT_TRUE(registered.has_value()) << "the raylet did not answer a registration";
+
+  const std::vector<std::pair<MessageType, std::string>> valid{
+      {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, "jobX"})},
+      {MessageType::kSubmitTask, Pack(protocol::TaskSpec{})},
+      {MessageType::kGetObjects, Pack(protocol::GetRequest{{std::string(20, 'a')}, 10})},
+      {MessageType::kWaitObjects, Pack(protocol::WaitRequest{{std::string(20, 'a')}, 1, 10})},
+      {MessageType::kPutObject, Pack(protocol::PutRequest{})},
+      {MessageType::kTaskDone, Pack(protocol::TaskDone{})},
+      {MessageType::kCall, Pack(protocol::CallRequest{"cluster_resources", "", ""})},
+  };
+  for (const auto& [type, body] : valid) {
+    std::string name = "message type " + std::to_string(static_cast<int>(type));
+    auto send = [&, type = type](const std::string& b, const std::string& how) {
+      ExpectDropped(*driver, protocol::Encode(type, 0, b), name + " with " + how);
+    };
+    send("\xc1", "a reserved byte");
+    send(body.substr(0, body.size() - 1), "a truncated body");
+    send(Pack(std::map<std::string, int>{{"a", 1}}), "a map for a body");
+    send(Pack(std::string("hello")), "a string for a body");
+    send("\xdd\xff\xff\xff\xff\x01", "a body claiming 4G elements");
+    send("\x92\xdd\x00\x3f\xff\xff"s, "a body with a 4M-element array and no elements");
+    send("\x91\xdb\x10\x00\x00\x00"s, "a body with a 256 MiB string and no bytes");
+    send(body + "\x01", "trailing bytes");
+  }
+
+  // 3. Well-formed bodies with impossible contents.
+  auto ids_of_size = [](size_t n) { return std::vector<std::string>{std::string(n, 'i')}; };
+  ExpectDropped(*driver,
+                protocol::Encode(MessageType::kGetObjects, 0, protocol::GetRequest{ids_of_size(3), 10}),
+                "Get of a 3-byte id");
+  ExpectDropped(*driver,
+                protocol::Encode(MessageType::kWaitObjects, 0,
+                                 protocol::WaitRequest{ids_of_size(3), 1, 10}),
+                "Wait on a 3-byte id");
+  protocol::ObjectPayload bad_id{"abc", 1, "data", "", 0};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{bad_id}),
+                "Put of a 3-byte id");
+  protocol::ObjectPayload bad_state{std::string(20, 'p'), 9, "data", "", 0};
+  ExpectDropped(*driver,
+                protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{bad_state}),
+                "Put in state 9");
+  protocol::ObjectPayload foreign{std::string(20, 'q'), 2, "", "/not-this-stores-segment", 8};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{foreign}),
+                "Put naming a segment outside this node's store");
+  protocol::TaskSpec spec;
+  spec.task_id = std::string(16, 't');
+  spec.job_id = "jobX";
+  spec.plugin = "0123456789abcdef";
+  spec.function = "F";
+  spec.args = {ray::internal::TaskArg{true, "short"}};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
+                "a task with a 5-byte ObjectRef argument");
+  spec.args.clear();
+  spec.resources = {{"CPU", -4}};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
+                "a task asking for -4 CPUs");
+  spec.resources.clear();
+  spec.plugin = "../../../../tmp/evil";
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
+                "a task whose plugin hash is a path");
+  spec.plugin = "0123456789abcdef";
+  spec.kind = 9;
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec), "a task of kind 9");
+  ExpectDropped(*driver, protocol::Encode(MessageType::kTaskDone, 0, protocol::TaskDone{spec.task_id, {}, false}),
+                "TaskDone from a driver");
+
+  // An unknown operation is answered with an error, not dropped.
+  driver->send(zmq::buffer(protocol::Encode(MessageType::kCall, 11,
+                                            protocol::CallRequest{"no_such_op", "", ""})),
+               zmq::send_flags::none);
+  auto unknown = AwaitReply(*driver, MessageType::kCallReply, 11);
+  ASSERT_TRUE(unknown.has_value()) << "no reply to an unknown operation";
+  auto unknown_reply = protocol::DecodeBody<protocol::CallReply>(*unknown, "CallReply");
+  ASSERT_TRUE(unknown_reply.ok());
+  EXPECT_NE(unknown_reply->error.find("no_such_op"), std::string::npos) << unknown_reply->error;
+
+  // 4. The raylet still answers, and the CPU count was not disturbed.
+  driver->send(zmq::buffer(protocol::Encode(MessageType::kCall, 12,
+                                            protocol::CallRequest{"available_resources", "", ""})),
+               zmq::send_flags::none);
+  auto resources = AwaitReply(*driver, MessageType::kCallReply, 12);
+  ASSERT_TRUE(resources.has_value()) << "the raylet stopped answering";
+  auto reply = protocol::DecodeBody<protocol::CallReply>(*resources, "CallReply");
+  ASSERT_TRUE(reply.ok() && reply->error.empty());
+  auto available = protocol::DecodeBody<std::map<std::string, double>>(reply->body, "resources");
+  ASSERT_TRUE(available.ok());
+  EXPECT_EQ((*available)["CPU"], 1) << "resources were corrupted by hostile tasks";
+  driver->send(zmq::buffer(protocol::Encode(MessageType::kDisconnect, 0, std::string())),
+               zmq::send_flags::none);
+
+  // 5. A normal job runs.
+  std::string work = tmp_.path() + "/work";
+  std::filesystem::create_directories(work);
+  RunResult job = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
+                          "returns", "--dir", work},
+                         tmp_.path());
+  EXPECT_EQ(job.exit_code, 0) << job.all();
+  EXPECT_NE(job.out.find("CASE PASSED: returns"), std::string::npos) << job.all();
+}
+
+}  // namespace
+}  // namespace ray::testing

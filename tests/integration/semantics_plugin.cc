@@ -1,0 +1,661 @@
+// The job that the integration suite runs: `ray run semantics_plugin.so <case> <dir>`.
+// Each case exercises one documented semantic of Ray's core API end to end and
+// returns 0 when every check passes. A failed check prints "CHECK FAILED: ..." on
+// stderr and makes the job exit 1. <dir> is a scratch directory owned by the test
+// (marker files count task attempts and constructor runs across processes).
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ray/api.h>
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Checks and helpers.
+
+struct CheckFailed {
+  std::string what;
+};
+
+#define CHECK_THAT(cond, detail)                                                           \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      std::ostringstream os_;                                                              \
+      os_ << "line " << __LINE__ << ": " #cond " -- " << detail;                                      \
+      throw CheckFailed{os_.str()};                                                        \
+    }                                                                                      \
+  } while (0)
+
+// Runs `call` and checks that it throws E; returns the exception for more checks.
+template <typename E, typename Call>
+E ExpectThrow(Call&& call, const std::string& what) {
+  try {
+    call();
+  } catch (const E& e) {
+    return e;
+  } catch (const std::exception& e) {
+    throw CheckFailed{what + ": threw the wrong exception (" + ray::internal::Demangle(typeid(e).name()) +
+                      "): " + e.what()};
+  }
+  throw CheckFailed{what + ": did not throw"};
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void SleepMs(int ms) {
+  timespec ts{ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+// Creates <dir>/<prefix>-<n> for the first free n; returns n (the attempt number, from 1).
+int TakeMarker(const std::string& dir, const std::string& prefix) {
+  for (int n = 1;; ++n) {
+    std::string path = dir + "/" + prefix + "-" + std::to_string(n);
+    int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return n;
+    }
+    if (errno != EEXIST) return -1;
+  }
+}
+
+int CountMarkers(const std::string& dir, const std::string& prefix) {
+  int n = 0;
+  while (::access((dir + "/" + prefix + "-" + std::to_string(n + 1)).c_str(), F_OK) == 0) ++n;
+  return n;
+}
+
+uint64_t Checksum(const char* data, size_t size) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < size; ++i) h = (h ^ static_cast<unsigned char>(data[i])) * 1099511628211ULL;
+  return h;
+}
+
+std::vector<uint8_t> Pattern(size_t size, uint8_t seed) {
+  std::vector<uint8_t> v(size);
+  for (size_t i = 0; i < size; ++i) v[i] = static_cast<uint8_t>(i * 31 + seed + (i >> 13));
+  return v;
+}
+
+// Whether [addr, addr+size) lies inside a mapping of a /dev/shm/ray-* segment of this process.
+bool InShmMapping(const void* addr, size_t size) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  auto p = reinterpret_cast<uintptr_t>(addr);
+  while (std::getline(maps, line)) {
+    if (line.find("/dev/shm/ray-") == std::string::npos) continue;
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) != 2) continue;
+    if (p >= lo && p + size <= hi) return true;
+  }
+  return false;
+}
+
+// The size of the largest /dev/shm/ray-* mapping of this process.
+size_t LargestShmMapping() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  size_t best = 0;
+  while (std::getline(maps, line)) {
+    if (line.find("/dev/shm/ray-") == std::string::npos) continue;
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) best = std::max<size_t>(best, hi - lo);
+  }
+  return best;
+}
+
+// The largest number of [start, end) intervals that overlap at one instant.
+int MaxConcurrency(const std::vector<std::pair<int64_t, int64_t>>& spans) {
+  std::vector<std::pair<int64_t, int>> events;
+  for (const auto& [s, e] : spans) {
+    events.push_back({s, +1});
+    events.push_back({e, -1});
+  }
+  std::sort(events.begin(), events.end());  // an end sorts before a start at the same instant
+  int now = 0, best = 0;
+  for (const auto& [t, d] : events) best = std::max(best, now += d);
+  return best;
+}
+
+template <typename T>
+std::string Str(const std::vector<T>& v) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  return os.str() + "]";
+}
+
+// ---------------------------------------------------------------------------
+// Remote functions.
+
+struct Point {
+  int x = 0;
+  std::string label;
+  std::vector<double> weights;
+  bool operator==(const Point& o) const { return x == o.x && label == o.label && weights == o.weights; }
+  MSGPACK_DEFINE(x, label, weights);
+};
+
+int Add2(int a, int b) { return a + b; }
+int Increment(int x) { return x + 1; }
+int SubExperiment(int i, int j) { return i + j; }
+int RunExperiment(int i) {
+  std::vector<ray::ObjectRef<int>> results;
+  for (int j = 0; j < 10; ++j) results.push_back(ray::Task(SubExperiment).Remote(i, j));
+  int sum = 0;
+  for (const auto& v : ray::Get(results)) sum += *v;
+  return sum;
+}
+Point MovePoint(Point p, int dx) {
+  p.x += dx;
+  return p;
+}
+ray::Returns<int, int, int> ReturnThree() { return {1, 2, 3}; }
+
+int SleepThenReturn(int ms) {
+  SleepMs(ms);
+  return ms;
+}
+// Sleeps and reports when it ran, in wall-clock milliseconds.
+std::vector<int64_t> Span(int ms) {
+  int64_t start = NowMs();
+  SleepMs(ms);
+  return {start, NowMs()};
+}
+
+int Boom() { throw std::runtime_error("boom"); }
+
+int GetPid() { return static_cast<int>(::getpid()); }
+
+// Kills its own worker on the first attempt; later attempts succeed.
+int KillOnce(std::string dir) {
+  if (TakeMarker(dir, "once") == 1) ::raise(SIGKILL);
+  return static_cast<int>(::getpid());
+}
+// Kills its own worker on every attempt.
+int KillAlways(std::string dir, std::string prefix) {
+  TakeMarker(dir, prefix);
+  ::raise(SIGKILL);
+  return 0;
+}
+
+int PrintHello(int x) {
+  std::printf("hello from task %d\n", x);
+  std::fflush(stdout);
+  return x;
+}
+
+std::vector<uint8_t> MakeBytes(int64_t size, int seed) {
+  return Pattern(static_cast<size_t>(size), static_cast<uint8_t>(seed));
+}
+// The checksum of the bytes, and whether they reached this worker through a shared-memory
+// segment at least as large as they are (a value argument moved to the store).
+std::pair<uint64_t, bool> ChecksumArg(std::vector<uint8_t> bytes) {
+  return {Checksum(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+          LargestShmMapping() >= bytes.size()};
+}
+// Gets a Blob inside the task: its checksum, and whether its bytes are the shared mapping.
+std::pair<uint64_t, bool> ReadBlob(std::vector<ray::ObjectRef<ray::Blob>> refs) {
+  auto blob = ray::Get(refs.at(0));
+  return {Checksum(blob->data(), blob->size()), InShmMapping(blob->data(), blob->size())};
+}
+
+class NotRegisteredHolder {
+ public:
+  static int NotRegistered(int x) { return x; }
+};
+
+// Actors.
+class Recorder {
+ public:
+  static Recorder* Create() { return new Recorder(); }
+  std::vector<int> Append(int x) {
+    seen_.push_back(x);
+    return seen_;
+  }
+
+ private:
+  std::vector<int> seen_;
+};
+
+class Counter {
+ public:
+  // Leaves a marker in `dir` (when given) each time the constructor runs.
+  static Counter* Create(int start, std::string dir) {
+    if (!dir.empty()) TakeMarker(dir, "ctor");
+    return new Counter(start);
+  }
+  int Add(int x) { return value_ += x; }
+  int Pid() { return static_cast<int>(::getpid()); }
+  int Die() {
+    ::raise(SIGKILL);
+    return 0;
+  }
+
+ private:
+  explicit Counter(int start) : value_(start) {}
+  int value_;
+};
+
+class Broken {
+ public:
+  static Broken* Create() { throw std::runtime_error("constructor failed on purpose"); }
+  int Ping() { return 1; }
+};
+
+int CallCounter(ray::ActorHandle<Counter> counter, int x) {
+  return *ray::Get(counter.Task(&Counter::Add).Remote(x));
+}
+int CallNamedCounter(std::string name, int x) {
+  auto counter = ray::GetActor<Counter>(name);
+  if (!counter) throw std::runtime_error("no actor named " + name);
+  return *ray::Get(counter->Task(&Counter::Add).Remote(x));
+}
+bool NamedActorExists(std::string name) { return ray::GetActor<Counter>(name).has_value(); }
+
+RAY_REMOTE(Add2, Increment, SubExperiment, RunExperiment, MovePoint, ReturnThree,
+           SleepThenReturn, Span, Boom, GetPid, KillOnce, KillAlways, PrintHello, MakeBytes,
+           ChecksumArg, ReadBlob, CallCounter, CallNamedCounter, NamedActorExists);
+RAY_REMOTE(Recorder::Create, &Recorder::Append);
+RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Die);
+RAY_REMOTE(Broken::Create, &Broken::Ping);
+
+// ---------------------------------------------------------------------------
+// Cases.
+
+// CORE-023, 025, 026, 040, 042: objects, arguments, chains and nested tasks.
+// Run with --num-cpus 1: nested tasks complete only if a blocked Get lends its CPU back.
+void Objects(const std::string&) {
+  CHECK_THAT(*ray::Get(ray::Put(42)) == 42, "int");
+  CHECK_THAT(*ray::Get(ray::Put(std::string("hello"))) == "hello", "string");
+  std::vector<int> v{3, 1, 4, 1, 5};
+  CHECK_THAT(*ray::Get(ray::Put(v)) == v, "vector");
+  std::map<std::string, int> m{{"a", 1}, {"b", 2}};
+  CHECK_THAT(*ray::Get(ray::Put(m)) == m, "map");
+  Point p{7, "seven", {0.5, 1.5}};
+  CHECK_THAT(*ray::Get(ray::Put(p)) == p, "struct");
+  Point moved = *ray::Get(ray::Task(MovePoint).Remote(ray::Put(p), 3));
+  CHECK_THAT(moved.x == 10 && moved.label == "seven", "struct through a task: x=" << moved.x);
+
+  std::vector<ray::ObjectRef<int>> refs;
+  for (int i = 0; i < 10; ++i) refs.push_back(ray::Put(i));
+  std::vector<int> got;
+  for (const auto& x : ray::Get(refs)) got.push_back(*x);
+  CHECK_THAT(got == std::vector<int>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), Str(got));
+
+  int a = *ray::Get(ray::Task(Add2).Remote(1, 2));
+  int b = *ray::Get(ray::Task(Add2).Remote(1, ray::Put(2)));
+  int c = *ray::Get(ray::Task(Add2).Remote(ray::Put(1), ray::Put(2)));
+  CHECK_THAT(a == 3 && b == 3 && c == 3, a << " " << b << " " << c);
+
+  auto x = ray::Task(Increment).Remote(0);
+  auto y = ray::Task(Increment).Remote(x);
+  auto z = ray::Task(Increment).Remote(y);
+  CHECK_THAT(*ray::Get(z) == 3, "chain");
+
+  std::vector<ray::ObjectRef<int>> experiments;
+  for (int i = 0; i < 5; ++i) experiments.push_back(ray::Task(RunExperiment).Remote(i));
+  std::vector<int> sums;
+  for (const auto& s : ray::Get(experiments)) sums.push_back(*s);
+  CHECK_THAT(sums == std::vector<int>({45, 55, 65, 75, 85}), Str(sums));
+  std::printf("nested: %s\n", Str(sums).c_str());
+}
+
+// CORE-024: one ObjectRef per element of Returns<...>.
+void MultipleReturns(const std::string&) {
+  auto [r1, r2, r3] = ray::Task(ReturnThree).Remote();
+  int a = *ray::Get(r1), b = *ray::Get(r2), c = *ray::Get(r3);
+  CHECK_THAT(a == 1 && b == 2 && c == 3, a << " " << b << " " << c);
+  CHECK_THAT(!(r1 == r2) && !(r2 == r3), "distinct ids");
+}
+
+// CORE-045: Wait. Run with --num-cpus 4 so the three sleepers run at once.
+void Wait(const std::string&) {
+  std::vector<ray::ObjectRef<int>> refs{ray::Task(SleepThenReturn).Remote(1200),
+                                        ray::Task(SleepThenReturn).Remote(0),
+                                        ray::Task(SleepThenReturn).Remote(400)};
+  auto r = ray::Wait(refs, 2);
+  CHECK_THAT(r.ready.size() == 2 && r.unready.size() == 1,
+             "ready " << r.ready.size() << " unready " << r.unready.size());
+  CHECK_THAT(r.ready[0] == refs[1] && r.ready[1] == refs[2], "the two fastest, in input order");
+  CHECK_THAT(r.unready[0] == refs[0], "the slowest is unready");
+
+  // Timeouts return early with fewer ready; both forms of timeout.
+  std::vector<ray::ObjectRef<int>> slow{ray::Task(SleepThenReturn).Remote(3000),
+                                        ray::Task(SleepThenReturn).Remote(0),
+                                        ray::Task(SleepThenReturn).Remote(3000)};
+  ray::Get(slow[1]);
+  int64_t start = NowMs();
+  auto t = ray::Wait(slow, 3, 200);
+  int64_t took = NowMs() - start;
+  CHECK_THAT(t.ready.size() == 1 && t.ready[0] == slow[1], "ready after a timeout: " << t.ready.size());
+  CHECK_THAT(t.unready.size() == 2 && t.unready[0] == slow[0] && t.unready[1] == slow[2],
+             "unready keep input order");
+  CHECK_THAT(took >= 150 && took < 2000, "the timeout of 200 ms took " << took << " ms");
+  start = NowMs();
+  auto d = ray::Wait(slow, 2, std::chrono::milliseconds(100));
+  took = NowMs() - start;
+  CHECK_THAT(d.ready.size() == 1 && took < 2000, "chrono timeout: " << d.ready.size() << " in " << took);
+
+  // Everything ready at once: at most `num` reported ready.
+  std::vector<ray::ObjectRef<int>> puts{ray::Put(1), ray::Put(2), ray::Put(3)};
+  auto all = ray::Wait(puts, 1);
+  CHECK_THAT(all.ready.size() == 1 && all.ready[0] == puts[0] && all.unready.size() == 2,
+             "num caps ready: " << all.ready.size());
+
+  ExpectThrow<std::invalid_argument>([&] { ray::Wait(puts, 4); }, "num > size");
+  auto dup = ExpectThrow<ray::RayException>([&] { ray::Wait(std::vector{puts[0], puts[0]}, 1); },
+                                            "duplicate refs");
+  CHECK_THAT(std::string(dup.what()).find("unique") != std::string::npos, dup.what());
+}
+
+// Get with a timeout throws GetTimeoutError, promptly.
+void GetTimeout(const std::string&) {
+  auto slow = ray::Task(SleepThenReturn).Remote(1000);
+  int64_t start = NowMs();
+  ExpectThrow<ray::GetTimeoutError>([&] { ray::Get(slow, std::chrono::milliseconds(200)); },
+                                    "Get with a timeout");
+  int64_t took = NowMs() - start;
+  CHECK_THAT(took >= 150 && took < 900, "took " << took << " ms");
+  // The object is still coming: a later Get has it.
+  CHECK_THAT(*ray::Get(slow) == 1000, "Get after a timed-out Get");
+  CHECK_THAT(*ray::Get(slow, std::chrono::milliseconds(0)) == 1000, "a ready object, no wait");
+}
+
+// CORE-043: the task's exception, with type, message, function and location; a
+// dependent task fails with the same error.
+void TaskError(const std::string&) {
+  auto bad = ray::Task(Boom).Remote();
+  auto e = ExpectThrow<ray::TaskError>([&] { ray::Get(bad); }, "Get of a failed task");
+  CHECK_THAT(e.type().find("std::runtime_error") != std::string::npos, e.type());
+  CHECK_THAT(e.message() == "boom", e.message());
+  CHECK_THAT(e.task() == "Boom", e.task());
+  CHECK_THAT(e.where().find("node") != std::string::npos &&
+                 e.where().find("pid") != std::string::npos,
+             e.where());
+  auto dependent = ray::Task(Increment).Remote(bad);
+  auto d = ExpectThrow<ray::TaskError>([&] { ray::Get(dependent); }, "Get of a dependent task");
+  CHECK_THAT(d.type() == e.type() && d.message() == "boom", d.type() << ": " << d.message());
+}
+
+// Workers that die are retried (max_retries, default 3); with no retries left the
+// error is WorkerCrashedError.
+void WorkerDeath(const std::string& dir) {
+  int pid = *ray::Get(ray::Task(KillOnce).Remote(dir));
+  CHECK_THAT(pid > 0 && CountMarkers(dir, "once") == 2, "attempts " << CountMarkers(dir, "once"));
+
+  int64_t start = NowMs();
+  auto once = ray::Task(KillAlways).SetMaxRetries(0).Remote(dir, std::string("never"));
+  auto e = ExpectThrow<ray::WorkerCrashedError>([&] { ray::Get(once); }, "max_retries=0");
+  CHECK_THAT(NowMs() - start < 10000, "took " << NowMs() - start << " ms");
+  CHECK_THAT(CountMarkers(dir, "never") == 1, "attempts " << CountMarkers(dir, "never"));
+  CHECK_THAT(std::string(e.what()).find("KillAlways") != std::string::npos, e.what());
+
+  auto always = ray::Task(KillAlways).Remote(dir, std::string("always"));
+  ExpectThrow<ray::WorkerCrashedError>([&] { ray::Get(always); }, "default retries");
+  CHECK_THAT(CountMarkers(dir, "always") == 4, "attempts " << CountMarkers(dir, "always"));
+}
+
+std::vector<std::pair<int64_t, int64_t>> RunSpans(int n, int ms,
+                                                  const std::map<std::string, double>& res) {
+  std::vector<ray::ObjectRef<std::vector<int64_t>>> refs;
+  for (int i = 0; i < n; ++i) refs.push_back(ray::Task(Span).SetResources(res).Remote(ms));
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const auto& s : ray::Get(refs)) spans.push_back({(*s)[0], (*s)[1]});
+  return spans;
+}
+
+// CORE-061, 063, 064, 093. Run with --num-cpus 2 --resources '{"Custom": 1}'.
+void Resources(const std::string&) {
+  auto total = ray::ClusterResources();
+  CHECK_THAT(total["CPU"] == 2 && total["Custom"] == 1 && !total.count("GPU"),
+             "CPU " << total["CPU"] << " Custom " << total["Custom"]);
+  auto available = ray::AvailableResources();
+  CHECK_THAT(available["CPU"] == 2 && available["Custom"] == 1, "available CPU " << available["CPU"]);
+
+  int64_t start = NowMs();
+  auto spans = RunSpans(4, 300, {{"CPU", 1}});
+  int64_t took = NowMs() - start;
+  int most = MaxConcurrency(spans);
+  CHECK_THAT(most <= 2, "CPU 1 tasks on 2 CPUs ran " << most << " at once");
+  CHECK_THAT(took >= 580, "four 300 ms tasks on 2 CPUs took " << took << " ms");
+
+  most = MaxConcurrency(RunSpans(4, 1000, {{"CPU", 0.5}}));
+  CHECK_THAT(most == 4, "CPU 0.5 tasks on 2 CPUs ran " << most << " at once");
+
+  most = MaxConcurrency(RunSpans(3, 200, {{"CPU", 0.1}, {"Custom", 1}}));
+  CHECK_THAT(most == 1, "Custom 1 tasks on Custom 1 ran " << most << " at once");
+
+  start = NowMs();
+  auto gpu = ray::Task(GetPid).SetResource("GPU", 1).Remote();
+  auto e = ExpectThrow<ray::UnschedulableError>([&] { ray::Get(gpu); }, "a GPU task without GPUs");
+  std::printf("unschedulable: %s\n", e.what());
+  CHECK_THAT(std::string(e.what()).find("GPU") != std::string::npos, e.what());
+  CHECK_THAT(NowMs() - start < 5000, "took " << NowMs() - start << " ms");
+  available = ray::AvailableResources();
+  CHECK_THAT(available["CPU"] == 2 && available["Custom"] == 1,
+             "after the tasks, available CPU " << available["CPU"]);
+}
+
+// CORE-052, 055, 057, 058: actors.
+void Actors(const std::string& dir) {
+  auto rec = ray::Actor(Recorder::Create).Remote();
+  std::vector<ray::ObjectRef<std::vector<int>>> calls;
+  for (int i = 0; i < 20; ++i) calls.push_back(rec.Task(&Recorder::Append).Remote(i));
+  auto results = ray::Get(calls);
+  for (int i = 0; i < 20; ++i) {
+    CHECK_THAT(static_cast<int>(results[i]->size()) == i + 1 && results[i]->back() == i,
+               "call " << i << " saw " << Str(*results[i]));
+  }
+  std::vector<int> expected(20);
+  for (int i = 0; i < 20; ++i) expected[i] = i;
+  CHECK_THAT(*results[19] == expected, Str(*results[19]));
+
+  // A handle passed to a task.
+  auto counter = ray::Actor(Counter::Create).Remote(100, std::string());
+  CHECK_THAT(*ray::Get(ray::Task(CallCounter).Remote(counter, 5)) == 105, "handle in a task");
+  CHECK_THAT(*ray::Get(counter.Task(&Counter::Add).Remote(1)) == 106, "state shared with the task");
+
+  // Named actors.
+  auto named = ray::Actor(Counter::Create).SetName("x").Remote(0, std::string());
+  CHECK_THAT(*ray::Get(ray::Task(CallNamedCounter).Remote(std::string("x"), 7)) == 7, "named");
+  CHECK_THAT(*ray::Get(named.Task(&Counter::Add).Remote(1)) == 8, "the named actor is the same");
+  auto again = ExpectThrow<ray::RayException>(
+      [&] { ray::Actor(Counter::Create).SetName("x").Remote(0, std::string()); }, "duplicate name");
+  std::printf("duplicate name: %s\n", again.what());
+  CHECK_THAT(std::string(again.what()).find("'x'") != std::string::npos, again.what());
+  CHECK_THAT(!ray::GetActor<Counter>("no-such-actor").has_value(), "unknown name");
+  CHECK_THAT(!*ray::Get(ray::Task(NamedActorExists).Remote(std::string("no-such-actor"))),
+             "unknown name from a task");
+
+  // A failing constructor.
+  auto broken = ray::Actor(Broken::Create).Remote();
+  auto died = ExpectThrow<ray::ActorDiedError>([&] { ray::Get(broken.Task(&Broken::Ping).Remote()); },
+                                               "method of an actor whose constructor threw");
+  CHECK_THAT(std::string(died.what()).find("constructor failed on purpose") != std::string::npos,
+             died.what());
+
+  // Kill.
+  auto victim = ray::Actor(Counter::Create).Remote(0, std::string());
+  CHECK_THAT(*ray::Get(victim.Task(&Counter::Add).Remote(1)) == 1, "victim alive");
+  victim.Kill();
+  ExpectThrow<ray::ActorDiedError>([&] { ray::Get(victim.Task(&Counter::Add).Remote(1)); },
+                                   "method after Kill");
+  ExpectThrow<ray::ActorDiedError>([&] { ray::Get(victim.Task(&Counter::Add).Remote(1)); },
+                                   "second method after Kill");
+
+  // Restart after the worker dies.
+  auto phoenix = ray::Actor(Counter::Create).SetMaxRestarts(1).Remote(10, dir);
+  int first_pid = *ray::Get(phoenix.Task(&Counter::Pid).Remote());
+  ExpectThrow<ray::ActorDiedError>([&] { ray::Get(phoenix.Task(&Counter::Die).Remote()); },
+                                   "the method that killed its worker");
+  int second_pid = *ray::Get(phoenix.Task(&Counter::Pid).Remote());
+  CHECK_THAT(second_pid != first_pid, "restarted in a new worker");
+  CHECK_THAT(CountMarkers(dir, "ctor") == 2, "constructor runs " << CountMarkers(dir, "ctor"));
+  CHECK_THAT(*ray::Get(phoenix.Task(&Counter::Add).Remote(1)) == 11, "state from the constructor");
+  // max_restarts used up: the next death is final.
+  ExpectThrow<ray::ActorDiedError>([&] { ray::Get(phoenix.Task(&Counter::Die).Remote()); },
+                                   "second death");
+  ExpectThrow<ray::ActorDiedError>([&] { ray::Get(phoenix.Task(&Counter::Add).Remote(1)); },
+                                   "after the last restart");
+}
+
+// CORE-054, 064: an actor holds its resources for its lifetime and releases them when
+// it dies; killing an actor that has not started yet also kills it. Run with
+// --resources '{"Custom": 1}'.
+void ActorResources(const std::string&) {
+  auto holder = ray::Actor(Counter::Create).SetResource("Custom", 1).Remote(0, std::string());
+  CHECK_THAT(*ray::Get(holder.Task(&Counter::Add).Remote(1)) == 1, "holder runs");
+  CHECK_THAT(ray::AvailableResources()["Custom"] == 0, "a live actor holds Custom");
+
+  auto waiting = ray::Actor(Counter::Create).SetResource("Custom", 1).Remote(10, std::string());
+  auto call = waiting.Task(&Counter::Add).Remote(1);
+  ExpectThrow<ray::GetTimeoutError>([&] { ray::Get(call, std::chrono::milliseconds(300)); },
+                                    "an actor waiting for Custom");
+  holder.Kill();
+  CHECK_THAT(*ray::Get(call, std::chrono::seconds(10)) == 11, "starts once the holder is killed");
+
+  auto pending = ray::Actor(Counter::Create).SetResource("Custom", 1).Remote(0, std::string());
+  auto never = pending.Task(&Counter::Add).Remote(1);
+  pending.Kill();
+  ExpectThrow<ray::ActorDiedError>([&] { ray::Get(never, std::chrono::seconds(10)); },
+                                   "a call on an actor killed while pending");
+  waiting.Kill();
+  ExpectThrow<ray::ActorDiedError>(
+      [&] { ray::Get(pending.Task(&Counter::Add).Remote(1), std::chrono::seconds(10)); },
+      "the killed pending actor must not start once Custom is free");
+}
+
+// max_calls: a worker runs the function at most n times.
+void MaxCalls(const std::string&) {
+  std::set<int> pids;
+  for (int i = 0; i < 3; ++i) pids.insert(*ray::Get(ray::Task(GetPid).SetMaxCalls(1).Remote()));
+  CHECK_THAT(pids.size() == 3, "max_calls=1 used " << pids.size() << " workers for 3 calls");
+}
+
+// CORE-044: large objects through shared memory.
+void LargeObjects(const std::string&) {
+  const size_t kSize = 10 << 20;
+  auto bytes = Pattern(kSize, 1);
+  uint64_t sum = Checksum(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto back = ray::Get(ray::Put(bytes));
+  CHECK_THAT(back->size() == kSize && *back == bytes, "10 MiB vector round trip");
+
+  auto made = ray::Get(ray::Task(MakeBytes).Remote(static_cast<int64_t>(kSize), 1));
+  CHECK_THAT(made->size() == kSize && *made == bytes, "10 MiB task return");
+
+  ray::Blob blob(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  auto blob_ref = ray::Put(blob);
+  auto mapped = ray::Get(blob_ref);
+  CHECK_THAT(Checksum(mapped->data(), mapped->size()) == sum, "Blob round trip");
+  CHECK_THAT(InShmMapping(mapped->data(), mapped->size()), "the driver's Get maps the Blob");
+  auto [task_sum, task_mapped] = *ray::Get(ray::Task(ReadBlob).Remote(std::vector{blob_ref}));
+  CHECK_THAT(task_sum == sum, "Blob read in a task");
+  CHECK_THAT(task_mapped, "a task's Get of a Blob points into the shared mapping");
+
+  auto arg = Pattern(256 << 10, 2);
+  auto [arg_sum, via_store] = *ray::Get(ray::Task(ChecksumArg).Remote(arg));
+  CHECK_THAT(arg_sum == Checksum(reinterpret_cast<const char*>(arg.data()), arg.size()),
+             "large argument by value");
+  CHECK_THAT(via_store, "a 256 KiB argument by value reached the task through shared memory");
+}
+
+// Worker output reaches the driver, prefixed with the worker's pid.
+void Output(const std::string&) {
+  CHECK_THAT(*ray::Get(ray::Task(PrintHello).Remote(1)) == 1, "PrintHello");
+}
+
+// Calling a function that is not in RAY_REMOTE is refused with a clear error.
+void Unregistered(const std::string&) {
+  auto e = ExpectThrow<ray::RayException>(
+      [&] { ray::Task(NotRegisteredHolder::NotRegistered).Remote(1); }, "unregistered function");
+  CHECK_THAT(std::string(e.what()).find("RAY_REMOTE") != std::string::npos, e.what());
+}
+
+// Holds a large object, a running task and an actor, then blocks: the test kills the
+// `ray run` process meanwhile. Writes <dir>/ready once everything is in place.
+void Abandoned(const std::string& dir) {
+  auto big = ray::Put(Pattern(1 << 20, 3));
+  auto sleeper = ray::Task(SleepThenReturn).Remote(60000);
+  auto actor = ray::Actor(Counter::Create).Remote(0, std::string());
+  CHECK_THAT(*ray::Get(actor.Task(&Counter::Add).Remote(1)) == 1, "actor");
+  CHECK_THAT(ray::Get(big)->size() == 1u << 20, "object");
+  TakeMarker(dir, "ready");
+  ray::Get(sleeper);
+}
+
+const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
+  static const std::map<std::string, std::function<void(const std::string&)>> cases{
+      {"objects", Objects},
+      {"returns", MultipleReturns},
+      {"wait", Wait},
+      {"get_timeout", GetTimeout},
+      {"task_error", TaskError},
+      {"worker_death", WorkerDeath},
+      {"resources", Resources},
+      {"actors", Actors},
+      {"actor_resources", ActorResources},
+      {"max_calls", MaxCalls},
+      {"large_objects", LargeObjects},
+      {"output", Output},
+      {"unregistered", Unregistered},
+      {"abandoned", Abandoned},
+  };
+  return cases;
+}
+
+}  // namespace
+
+// argv: <plugin> <case>... [--dir <scratch dir>]
+RAY_MAIN(int argc, char** argv) {
+  std::string dir = "/nonexistent";
+  std::vector<std::string> names;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--dir" && i + 1 < argc) {
+      dir = argv[++i];
+    } else {
+      names.push_back(a);
+    }
+  }
+  if (names.empty()) {
+    std::fprintf(stderr, "usage: semantics_plugin.so <case>... [--dir D]\n");
+    return 2;
+  }
+  for (const auto& name : names) {
+    auto it = Cases().find(name);
+    if (it == Cases().end()) {
+      std::fprintf(stderr, "unknown case %s\n", name.c_str());
+      return 2;
+    }
+    try {
+      it->second(dir);
+    } catch (const CheckFailed& f) {
+      std::fprintf(stderr, "CHECK FAILED in %s: %s\n", name.c_str(), f.what.c_str());
+      return 1;
+    }
+    std::printf("CASE PASSED: %s\n", name.c_str());
+  }
+  return 0;
+}
