@@ -1,0 +1,191 @@
+#pragma once
+// Inside the raylet (see raylet.h for what it is): its state and the handlers of its
+// event loop. Not a public interface; the implementation is split by concern:
+//   raylet.cc      the loop, clients, the object table and waiters
+//   scheduling.cc  tasks, workers and actors on this node
+//   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
+
+#include "runtime/raylet/raylet.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <deque>
+#include <list>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "runtime/base/logging.h"
+#include "runtime/base/util.h"
+#include "runtime/gcs/gcs_client.h"
+#include "runtime/ids/ids.h"
+#include "runtime/object_store/object_store.h"
+#include "runtime/raylet/worker_pool.h"
+#include "runtime/scheduler/resources.h"
+#include "runtime/transport/transport.h"
+
+#include "runtime/raylet/object_manager.h"
+
+namespace ray::raylet {
+
+using protocol::MessageType;
+using protocol::ObjectPayload;
+using protocol::ObjectState;
+using protocol::TaskSpec;
+using scheduler::ResourceSet;
+namespace ri = ray::internal;
+
+inline std::string Hex(const std::string& bin) { return ToHex(bin); }
+
+struct Waiter {
+  enum Kind { kGet, kWait, kTask } kind;
+  std::string peer;
+  uint64_t request_id = 0;
+  std::vector<ObjectId> ids;
+  size_t needed = 0;  // objects still missing before this waiter completes
+  int64_t deadline_ms = -1;
+  TaskSpec task;  // kTask
+  bool done = false;
+};
+
+struct Client {
+  std::string peer;
+  bool is_driver = false;
+  bool registered = false;
+  int pid = 0;
+  std::string job_id;
+  // Workers.
+  enum State { kStarting, kIdle, kBusy, kActor } state = kStarting;
+  std::optional<TaskSpec> running;
+  ResourceSet held;      // subtracted from the node's available resources
+  bool blocked = false;  // in a Get for objects not yet ready; CPU lent back
+  std::string actor_id;
+  std::map<std::string, int> calls;  // function -> times run (max_calls)
+  std::string last_job;              // for log routing
+};
+
+struct Actor {
+  enum State { kPending, kAlive, kRestarting, kDead } state = kPending;
+  TaskSpec creation;
+  std::string worker;  // peer
+  std::deque<TaskSpec> queue;     // not yet sent, in submission order
+  std::deque<TaskSpec> inflight;  // sent, in order
+  std::shared_ptr<Waiter> head_waiter;  // the queue's head waits for its arguments
+  int restarts = 0;
+  std::string death_cause;
+};
+
+struct StoredObject {
+  ObjectState state;
+  std::string data;  // inline bytes or error info
+  std::string segment;
+  uint64_t size = 0;
+};
+
+class Raylet {
+ public:
+  explicit Raylet(const RayletOptions& o)
+      : options_(o),
+        node_id_(NodeId::FromRandom()),
+        store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
+                o.object_store_bytes}),
+        gcs_(o.gcs_address, o.token, 2000) {
+    total_ = ResourceSet::FromDoubles(o.resources);
+    available_ = total_;
+    cpus_ = static_cast<int>(o.resources.count("CPU") ? o.resources.at("CPU") : 1);
+    max_workers_ = o.max_workers > 0 ? o.max_workers : std::max(16, 4 * cpus_);
+  }
+
+  Status Run(const std::atomic<bool>& stop);
+
+ private:
+  // --- messages
+  void HandleFrame(const transport::Incoming& in);
+  void HandleRegister(const std::string& peer, uint64_t req, std::string_view body);
+  void HandleSubmit(const std::string& peer, std::string_view body);
+  void HandleGet(Client& c, uint64_t req, std::string_view body);
+  void HandleWait(Client& c, uint64_t req, std::string_view body);
+  void HandlePut(Client& c, uint64_t req, std::string_view body);
+  void HandleTaskDone(Client& c, std::string_view body);
+  void HandleCall(Client& c, uint64_t req, std::string_view body);
+  void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {
+    router_.Send(peer, protocol::Encode(type, req, body));
+  }
+  template <typename T>
+  void SendMsg(const std::string& peer, MessageType type, uint64_t req, const T& body) {
+    router_.Send(peer, protocol::Encode(type, req, body));
+  }
+
+  // --- objects
+  void StoreObject(const ObjectPayload& p);
+  void StoreError(const ObjectId& id, const ri::ErrorInfo& e);
+  void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
+                const std::string& message);
+  ObjectPayload PayloadOf(const ObjectId& id) const;
+  bool Ready(const ObjectId& id) const { return objects_.count(id) > 0; }
+  void AddWaiter(const std::shared_ptr<Waiter>& w);
+  void CompleteWaiter(const std::shared_ptr<Waiter>& w);
+  void ExpireWaiters();
+
+  // --- tasks and workers
+  void Enqueue(TaskSpec t);
+  void OnArgsReady(TaskSpec t);
+  void Dispatch();
+  ResourceSet ResourcesOf(const TaskSpec& t) const;
+  void SendExecute(Client& w, const TaskSpec& t);
+  void StartWorkers(size_t wanted);
+  void OnWorkerExit(const WorkerPool::Exit& e);
+  void Unblock(Client& c);
+
+  // --- actors
+  void SubmitActorTask(TaskSpec t);
+  void PumpActor(Actor& a);
+  void OnActorDied(const std::string& actor_id, const std::string& cause);
+  // Kills an actor for good, whether it runs on a worker or still waits to be placed.
+  void KillActor(const std::string& actor_id);
+
+  // --- jobs and periodic work
+  void FinishJob(const std::string& job_id);
+  void Periodic();
+  std::string PluginPath(const std::string& hash);
+  void ForwardLogs(const std::string& worker, int pid, std::string_view text, bool is_stderr);
+  std::string Where(int pid) const {
+    return fmt::format("node {}, pid {}", options_.node_ip, pid);
+  }
+
+  RayletOptions options_;
+  NodeId node_id_;
+  std::string endpoint_;
+  transport::Router router_;
+  std::unique_ptr<WorkerPool> pool_;
+  object_store::ObjectStore store_;
+  gcs::GcsClient gcs_;
+  ResourceSet total_, available_;
+  int cpus_ = 1;
+  int max_workers_ = 16;
+  size_t starting_ = 0;
+
+  std::unordered_map<std::string, Client> clients_;
+  std::deque<std::string> idle_;
+  std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
+  std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
+  std::multimap<int64_t, std::weak_ptr<Waiter>> deadlines_;
+  // Tasks whose arguments are ready, grouped by resource shape, FIFO within a shape.
+  std::map<std::string, std::pair<ResourceSet, std::deque<TaskSpec>>> ready_;
+  size_t num_ready_ = 0;
+  std::unordered_map<std::string, Actor> actors_;
+  std::set<std::string> finished_jobs_;
+  std::set<std::string> known_plugins_;
+  int64_t next_periodic_ms_ = 0;
+  int64_t next_heartbeat_ms_ = 0;
+  bool gcs_warned_ = false;
+};
+
+}  // namespace ray::raylet

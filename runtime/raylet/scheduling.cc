@@ -1,0 +1,378 @@
+#include "runtime/raylet/raylet_impl.h"
+
+namespace ray::raylet {
+
+namespace {
+
+// Why a submitted task is refused, or Ok. CoreClient::Submit checks the same; the
+// raylet does not rely on its clients for it.
+Status CheckTaskSpec(const TaskSpec& t) {
+  if (t.task_id.size() != TaskId::kSize) {
+    return Status::InvalidArgument(fmt::format("a {}-byte task id", t.task_id.size()));
+  }
+  if (t.num_returns == 0 || t.num_returns > 1000) {
+    return Status::InvalidArgument(fmt::format("{} returns", t.num_returns));
+  }
+  if (t.kind > ri::kActorTask) return Status::InvalidArgument(fmt::format("kind {}", t.kind));
+  // The hash names a file under the session's plugins/ dir: hex only.
+  if (t.plugin.empty() || t.plugin.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return Status::InvalidArgument("plugin hash '" + t.plugin + "' is not hex");
+  }
+  for (const auto& a : t.args) {
+    if (a.is_ref && a.data.size() != ObjectId::kSize) {
+      return Status::InvalidArgument(fmt::format("a {}-byte ObjectRef argument", a.data.size()));
+    }
+  }
+  for (const auto& [name, amount] : t.resources) {
+    if (!std::isfinite(amount) || amount < 0) {
+      return Status::InvalidArgument(fmt::format("resource {} = {}", name, amount));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Tasks.
+
+ResourceSet Raylet::ResourcesOf(const TaskSpec& t) const {
+  auto r = t.resources;
+  if (t.kind == ri::kNormalTask && !r.count("CPU")) r["CPU"] = 1;
+  return ResourceSet::FromDoubles(r);
+}
+
+void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
+  auto spec = protocol::DecodeBody<TaskSpec>(body, "TaskSpec");
+  if (!spec.ok()) {
+    RAY_LOG_WARN("peer {}: {}", Hex(peer), spec.status().message());
+    return;
+  }
+  Status valid = CheckTaskSpec(*spec);
+  if (!valid.ok()) {
+    RAY_LOG_WARN("peer {}: dropped task {}: {}", Hex(peer), spec->function, valid.message());
+    return;
+  }
+  spec->caller = peer;
+  if (finished_jobs_.count(spec->job_id)) return;
+  if (spec->kind == ri::kActorTask) {
+    SubmitActorTask(std::move(*spec));
+    return;
+  }
+  ResourceSet need = ResourcesOf(*spec);
+  if (!total_.Contains(need)) {
+    FailTask(*spec, ri::kUnschedulable, "UnschedulableError",
+             fmt::format("task {} requires {}, but no node in the cluster has that much "
+                         "(cluster total: {})",
+                         spec->function, need.ToString(), total_.ToString()));
+    if (spec->kind == ri::kActorCreation) {
+      Actor& a = actors_[spec->task_id];
+      a.creation = *spec;
+      a.state = Actor::kDead;
+      a.death_cause = "the actor could not be placed: it requires " + need.ToString();
+    }
+    return;
+  }
+  if (spec->kind == ri::kActorCreation) {
+    Actor& a = actors_[spec->task_id];
+    a.creation = *spec;
+  }
+  Enqueue(std::move(*spec));
+}
+
+void Raylet::Enqueue(TaskSpec t) {
+  auto w = std::make_shared<Waiter>();
+  w->kind = Waiter::kTask;
+  for (const auto& a : t.args) {
+    if (a.is_ref) w->ids.push_back(ObjectId::FromBinary(a.data));
+  }
+  w->task = std::move(t);
+  AddWaiter(w);
+}
+
+void Raylet::OnArgsReady(TaskSpec t) {
+  if (t.kind == ri::kActorCreation) {
+    auto a = actors_.find(t.task_id);
+    if (a != actors_.end() && a->second.state == Actor::kDead) return;  // killed while waiting
+  }
+  ResourceSet need = ResourcesOf(t);
+  auto& slot = ready_[need.ToString()];
+  slot.first = need;
+  slot.second.push_back(std::move(t));
+  ++num_ready_;
+}
+
+void Raylet::StartWorkers(size_t wanted) {
+  while (wanted-- > 0 && pool_->size() < static_cast<size_t>(max_workers_)) {
+    auto id = pool_->Start();
+    if (!id.ok()) {
+      RAY_LOG_ERROR("cannot start a worker: {}", id.status().message());
+      return;
+    }
+    Client c;
+    c.peer = *id;
+    clients_[*id] = std::move(c);
+    ++starting_;
+  }
+}
+
+void Raylet::Dispatch() {
+  if (num_ready_ == 0) return;
+  bool progress = true;
+  while (progress && num_ready_ > 0) {
+    progress = false;
+    for (auto it = ready_.begin(); it != ready_.end();) {
+      auto& [need, queue] = it->second;
+      if (!queue.empty() && available_.Contains(need)) {
+        // Skip idle entries whose worker has gone away.
+        while (!idle_.empty() && (!clients_.count(idle_.front()) ||
+                                  clients_.at(idle_.front()).state != Client::kIdle)) {
+          idle_.pop_front();
+        }
+        if (idle_.empty()) break;
+        Client& w = clients_.at(idle_.front());
+        idle_.pop_front();
+        TaskSpec t = std::move(queue.front());
+        queue.pop_front();
+        --num_ready_;
+        available_.Subtract(need);
+        w.held = need;
+        if (t.kind == ri::kActorCreation) {
+          w.state = Client::kActor;
+          w.actor_id = t.task_id;
+          Actor& a = actors_[t.task_id];
+          a.worker = w.peer;
+        } else {
+          w.state = Client::kBusy;
+        }
+        SendExecute(w, t);
+        w.running = std::move(t);
+        progress = true;
+      }
+      if (queue.empty()) {
+        it = ready_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // Start workers for tasks that fit but found no idle worker.
+  size_t runnable = 0;
+  for (auto& [key, slot] : ready_) {
+    if (available_.Contains(slot.first)) runnable += slot.second.size();
+  }
+  size_t idle = idle_.size();
+  if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
+}
+
+void Raylet::SendExecute(Client& w, const TaskSpec& t) {
+  protocol::ExecuteTask msg;
+  msg.spec = t;
+  for (const auto& a : t.args) {
+    if (a.is_ref) msg.resolved.push_back(PayloadOf(ObjectId::FromBinary(a.data)));
+  }
+  msg.plugin_path = PluginPath(t.plugin);
+  w.last_job = t.job_id;
+  SendMsg(w.peer, MessageType::kExecuteTask, 0, msg);
+}
+
+std::string Raylet::PluginPath(const std::string& hash) {
+  std::string path = options_.session_dir + "/plugins/" + hash + ".so";
+  if (known_plugins_.count(hash)) return path;
+  if (::access(path.c_str(), R_OK) != 0) {
+    auto bytes = gcs_.GetPlugin(hash);
+    if (!bytes.ok()) {
+      RAY_LOG_ERROR("cannot fetch plugin {}: {}", hash, bytes.status().message());
+      return path;  // the worker reports the missing file as the task's error
+    }
+    Status st = WriteFile(path, *bytes, 0755);
+    if (!st.ok()) RAY_LOG_ERROR("{}", st.message());
+  }
+  known_plugins_.insert(hash);
+  return path;
+}
+
+void Raylet::HandleTaskDone(Client& c, std::string_view body) {
+  auto msg = protocol::DecodeBody<protocol::TaskDone>(body, "TaskDone");
+  if (!msg.ok()) {
+    RAY_LOG_WARN("worker {}: {}", Hex(c.peer), msg.status().message());
+    return;
+  }
+  for (const auto& p : msg->returns) StoreObject(p);
+
+  if (c.state == Client::kActor) {
+    auto a = actors_.find(c.actor_id);
+    if (a == actors_.end()) return;
+    Actor& actor = a->second;
+    if (actor.state != Actor::kAlive) {  // the creation task finished
+      bool failed = !msg->returns.empty() &&
+                    msg->returns[0].state == static_cast<uint8_t>(ObjectState::kError);
+      c.running.reset();
+      if (failed) {
+        auto it = objects_.find(ObjectId::FromBinary(msg->returns[0].id));
+        std::string why = it == objects_.end() ? "" :
+            ri::Unpack<ri::ErrorInfo>(it->second.data.data(), it->second.data.size()).message;
+        OnActorDied(c.actor_id, "the actor's constructor failed: " + why);
+        pool_->Kill(c.peer);
+        return;
+      }
+      actor.state = Actor::kAlive;
+      PumpActor(actor);
+      return;
+    }
+    if (!actor.inflight.empty() && actor.inflight.front().task_id == msg->task_id) {
+      actor.inflight.pop_front();
+    }
+    return;
+  }
+
+  if (!c.running || c.running->task_id != msg->task_id) {
+    RAY_LOG_WARN("worker {} reported task {} it was not running", Hex(c.peer),
+                 Hex(msg->task_id));
+    return;
+  }
+  TaskSpec done = std::move(*c.running);
+  c.running.reset();
+  available_.Add(c.held);
+  c.held = ResourceSet();
+  c.blocked = false;
+  int calls = ++c.calls[done.function];
+  if (done.max_calls > 0 && calls >= done.max_calls) {
+    Send(c.peer, MessageType::kExit, 0, "");
+    c.state = Client::kStarting;  // never reused; reaped on exit
+    StartWorkers(1);
+    return;
+  }
+  c.state = Client::kIdle;
+  idle_.push_front(c.peer);  // a warm worker first
+}
+
+void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
+  auto it = clients_.find(e.worker_id);
+  if (it == clients_.end()) return;
+  Client c = std::move(it->second);
+  clients_.erase(it);
+  if (c.state == Client::kStarting && !c.registered && starting_ > 0) --starting_;
+  if (c.state == Client::kStarting && !c.registered) {
+    RAY_LOG_ERROR("worker pid {} exited before registering ({}); see logs/worker-{}.err", e.pid,
+                  e.how, Hex(e.worker_id));
+  }
+  available_.Add(c.held);
+  if (c.state == Client::kActor) {
+    OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
+    return;
+  }
+  if (!c.running) return;
+  TaskSpec t = std::move(*c.running);
+  if (t.max_retries != 0) {
+    if (t.max_retries > 0) --t.max_retries;
+    RAY_LOG_WARN("worker pid {} died ({}) running {}; retrying ({} retries left)", e.pid, e.how,
+                 t.function, t.max_retries);
+    OnArgsReady(std::move(t));
+    return;
+  }
+  FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError",
+           fmt::format("the worker running task {} died unexpectedly ({}, pid {}) and no "
+                       "retries are left",
+                       t.function, e.how, e.pid));
+}
+
+// ---------------------------------------------------------------------------
+// Actors.
+
+void Raylet::SubmitActorTask(TaskSpec t) {
+  auto it = actors_.find(t.actor_id);
+  if (it == actors_.end() || it->second.state == Actor::kDead) {
+    std::string cause = it == actors_.end() ? "no such actor on this node" : it->second.death_cause;
+    FailTask(t, ri::kActorDied, "ActorDiedError",
+             fmt::format("actor method {} cannot run: {}", t.function, cause));
+    return;
+  }
+  it->second.queue.push_back(std::move(t));
+  PumpActor(it->second);
+}
+
+void Raylet::PumpActor(Actor& a) {
+  if (a.state != Actor::kAlive || a.head_waiter) return;
+  auto w = clients_.find(a.worker);
+  if (w == clients_.end()) return;
+  while (!a.queue.empty()) {
+    TaskSpec& head = a.queue.front();
+    auto waiter = std::make_shared<Waiter>();
+    waiter->kind = Waiter::kTask;
+    for (const auto& arg : head.args) {
+      if (arg.is_ref && !Ready(ObjectId::FromBinary(arg.data))) {
+        waiter->ids.push_back(ObjectId::FromBinary(arg.data));
+      }
+    }
+    if (!waiter->ids.empty()) {
+      // Later methods wait behind this one, keeping submission order.
+      waiter->task.kind = ri::kActorTask;
+      waiter->task.actor_id = head.actor_id;
+      a.head_waiter = waiter;
+      AddWaiter(waiter);
+      return;
+    }
+    SendExecute(w->second, head);
+    a.inflight.push_back(std::move(head));
+    a.queue.pop_front();
+  }
+}
+
+void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) {
+  auto it = actors_.find(actor_id);
+  if (it == actors_.end()) return;
+  Actor& a = it->second;
+  for (const auto& t : a.inflight) {
+    FailTask(t, ri::kActorDied, "ActorDiedError",
+             fmt::format("actor method {} did not finish: {}", t.function, cause));
+  }
+  a.inflight.clear();
+  a.worker.clear();
+  if (a.head_waiter) a.head_waiter->done = true;
+  a.head_waiter.reset();
+  bool job_over = finished_jobs_.count(a.creation.job_id) > 0;
+  if (!job_over && a.state != Actor::kDead &&
+      (a.creation.max_restarts < 0 || a.restarts < a.creation.max_restarts)) {
+    ++a.restarts;
+    a.state = Actor::kRestarting;
+    RAY_LOG_WARN("restarting actor {} ({} of {}): {}", Hex(actor_id), a.restarts,
+                 a.creation.max_restarts, cause);
+    OnArgsReady(a.creation);
+    return;
+  }
+  a.state = Actor::kDead;
+  a.death_cause = cause;
+  for (const auto& t : a.queue) {
+    FailTask(t, ri::kActorDied, "ActorDiedError",
+             fmt::format("actor method {} cannot run: {}", t.function, cause));
+  }
+  a.queue.clear();
+  if (!a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
+}
+
+void Raylet::KillActor(const std::string& actor_id) {
+  auto it = actors_.find(actor_id);
+  if (it == actors_.end() || it->second.state == Actor::kDead) return;
+  Actor& a = it->second;
+  a.creation.max_restarts = a.restarts;  // no restart after a kill
+  if (!a.worker.empty()) {
+    pool_->Kill(a.worker);  // OnWorkerExit reports the death
+    return;
+  }
+  // Not placed (yet, or again): drop the queued creation task. One still waiting for
+  // its arguments is dropped by OnArgsReady.
+  for (auto& [key, slot] : ready_) {
+    auto& q = slot.second;
+    size_t before = q.size();
+    q.erase(std::remove_if(q.begin(), q.end(),
+                           [&](const TaskSpec& t) {
+                             return t.kind == ri::kActorCreation && t.task_id == actor_id;
+                           }),
+            q.end());
+    num_ready_ -= before - q.size();
+  }
+  OnActorDied(actor_id, "the actor was killed before it started");
+}
+
+}  // namespace ray::raylet
