@@ -83,6 +83,7 @@ Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
     }
     t.gcs_address = nodes.back().gcs_address;
     t.token = flags.token.empty() ? nodes.back().token : flags.token;
+    t.raylet_socket = nodes.back().raylet_socket;
     return t;
   }
   std::string addr = flags.address;
@@ -92,10 +93,10 @@ Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
   }
   t.gcs_address = addr;
   t.token = flags.token;
-  if (t.token.empty()) {
-    for (const auto& n : nodes) {
-      if (n.gcs_address == addr) t.token = n.token;
-    }
+  for (const auto& n : nodes) {
+    if (n.gcs_address != addr) continue;
+    if (t.token.empty()) t.token = n.token;
+    t.raylet_socket = n.raylet_socket;
   }
   if (t.token.empty()) {
     return Status::PermissionDenied("no token for " + flags.address +

@@ -51,6 +51,7 @@ struct ClusterFlags {
 struct ClusterTarget {
   std::string gcs_address;  // tcp://host:port
   std::string token;
+  std::string raylet_socket;  // this machine's node of that cluster under --temp-dir, if any
 };
 
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags);

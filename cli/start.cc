@@ -26,6 +26,7 @@ struct StartOptions {
   std::string temp_dir = "/tmp/ray";
   std::string node_ip = "127.0.0.1";
   bool block = false;
+  int64_t heartbeat_timeout_ms = 10000;
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -56,6 +57,7 @@ void Run(const StartOptions& o) {
   n.node_ip = o.node_ip;
   n.resources = *resources;
   n.object_store_memory = o.object_store_memory;
+  n.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
   if (!o.head) {
     if (o.token.empty()) {
       Fail("start", Status::InvalidArgument(
@@ -110,6 +112,9 @@ void AddStart(CLI::App& app) {
   cmd->add_option("--temp-dir", o->temp_dir, "root of session dirs (default /tmp/ray)");
   cmd->add_option("--node-ip-address", o->node_ip, "IP address of this node (default 127.0.0.1)");
   cmd->add_flag("--block", o->block, "stay in the foreground until interrupted, then stop");
+  cmd->add_option("--heartbeat-timeout-ms", o->heartbeat_timeout_ms,
+                  "head: a node silent this long is marked dead (default 10000)")
+      ->check(CLI::Range(int64_t{100}, int64_t{3600000}));
   cmd->callback([o] { Run(*o); });
 }
 

@@ -16,7 +16,8 @@ struct SubmitOptions {
 void Run(const SubmitOptions& o) {
   auto target = ResolveCluster(o.cluster);
   if (!target.ok()) Fail("submit", target.status());
-  node::JobOptions job{o.job.plugin, o.job.args, target->gcs_address, target->token, ""};
+  node::JobOptions job{o.job.plugin, o.job.args, target->gcs_address, target->token,
+                       target->raylet_socket};
   auto code = node::RunJob(job);
   if (!code.ok()) Fail("submit", code.status());
   if (*code != 0) throw Exit{*code};

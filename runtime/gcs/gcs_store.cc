@@ -262,7 +262,9 @@ Status GcsStore::PutActor(const std::string& actor_id, const std::string& name,
                           const std::string& node_id, const std::string& job_id) {
   return Run("writing an actor",
              "INSERT INTO actors VALUES(?,?,?,?,'ALIVE') ON CONFLICT(actor_id) DO UPDATE SET "
-             "name=excluded.name, node_id=excluded.node_id, job_id=excluded.job_id, "
+             // A record without a name (a placement update) keeps the name it had.
+             "name=CASE WHEN length(excluded.name) > 0 THEN excluded.name ELSE actors.name END, "
+             "node_id=excluded.node_id, job_id=excluded.job_id, "
              "state='ALIVE'",
              {actor_id, name, node_id, job_id});
 }

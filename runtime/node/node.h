@@ -25,7 +25,7 @@ struct NodeOptions {
   std::map<std::string, double> resources;  // must include CPU
   size_t object_store_memory = 0;           // 0: 30% of RAM, at most 20 GiB
   bool die_with_parent = false;             // embedded clusters (`ray run`)
-  int heartbeat_ms = 1000;
+  int heartbeat_ms = 250;
   int64_t heartbeat_timeout_ms = 10000;
 };
 

@@ -26,6 +26,8 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   } else if (msg->op == "flush_logs") {
     // Worker output written so far reaches the caller before this reply does.
     pool_->ReadOutput();
+  } else if (msg->op == "node_id") {
+    reply.body = node_id_.Hex();
   } else if (msg->op == "get_actor") {
     auto id = gcs_.LookupNamedActor(msg->body);
     if (id.ok()) {
@@ -102,18 +104,286 @@ void Raylet::Periodic() {
     next_heartbeat_ms_ = now + options_.heartbeat_ms;
     Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles());
     if (!st.ok() && st.message().find("unknown node") != std::string::npos) {
-      protocol::NodeInfo info;
-      info.node_id = node_id_.Binary();
-      info.address = options_.node_ip;
-      info.raylet_socket = endpoint_;
-      info.session_dir = options_.session_dir;
-      info.total = total_.ToDoubles();
-      info.available = available_.ToDoubles();
-      info.pid = ::getpid();
-      st = gcs_.RegisterNode(info);
+      st = gcs_.RegisterNode(SelfInfo());
     }
     if (!st.ok() && !gcs_warned_) RAY_LOG_WARN("heartbeat to the GCS failed: {}", st.message());
     gcs_warned_ = !st.ok();
+  }
+  RefreshCluster();
+  if (!new_locations_.empty()) {
+    if (Status st = gcs_.AddObjectLocations(new_locations_); !st.ok()) {
+      RAY_LOG_WARN("cannot report object locations: {}", st.message());
+    }
+    new_locations_.clear();
+  }
+  LocateUnlocated();
+}
+
+// ---------------------------------------------------------------------------
+// The other nodes.
+
+protocol::NodeInfo Raylet::SelfInfo() const {
+  protocol::NodeInfo info;
+  info.node_id = node_id_.Binary();
+  info.address = options_.node_ip;
+  info.raylet_socket = endpoint_;
+  info.session_dir = options_.session_dir;
+  info.total = total_.ToDoubles();
+  info.available = available_.ToDoubles();
+  info.pid = ::getpid();
+  info.peer_address = peer_address_;
+  return info;
+}
+
+bool Raylet::MultiNode() const {
+  for (const auto& [id, n] : cluster_) {
+    if (n.state == "ALIVE") return true;
+  }
+  return false;
+}
+
+std::string Raylet::ClusterTotalString() const {
+  ResourceSet sum = total_;
+  for (const auto& [id, n] : cluster_) {
+    if (n.state == "ALIVE") sum.Add(ResourceSet::FromDoubles(n.total));
+  }
+  return sum.ToString();
+}
+
+std::optional<std::string> Raylet::RemoteWithRoom(const ResourceSet& need) const {
+  for (const auto& [id, n] : cluster_) {
+    if (n.state == "ALIVE" && !n.peer_address.empty() &&
+        ResourceSet::FromDoubles(n.available).Contains(need)) {
+      return id;
+    }
+  }
+  return std::nullopt;
+}
+
+void Raylet::SpillQueued() {
+  for (auto& [key, slot] : ready_) {
+    auto& [need, queue] = slot;
+    if (available_.Contains(need)) continue;  // runs here soon enough
+    for (auto it = queue.begin(); it != queue.end();) {
+      auto node = task_origin_.count(it->task_id) ? std::nullopt : RemoteWithRoom(need);
+      if (!node) {
+        ++it;
+        continue;
+      }
+      TaskSpec t = std::move(*it);
+      it = queue.erase(it);
+      --num_ready_;
+      Forward(std::move(t), *node);
+    }
+  }
+}
+
+std::optional<std::string> Raylet::ChooseNode(const ResourceSet& need) const {
+  // Here, if it can start now and nothing of its shape waits before it.
+  auto queued = ready_.find(need.ToString());
+  bool queue_empty = queued == ready_.end() || queued->second.second.empty();
+  if (available_.Contains(need) && queue_empty) return std::string();
+  // Spill to a node with room now; else wait here if this node could ever run it;
+  // else wait on a node that could.
+  if (auto n = RemoteWithRoom(need)) return n;
+  if (total_.Contains(need)) return std::string();
+  for (const auto& [id, n] : cluster_) {
+    if (n.state == "ALIVE" && !n.peer_address.empty() &&
+        ResourceSet::FromDoubles(n.total).Contains(need)) {
+      return id;
+    }
+  }
+  return std::nullopt;
+}
+
+void Raylet::Forward(TaskSpec t, const std::string& node_id) {
+  TaskId tid = TaskId::FromBinary(t.task_id);
+  for (uint32_t i = 1; i <= t.num_returns; ++i) {
+    remote_objects_[ObjectId::ForTaskReturn(tid, i)] = node_id;
+  }
+  if (t.kind == ri::kActorCreation) {
+    Actor& a = actors_[t.task_id];
+    a.creation = t;
+    a.remote_node = node_id;
+    a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
+  }
+  if (t.kind != ri::kActorTask) {
+    // Count it against the node's free resources until its next heartbeat says more.
+    auto& available = cluster_[node_id].available;
+    ResourceSet left = ResourceSet::FromDoubles(available);
+    left.Subtract(ResourcesOf(t));
+    available = left.ToDoubles();
+  }
+  RAY_LOG_DEBUG("task {} ({}) goes to node {}", Hex(t.task_id), t.function, Hex(node_id));
+  peers_->ForwardTask(node_id, protocol::ForwardTask{t, node_id_.Binary()});
+  // Results someone already waits for (a task spilled from this node's queue) are
+  // fetched as soon as they exist there.
+  for (uint32_t i = 1; i <= t.num_returns; ++i) {
+    ObjectId id = ObjectId::ForTaskReturn(tid, i);
+    if (waiting_on_.count(id)) Locate(id, "");
+  }
+  forwarded_[t.task_id] = {std::move(t), node_id};
+}
+
+void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
+  if (Status valid = CheckTaskSpec(t.spec); !valid.ok()) {
+    RAY_LOG_WARN("dropped a forwarded task: {}", valid.message());
+    return;
+  }
+  if (finished_jobs_.count(t.spec.job_id)) return;
+  task_origin_[t.spec.task_id] = t.origin_node;
+  // Arguments missing here are pulled from the origin, which knows where they are.
+  for (const auto& a : t.spec.args) {
+    if (a.is_ref) Locate(ObjectId::FromBinary(a.data), t.origin_node);
+  }
+  Place(std::move(t.spec), /*may_forward=*/false);
+}
+
+void Raylet::NotifyOrigin(const std::string& task_id) {
+  auto it = task_origin_.find(task_id);
+  if (it == task_origin_.end()) return;
+  peers_->NotifyFinished(it->second, protocol::TaskFinished{task_id, node_id_.Binary()});
+  task_origin_.erase(it);
+}
+
+void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
+  auto it = forwarded_.find(f.task_id);
+  if (it == forwarded_.end()) return;
+  // Results of a task that ended on a node other than the one it was sent to (it was
+  // forwarded on) are where the report says.
+  TaskId tid = TaskId::FromBinary(f.task_id);
+  for (uint32_t i = 1; i <= it->second.first.num_returns; ++i) {
+    remote_objects_[ObjectId::ForTaskReturn(tid, i)] = f.node_id;
+  }
+  forwarded_.erase(it);
+}
+
+void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
+  if (Ready(id)) {
+    peers_->Serve(peer, PayloadOf(id));
+    return;
+  }
+  auto w = std::make_shared<Waiter>();
+  w->kind = Waiter::kPeerPull;
+  w->peer = peer;
+  w->ids = {id};
+  AddWaiter(w);
+}
+
+void Raylet::Locate(const ObjectId& id, const std::string& hint) {
+  if (Ready(id) || peers_->Pulling(id)) return;
+  auto known = remote_objects_.find(id);
+  if (known != remote_objects_.end()) {
+    peers_->Pull(id, known->second);
+  } else if (!hint.empty() && hint != node_id_.Binary()) {
+    peers_->Pull(id, hint);
+  } else if (MultiNode()) {
+    unlocated_.insert(id);  // produced here, or somewhere the GCS will know of
+  }
+}
+
+void Raylet::LocateUnlocated() {
+  std::vector<std::string> ids;
+  for (auto it = unlocated_.begin(); it != unlocated_.end();) {
+    if (Ready(*it) || peers_->Pulling(*it) || !waiting_on_.count(*it)) {
+      it = unlocated_.erase(it);
+    } else {
+      ids.push_back(it->Binary());
+      ++it;
+    }
+  }
+  if (ids.empty()) return;
+  auto where = gcs_.GetObjectLocations(ids);
+  if (!where.ok()) return;
+  for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
+    for (const auto& node : (*where)[i]) {
+      if (node == node_id_.Binary() || !cluster_.count(node)) continue;
+      ObjectId id = ObjectId::FromBinary(ids[i]);
+      if (peers_->Pull(id, node)) unlocated_.erase(id);
+      break;
+    }
+  }
+}
+
+bool Raylet::RefreshCluster() {
+  // At most every 10 ms: a burst of unplaceable tasks asks the GCS once.
+  int64_t now = MonoMillis();
+  if (now - last_refresh_ms_ < 10) return false;
+  last_refresh_ms_ = now;
+  auto nodes = gcs_.GetNodes();
+  if (!nodes.ok()) return false;
+  for (auto& n : *nodes) {
+    if (n.node_id == node_id_.Binary()) continue;
+    auto old = cluster_.find(n.node_id);
+    bool was_alive = old != cluster_.end() && old->second.state == "ALIVE";
+    if (n.state == "ALIVE") peers_->SetPeerAddress(n.node_id, n.peer_address);
+    std::string id = n.node_id;
+    cluster_[id] = std::move(n);
+    if (was_alive && cluster_[id].state != "ALIVE") OnNodeDead(id);
+  }
+  // Jobs that ended elsewhere end here too (checked with the heartbeat).
+  if (now < next_jobs_check_ms_) return true;
+  next_jobs_check_ms_ = now + options_.heartbeat_ms;
+  auto jobs = gcs_.GetJobs();
+  if (jobs.ok()) {
+    for (const auto& j : *jobs) {
+      if (j.end_ms > 0 && !finished_jobs_.count(j.job_id)) FinishJob(j.job_id);
+    }
+  }
+  return true;
+}
+
+void Raylet::OnNodeDead(const std::string& node_id) {
+  RAY_LOG_WARN("node {} is dead; re-placing its work", Hex(node_id));
+  for (const auto& id : peers_->ForgetPeer(node_id)) unlocated_.insert(id);
+  // Tasks sent there and not finished: retried elsewhere, as for a dead worker.
+  std::vector<TaskSpec> lost;
+  for (auto it = forwarded_.begin(); it != forwarded_.end();) {
+    if (it->second.second == node_id) {
+      lost.push_back(std::move(it->second.first));
+      it = forwarded_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& t : lost) {
+    TaskId tid = TaskId::FromBinary(t.task_id);
+    for (uint32_t i = 1; i <= t.num_returns; ++i) remote_objects_.erase(ObjectId::ForTaskReturn(tid, i));
+    std::string why = "node " + Hex(node_id) + " died while running " + t.function;
+    if (t.kind == ri::kActorTask) {
+      FailTask(t, ri::kActorDied, "ActorDiedError", why);
+    } else if (t.kind == ri::kNormalTask && t.max_retries != 0) {
+      if (t.max_retries > 0) --t.max_retries;
+      Place(std::move(t), true);
+    } else if (t.kind == ri::kNormalTask) {
+      FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError", why + "; no retries are left");
+    }
+  }
+  // Actors that lived there: restarted elsewhere if they may be, else dead.
+  for (auto& [id, a] : actors_) {
+    if (a.remote_node != node_id || a.state == Actor::kDead) continue;
+    if (a.creation.max_restarts < 0 || a.restarts < a.creation.max_restarts) {
+      ++a.restarts;
+      Place(a.creation, true);
+    } else {
+      a.state = Actor::kDead;
+      a.death_cause = "its node " + Hex(node_id) + " died";
+    }
+  }
+  // Objects known to be only there are lost: whoever waits for them is told.
+  for (auto it = remote_objects_.begin(); it != remote_objects_.end();) {
+    if (it->second != node_id) {
+      ++it;
+      continue;
+    }
+    ObjectId id = it->first;
+    it = remote_objects_.erase(it);
+    if (waiting_on_.count(id)) {
+      StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
+                                   "object " + id.Hex() + " was on node " + Hex(node_id) +
+                                       ", which died",
+                                   "", ""});
+    }
   }
 }
 

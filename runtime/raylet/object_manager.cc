@@ -173,6 +173,8 @@ void ObjectManager::HandleChunk(const std::string& frame) {
   (void)pull.writer->Seal();
   payload.shm_name = pull.writer->name();
   payload.size = pull.writer->size();
+  RAY_LOG_INFO("received object {} ({} bytes) from node {} in {} ms", id.Hex(), payload.size,
+               ToHex(pull.node_id), MonoMillis() - pull.started_ms);
   pulls_.erase(it);
   handlers_.object_arrived(payload);
 }
@@ -193,6 +195,7 @@ bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {
   auto* d = DealerFor(node_id);
   if (!d) return false;
   pulls_[id].node_id = node_id;
+  pulls_[id].started_ms = MonoMillis();
   d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id.Binary()}));
   return true;
 }

@@ -66,6 +66,7 @@ class ObjectManager {
     std::string node_id;
     std::unique_ptr<object_store::SegmentWriter> writer;
     uint64_t received = 0;
+    int64_t started_ms = 0;
   };
   transport::Dealer* DealerFor(const std::string& node_id);
   void HandleRequest(const transport::Incoming& in);

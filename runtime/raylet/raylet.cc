@@ -33,15 +33,15 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
         ForwardLogs(w, pid, text, err);
       });
 
-  protocol::NodeInfo info;
-  info.node_id = node_id_.Binary();
-  info.address = options_.node_ip;
-  info.raylet_socket = endpoint_;
-  info.session_dir = options_.session_dir;
-  info.total = total_.ToDoubles();
-  info.available = available_.ToDoubles();
-  info.pid = ::getpid();
-  RAY_RETURN_IF_ERROR(gcs_.RegisterNode(info));
+  peers_ = std::make_unique<ObjectManager>(
+      node_id_, options_.token, store_.tag(),
+      ObjectManager::Handlers{
+          [this](const std::string& peer, const ObjectId& id) { OnPullRequested(peer, id); },
+          [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
+          [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
+          [this](const ObjectPayload& p) { StoreObject(p); }});
+  RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
+  RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
   RAY_LOG_INFO("raylet {} serving at {} with resources {}", node_id_.Hex(), endpoint_,
                total_.ToString());
   StartWorkers(options_.prestart_workers >= 0 ? options_.prestart_workers : cpus_);
@@ -52,6 +52,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     items.clear();
     items.push_back({router_.socket().handle(), 0, ZMQ_POLLIN, 0});
     pool_->AddPollItems(items);
+    peers_->AddPollItems(items);
     int64_t timeout = 100;
     if (!deadlines_.empty()) {
       timeout = std::clamp<int64_t>(deadlines_.begin()->first - MonoMillis(), 0, 100);
@@ -67,6 +68,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       if (!in) break;
       HandleFrame(*in);
     }
+    peers_->Poll();
     pool_->ReadOutput();
     for (const auto& e : pool_->Reap()) OnWorkerExit(e);
     ExpireWaiters();
@@ -168,11 +170,15 @@ void Raylet::StoreObject(const ObjectPayload& p) {
     if (p.state == static_cast<uint8_t>(ObjectState::kShared)) object_store::UnlinkSegment(p.shm_name);
     return;
   }
-  if (objects_.count(id)) {
-    // A retried task or reconstructed actor may produce an object again: keep the first.
-    if (p.state == static_cast<uint8_t>(ObjectState::kShared)) object_store::UnlinkSegment(p.shm_name);
+  if (auto kept = objects_.find(id); kept != objects_.end()) {
+    // A retried task or restarted actor may produce an object again: keep the first.
+    // Segments are named per id, so only a segment the kept copy does not use goes.
+    if (p.state == static_cast<uint8_t>(ObjectState::kShared) && kept->second.segment != p.shm_name) {
+      object_store::UnlinkSegment(p.shm_name);
+    }
     return;
   }
+
   StoredObject o{static_cast<ObjectState>(p.state), p.data, "", 0};
   if (o.state == ObjectState::kShared) {
     Status st = store_.Admit(id, p.shm_name, p.size);
@@ -187,6 +193,7 @@ void Raylet::StoreObject(const ObjectPayload& p) {
     return;
   }
   objects_.emplace(id, std::move(o));
+  if (MultiNode()) new_locations_.emplace_back(p.id, node_id_.Binary());
   auto w = waiting_on_.find(id);
   if (w == waiting_on_.end()) return;
   auto waiters = std::move(w->second);
@@ -234,6 +241,7 @@ void Raylet::AddWaiter(const std::shared_ptr<Waiter>& w) {
     if (Ready(id) || !seen.insert(id).second) continue;
     waiting_on_[id].push_back(w);
     ++w->needed;
+    Locate(id, w->origin);
   }
   if (w->kind == Waiter::kWait) {
     size_t ready = w->ids.size() - w->needed;
@@ -260,6 +268,9 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       if (it != clients_.end() && it->second.blocked) Unblock(it->second);
       break;
     }
+    case Waiter::kPeerPull:
+      peers_->Serve(w->peer, PayloadOf(w->ids[0]));
+      break;
     case Waiter::kWait: {
       protocol::WaitReply reply;
       for (const auto& id : w->ids) reply.ready.push_back(Ready(id) ? 1 : 0);

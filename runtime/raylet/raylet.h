@@ -23,7 +23,7 @@ struct RayletOptions {
   std::string node_ip = "127.0.0.1";
   std::map<std::string, double> resources;  // this node's totals ("CPU", "GPU", custom)
   size_t object_store_bytes = 20ull << 30;
-  int heartbeat_ms = 1000;
+  int heartbeat_ms = 250;
   int max_workers = 0;        // 0: 4 x CPUs, at least 16
   int prestart_workers = -1;  // -1: one per CPU
   std::string ready_file;     // written with the raylet's endpoint once serving

@@ -44,14 +44,19 @@ namespace ri = ray::internal;
 
 inline std::string Hex(const std::string& bin) { return ToHex(bin); }
 
+// Why a task (submitted or forwarded) is refused, or Ok. The raylet does not rely on
+// its clients and peers for this.
+Status CheckTaskSpec(const TaskSpec& t);
+
 struct Waiter {
-  enum Kind { kGet, kWait, kTask } kind;
-  std::string peer;
+  enum Kind { kGet, kWait, kTask, kPeerPull } kind;
+  std::string peer;  // client, or (kPeerPull) the raylet that asked for the object
   uint64_t request_id = 0;
   std::vector<ObjectId> ids;
   size_t needed = 0;  // objects still missing before this waiter completes
   int64_t deadline_ms = -1;
   TaskSpec task;  // kTask
+  std::string origin;  // kTask forwarded here: the node to pull missing arguments from
   bool done = false;
 };
 
@@ -74,7 +79,8 @@ struct Client {
 struct Actor {
   enum State { kPending, kAlive, kRestarting, kDead } state = kPending;
   TaskSpec creation;
-  std::string worker;  // peer
+  std::string worker;       // peer
+  std::string remote_node;  // set when the actor lives on another node: calls go there
   std::deque<TaskSpec> queue;     // not yet sent, in submission order
   std::deque<TaskSpec> inflight;  // sent, in order
   std::shared_ptr<Waiter> head_waiter;  // the queue's head waits for its arguments
@@ -135,6 +141,8 @@ class Raylet {
   void ExpireWaiters();
 
   // --- tasks and workers
+  // Runs the task here, or (may_forward) on the node that should run it.
+  void Place(TaskSpec spec, bool may_forward);
   void Enqueue(TaskSpec t);
   void OnArgsReady(TaskSpec t);
   void Dispatch();
@@ -150,6 +158,29 @@ class Raylet {
   void OnActorDied(const std::string& actor_id, const std::string& cause);
   // Kills an actor for good, whether it runs on a worker or still waits to be placed.
   void KillActor(const std::string& actor_id);
+
+  // --- the other nodes (cluster.cc)
+  protocol::NodeInfo SelfInfo() const;
+  bool MultiNode() const;
+  // Where a task needing `need` should run: "" here, a node id, or nullopt if no
+  // node could ever fit it.
+  std::optional<std::string> ChooseNode(const ResourceSet& need) const;
+  std::optional<std::string> RemoteWithRoom(const ResourceSet& need) const;
+  // Moves queued tasks that cannot start here now to nodes with room for them.
+  void SpillQueued();
+  void Forward(TaskSpec t, const std::string& node_id);
+  void OnTaskForwarded(protocol::ForwardTask t);
+  void OnTaskFinishedRemotely(const protocol::TaskFinished& f);
+  void NotifyOrigin(const std::string& task_id);
+  void OnPullRequested(const std::string& peer, const ObjectId& id);
+  // Starts fetching a missing object: from the node that runs its task, from
+  // `hint`, or (later, in bulk) from wherever the GCS says it is.
+  void Locate(const ObjectId& id, const std::string& hint);
+  void LocateUnlocated();
+  // Re-reads the cluster from the GCS; false if skipped (rate limit) or failed.
+  bool RefreshCluster();
+  void OnNodeDead(const std::string& node_id);
+  std::string ClusterTotalString() const;
 
   // --- jobs and periodic work
   void FinishJob(const std::string& job_id);
@@ -186,6 +217,19 @@ class Raylet {
   int64_t next_periodic_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   bool gcs_warned_ = false;
+
+  // The cluster beyond this node.
+  std::unique_ptr<ObjectManager> peers_;
+  std::string peer_address_;
+  std::map<std::string, protocol::NodeInfo> cluster_;  // other nodes, by id
+  // Tasks this node placed elsewhere and not yet heard finished: id -> (spec, node).
+  std::unordered_map<std::string, std::pair<TaskSpec, std::string>> forwarded_;
+  std::unordered_map<ObjectId, std::string, IdHash> remote_objects_;  // -> node id
+  std::unordered_map<std::string, std::string> task_origin_;  // forwarded here: id -> node
+  std::unordered_set<ObjectId, IdHash> unlocated_;
+  int64_t last_refresh_ms_ = 0;
+  int64_t next_jobs_check_ms_ = 0;
+  std::vector<std::pair<std::string, std::string>> new_locations_;  // for the GCS
 };
 
 }  // namespace ray::raylet

@@ -2,8 +2,6 @@
 
 namespace ray::raylet {
 
-namespace {
-
 // Why a submitted task is refused, or Ok. CoreClient::Submit checks the same; the
 // raylet does not rely on its clients for it.
 Status CheckTaskSpec(const TaskSpec& t) {
@@ -31,8 +29,6 @@ Status CheckTaskSpec(const TaskSpec& t) {
   return Status::Ok();
 }
 
-}  // namespace
-
 // ---------------------------------------------------------------------------
 // Tasks.
 
@@ -55,29 +51,45 @@ void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
   }
   spec->caller = peer;
   if (finished_jobs_.count(spec->job_id)) return;
-  if (spec->kind == ri::kActorTask) {
-    SubmitActorTask(std::move(*spec));
+  Place(std::move(*spec), /*may_forward=*/true);
+}
+
+void Raylet::Place(TaskSpec spec, bool may_forward) {
+  if (spec.kind == ri::kActorTask) {
+    SubmitActorTask(std::move(spec));
     return;
   }
-  ResourceSet need = ResourcesOf(*spec);
-  if (!total_.Contains(need)) {
-    FailTask(*spec, ri::kUnschedulable, "UnschedulableError",
+  ResourceSet need = ResourcesOf(spec);
+  std::optional<std::string> where;
+  if (may_forward) {
+    where = ChooseNode(need);
+    if (!where && RefreshCluster()) where = ChooseNode(need);  // a node may have just joined
+  } else if (total_.Contains(need)) {
+    where = "";
+  }
+  if (!where) {
+    FailTask(spec, ri::kUnschedulable, "UnschedulableError",
              fmt::format("task {} requires {}, but no node in the cluster has that much "
                          "(cluster total: {})",
-                         spec->function, need.ToString(), total_.ToString()));
-    if (spec->kind == ri::kActorCreation) {
-      Actor& a = actors_[spec->task_id];
-      a.creation = *spec;
+                         spec.function, need.ToString(), ClusterTotalString()));
+    if (spec.kind == ri::kActorCreation) {
+      Actor& a = actors_[spec.task_id];
+      a.creation = spec;
       a.state = Actor::kDead;
       a.death_cause = "the actor could not be placed: it requires " + need.ToString();
     }
     return;
   }
-  if (spec->kind == ri::kActorCreation) {
-    Actor& a = actors_[spec->task_id];
-    a.creation = *spec;
+  if (!where->empty()) {
+    Forward(std::move(spec), *where);
+    return;
   }
-  Enqueue(std::move(*spec));
+  if (spec.kind == ri::kActorCreation) {
+    Actor& a = actors_[spec.task_id];
+    a.creation = spec;
+    a.remote_node.clear();
+  }
+  Enqueue(std::move(spec));
 }
 
 void Raylet::Enqueue(TaskSpec t) {
@@ -156,6 +168,7 @@ void Raylet::Dispatch() {
       }
     }
   }
+  if (MultiNode()) SpillQueued();
   // Start workers for tasks that fit but found no idle worker.
   size_t runnable = 0;
   for (auto& [key, slot] : ready_) {
@@ -199,6 +212,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     return;
   }
   for (const auto& p : msg->returns) StoreObject(p);
+  NotifyOrigin(msg->task_id);
 
   if (c.state == Client::kActor) {
     auto a = actors_.find(c.actor_id);
@@ -217,6 +231,10 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
         return;
       }
       actor.state = Actor::kAlive;
+      // Handles may travel to other nodes, which look the actor up here.
+      if (Status st = gcs_.RegisterActor(c.actor_id, node_id_.Binary()); !st.ok()) {
+        RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(c.actor_id), st.message());
+      }
       PumpActor(actor);
       return;
     }
@@ -282,6 +300,21 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 
 void Raylet::SubmitActorTask(TaskSpec t) {
   auto it = actors_.find(t.actor_id);
+  if (it == actors_.end() && MultiNode()) {
+    // A handle passed from another node: the GCS knows where the actor lives.
+    auto node = gcs_.ActorNode(t.actor_id);
+    if (node.ok() && !node->empty() && *node != node_id_.Binary()) {
+      Actor& a = actors_[t.actor_id];
+      a.remote_node = *node;
+      a.state = Actor::kAlive;
+      it = actors_.find(t.actor_id);
+    }
+  }
+  if (it != actors_.end() && !it->second.remote_node.empty() &&
+      it->second.state != Actor::kDead) {
+    Forward(std::move(t), it->second.remote_node);
+    return;
+  }
   if (it == actors_.end() || it->second.state == Actor::kDead) {
     std::string cause = it == actors_.end() ? "no such actor on this node" : it->second.death_cause;
     FailTask(t, ri::kActorDied, "ActorDiedError",

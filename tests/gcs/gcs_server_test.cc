@@ -252,6 +252,10 @@ TEST_F(GcsServerTest, ActorLocationsAndTheObjectDirectory) {
 
   ASSERT_TRUE(client.RegisterActor("actor1", "n2").ok());
   EXPECT_EQ(client.ActorNode("actor1").value(), "n2");
+  // Recording where a named actor runs keeps its name.
+  ASSERT_TRUE(client.RegisterNamedActor("svc", "actor2", "n1").ok());
+  ASSERT_TRUE(client.RegisterActor("actor2", "n1").ok());
+  EXPECT_EQ(client.LookupNamedActor("svc").value(), "actor2");
   EXPECT_EQ(client.ActorNode("nobody").value(), "");
 
   // Object ids begin with their job id ("jobA" here).

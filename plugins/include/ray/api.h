@@ -855,6 +855,17 @@ T Call(const char* op, const std::string& req = "") {
 }
 }  // namespace internal
 
+// The id (hex) of the node this code runs on.
+inline std::string GetNodeId() {
+  const auto& api = internal::CheckedApi();
+  RayObject reply{};
+  if (api.call(api.ctx, "node_id", "", 0, &reply) != 0) {
+    internal::ThrowRuntimeError("cannot get the node id");
+  }
+  internal::Released hold(reply);
+  return std::string(reply.data, reply.size);
+}
+
 // Total resources of the cluster's live nodes ({"CPU": 8, "GPU": 1, ...}).
 inline std::map<std::string, double> ClusterResources() {
   return internal::Call<std::map<std::string, double>>("cluster_resources");

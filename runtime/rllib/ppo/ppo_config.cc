@@ -88,6 +88,21 @@ Setter IntList(std::vector<int>* out) {
   };
 }
 
+Setter LrSchedule(std::vector<std::pair<int64_t, double>>* out) {
+  return [out](const Json& v, const std::string& key) {
+    out->clear();
+    if (v.is_null()) return Status::Ok();
+    if (!v.is_array()) return TypeError(key, "a list of [timestep, lr] pairs or null", v);
+    for (const Json& e : v) {
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number()) {
+        return TypeError(key, "a list of [timestep, lr] pairs or null", v);
+      }
+      out->emplace_back(e[0].get<int64_t>(), e[1].get<double>());
+    }
+    return Status::Ok();
+  };
+}
+
 Status Apply(const Json& obj, const std::map<std::string, Setter>& setters,
              const std::string& prefix) {
   if (!obj.is_object()) {
@@ -125,7 +140,7 @@ Result<PPOConfig> PPOConfig::FromJson(const std::string& json, const PPOConfig& 
   const std::map<std::string, Setter> setters = {
       {"gamma", Double(&c.gamma)},
       {"lr", Double(&c.lr)},
-      {"lr_schedule", OnlyNull()},
+      {"lr_schedule", LrSchedule(&c.lr_schedule)},
       {"train_batch_size", Integer(&c.train_batch_size)},
       {"sample_batch_size", Integer(&c.sample_batch_size)},
       {"rollout_fragment_length", Integer(&c.sample_batch_size)},
@@ -167,6 +182,7 @@ std::string PPOConfig::ToJson() const {
   Json j = {
       {"gamma", gamma},
       {"lr", lr},
+      {"lr_schedule", lr_schedule.empty() ? Json(nullptr) : Json(lr_schedule)},
       {"train_batch_size", train_batch_size},
       {"sample_batch_size", sample_batch_size},
       {"num_workers", num_workers},
@@ -207,6 +223,11 @@ Status PPOConfig::Validate() const {
   if (gamma < 0 || gamma > 1) return bad("config key 'gamma' must be in [0, 1]");
   if (lambda < 0 || lambda > 1) return bad("config key 'lambda' must be in [0, 1]");
   if (lr <= 0) return bad("config key 'lr' must be > 0");
+  for (size_t i = 0; i < lr_schedule.size(); ++i) {
+    if (lr_schedule[i].second < 0 || (i > 0 && lr_schedule[i].first <= lr_schedule[i - 1].first)) {
+      return bad("config key 'lr_schedule' needs increasing timesteps and lr >= 0");
+    }
+  }
   if (train_batch_size <= 0) return bad("config key 'train_batch_size' must be > 0");
   if (sample_batch_size <= 0) return bad("config key 'sample_batch_size' must be > 0");
   if (sgd_minibatch_size <= 0) return bad("config key 'sgd_minibatch_size' must be > 0");
@@ -239,6 +260,20 @@ Status PPOConfig::Validate() const {
                "'");
   }
   return Status::Ok();
+}
+
+double PPOConfig::LrAt(int64_t t) const {
+  if (lr_schedule.empty()) return lr;
+  if (t <= lr_schedule.front().first) return lr_schedule.front().second;
+  for (size_t i = 1; i < lr_schedule.size(); ++i) {
+    const auto& [t1, v1] = lr_schedule[i];
+    if (t < t1) {
+      const auto& [t0, v0] = lr_schedule[i - 1];
+      const double alpha = static_cast<double>(t - t0) / static_cast<double>(t1 - t0);
+      return v0 + alpha * (v1 - v0);
+    }
+  }
+  return lr_schedule.back().second;
 }
 
 }  // namespace ray::rllib

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/base/status.h"
@@ -29,6 +30,10 @@ struct PPOConfig {
   // --- COMMON_CONFIG keys used by the single-process learner and samplers.
   double gamma = 0.99;                   // discount factor
   double lr = 5e-5;                      // Adam step size (PPO default)
+  // Piecewise-linear lr over env steps trained, [[t0, lr0], [t1, lr1], ...] with
+  // increasing t; the last value holds beyond the end (RLlib's PiecewiseSchedule with
+  // outside_value = last). Empty: constant `lr`.
+  std::vector<std::pair<int64_t, double>> lr_schedule;
   int64_t train_batch_size = 4000;       // env steps per SGD round
   int64_t sample_batch_size = 200;       // rollout fragment length per env
   int num_workers = 2;                   // rollout workers (ignored in-process)
@@ -69,6 +74,8 @@ struct PPOConfig {
   std::string ToJson() const;
   // Cross-key checks (minibatch <= train batch, use_gae needs use_critic, ...).
   Status Validate() const;
+  // The learning rate after `timesteps` env steps have been trained on.
+  double LrAt(int64_t timesteps) const;
 };
 
 }  // namespace ray::rllib

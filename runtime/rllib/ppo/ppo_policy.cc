@@ -50,6 +50,7 @@ struct PPOPolicy::Impl {
   FullyConnectedNetwork model{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer;
   double kl_coeff = 0;
+  int64_t timesteps_trained = 0;  // env steps seen by LearnOnBatch (drives lr_schedule)
   std::mt19937_64 rng;
 
   torch::Tensor Actions(const SampleBatch& b) const {
@@ -158,6 +159,12 @@ Result<LearnerStats> PPOPolicy::LearnOnBatch(const SampleBatch& batch) {
   coeffs.kl_coeff = impl_->kl_coeff;
   coeffs.use_critic = c.use_critic;
 
+  const double lr = c.LrAt(impl_->timesteps_trained);
+  for (auto& group : impl_->optimizer->param_groups()) {
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  }
+  impl_->timesteps_trained += n;
+
   const int64_t mb = std::min<int64_t>(c.sgd_minibatch_size, n);
   const int64_t num_minibatches = std::max<int64_t>(1, n / mb);
   std::vector<int64_t> perm(n);
@@ -199,7 +206,7 @@ Result<LearnerStats> PPOPolicy::LearnOnBatch(const SampleBatch& batch) {
   stats.kl = m[4];
   stats.entropy = m[5];
   stats.cur_kl_coeff = impl_->kl_coeff;
-  stats.cur_lr = c.lr;
+  stats.cur_lr = lr;
   stats.entropy_coeff = c.entropy_coeff;
   if (stats.kl > 2.0 * c.kl_target) {
     impl_->kl_coeff *= 1.5;
@@ -263,6 +270,7 @@ Status PPOPolicy::Save(const std::string& path) const {
     archive.write("model", model_archive);
     archive.write("optimizer", optim_archive);
     archive.write("kl_coeff", c10::IValue(impl_->kl_coeff));
+    archive.write("timesteps_trained", c10::IValue(impl_->timesteps_trained));
     archive.write("layout", c10::IValue(WeightsLayout()));
     archive.save_to(path);
   } catch (const std::exception& e) {
@@ -289,6 +297,9 @@ Status PPOPolicy::Restore(const std::string& path) {
     c10::IValue kl;
     archive.read("kl_coeff", kl);
     impl_->kl_coeff = kl.toDouble();
+    c10::IValue timesteps;
+    archive.read("timesteps_trained", timesteps);
+    impl_->timesteps_trained = timesteps.toInt();
   } catch (const std::exception& e) {
     return Status::DataLoss("PPOPolicy::Restore(" + path + "): " + e.what());
   }

@@ -82,7 +82,8 @@ class PPOPolicy {
   // One PPO train step on a postprocessed batch: standardise advantages over the
   // whole batch, then num_sgd_iter epochs of shuffled minibatches of
   // sgd_minibatch_size (max(1, N / minibatch) per epoch; with N < minibatch the whole
-  // batch), Adam(lr), optional global-norm grad_clip; then update_kl with the mean KL.
+  // batch), Adam at config.LrAt(env steps trained before this batch), optional
+  // global-norm grad_clip; then update_kl with the mean KL.
   Result<LearnerStats> LearnOnBatch(const SampleBatch& batch);
 
   // All parameters flattened in WeightsLayout() order.
@@ -93,7 +94,7 @@ class PPOPolicy {
   // "name:d0xd1,..." for every parameter; equal layouts mean compatible weights.
   std::string WeightsLayout() const;
 
-  // Model, optimiser state, KL coefficient and layout in one torch archive. Restore
+  // Model, optimiser state, KL coefficient, steps trained and layout in one archive. Restore
   // fails with FailedPrecondition if the file's layout differs, DataLoss if unreadable.
   Status Save(const std::string& path) const;
   Status Restore(const std::string& path);

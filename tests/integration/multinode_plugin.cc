@@ -1,0 +1,123 @@
+// Jobs for the multi-node suite. Each case prints "key=value" lines the test checks.
+//   args: <case>    cases: placement, spread, objects, readers, actor, unschedulable
+
+#include <ray/api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+uint64_t Checksum(const char* data, size_t size) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < size; ++i) h = (h ^ static_cast<unsigned char>(data[i])) * 1099511628211ULL;
+  return h;
+}
+
+ray::Blob Pattern(size_t size, int seed) {
+  std::string s(size, '\0');
+  for (size_t i = 0; i < size; ++i) s[i] = static_cast<char>((i * 31 + seed) & 0xff);
+  return ray::Blob(std::move(s));
+}
+
+std::string WhereAmI() { return ray::GetNodeId(); }
+
+std::string SlowWhereAmI(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return ray::GetNodeId();
+}
+
+ray::Blob MakeBlob(uint64_t size, int seed) { return Pattern(size, seed); }
+
+uint64_t SumBlob(ray::Blob b) { return Checksum(b.data(), b.size()); }
+
+class Pinned {
+ public:
+  static Pinned* Create() { return new Pinned(); }
+  std::string Node() { return ray::GetNodeId(); }
+  int Add(int x) { return total_ += x; }
+
+ private:
+  int total_ = 0;
+};
+
+// Calls an actor through a handle it was given.
+int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
+  return *ray::Get(actor.Task(&Pinned::Add).Remote(x));
+}
+
+}  // namespace
+
+RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add,
+           CallThrough);
+
+RAY_MAIN(int argc, char** argv) {
+  std::string c = argc > 1 ? argv[1] : "";
+  if (c == "placement") {
+    std::printf("driver_node=%s\n", ray::GetNodeId().c_str());
+    auto special = ray::Task(WhereAmI).SetResource("Special", 1).Remote();
+    std::printf("special_node=%s\n", ray::Get(special)->c_str());
+    return 0;
+  }
+  if (c == "spread") {
+    // More one-CPU tasks than the head has CPUs: the rest spill to the other node.
+    std::vector<ray::ObjectRef<std::string>> refs;
+    for (int i = 0; i < 6; ++i) refs.push_back(ray::Task(SlowWhereAmI).Remote(300));
+    std::set<std::string> nodes;
+    for (const auto& n : ray::Get(refs)) nodes.insert(*n);
+    std::printf("distinct_nodes=%zu\n", nodes.size());
+    return 0;
+  }
+  if (c == "objects") {
+    // Made on the Special node, read here.
+    constexpr uint64_t kSize = 200ull << 20;
+    auto remote = ray::Task(MakeBlob).SetResource("Special", 1).Remote(kSize, 7);
+    auto blob = ray::Get(remote);
+    ray::Blob expected = Pattern(kSize, 7);
+    bool same = blob->size() == kSize &&
+                Checksum(blob->data(), blob->size()) == Checksum(expected.data(), expected.size());
+    std::printf("remote_to_driver=%s\n", same ? "intact" : "CORRUPT");
+    // Put here, read there.
+    ray::Blob local = Pattern(50ull << 20, 3);
+    auto ref = ray::Put(local);
+    uint64_t there = *ray::Get(ray::Task(SumBlob).SetResource("Special", 1).Remote(ref));
+    std::printf("driver_to_remote=%s\n",
+                there == Checksum(local.data(), local.size()) ? "intact" : "CORRUPT");
+    return 0;
+  }
+  if (c == "readers") {
+    // Four readers on the other node, one object: one transfer to that node.
+    auto ref = ray::Put(Pattern(64ull << 20, 5));
+    std::vector<ray::ObjectRef<uint64_t>> sums;
+    for (int i = 0; i < 4; ++i) sums.push_back(ray::Task(SumBlob).SetResource("Special", 0.25).Remote(ref));
+    std::set<uint64_t> distinct;
+    for (const auto& s : ray::Get(sums)) distinct.insert(*s);
+    std::printf("object=%s\nreaders_agree=%s\n", ref.ID().c_str(), distinct.size() == 1 ? "yes" : "no");
+    return 0;
+  }
+  if (c == "actor") {
+    auto actor = ray::Actor(Pinned::Create).SetResource("Special", 1).Remote();
+    std::printf("actor_node=%s\n", ray::Get(actor.Task(&Pinned::Node).Remote())->c_str());
+    // The handle travels to a task on the head node, which calls the actor there.
+    int first = *ray::Get(actor.Task(&Pinned::Add).Remote(1));
+    int second = *ray::Get(ray::Task(CallThrough).Remote(actor, 10));
+    std::printf("actor_calls=%d,%d\n", first, second);
+    return 0;
+  }
+  if (c == "unschedulable") {
+    try {
+      ray::Get(ray::Task(WhereAmI).SetResource("Nowhere", 1).Remote());
+      std::printf("unschedulable=ran\n");
+    } catch (const ray::UnschedulableError& e) {
+      std::printf("unschedulable=%s\n", e.what());
+    }
+    return 0;
+  }
+  std::fprintf(stderr, "unknown case '%s'\n", c.c_str());
+  return 2;
+}

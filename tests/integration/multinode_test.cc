@@ -1,0 +1,161 @@
+// Several nodes on one machine, each with its own --temp-dir and ports: joining with
+// the token, placement by resources, spillback, objects across nodes, dead nodes.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/ray_harness.h"
+
+namespace ray::testing {
+namespace {
+
+std::string Value(const std::string& out, const std::string& key) {
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
+  }
+  return "";
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class MultiNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    head_ = dir_.path() + "/head";
+    worker_ = dir_.path() + "/worker";
+    auto head = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir", head_,
+                        "--heartbeat-timeout-ms", "2000"},
+                       dir_.path());
+    ASSERT_EQ(head.exit_code, 0) << head.all();
+    nlohmann::json first = Status();
+    address_ = first["address"];
+    head_id_ = first["nodes"][0]["node_id"];
+    token_ = Slurp(head_ + "/session_latest/token");
+    auto join = RunRay({"start", "--address", address_, "--token", token_, "--num-cpus", "2",
+                        "--resources", "{\"Special\": 1}", "--temp-dir", worker_},
+                       dir_.path());
+    ASSERT_EQ(join.exit_code, 0) << join.all();
+    nlohmann::json status = Status();
+    for (const auto& n : status["nodes"]) {
+      if (n["node_id"] != head_id_) worker_id_ = n["node_id"];
+    }
+    ASSERT_FALSE(worker_id_.empty()) << status.dump();
+  }
+  void TearDown() override {
+    RunRay({"stop", "--temp-dir", worker_}, dir_.path());
+    RunRay({"stop", "--temp-dir", head_}, dir_.path());
+    EXPECT_TRUE(AwaitNoProcessesMentioning(dir_.path()).empty());
+  }
+  nlohmann::json Status() {
+    auto s = RunRay({"status", "--json", "--temp-dir", head_}, dir_.path());
+    EXPECT_EQ(s.exit_code, 0) << s.all();
+    return nlohmann::json::parse(s.out);
+  }
+  RunResult Submit(const std::string& which) {
+    return RunRay({"submit", "--address", address_, "--temp-dir", head_, IT_MULTINODE_PLUGIN, which},
+                  dir_.path(), 120);
+  }
+
+  TempDir dir_;
+  std::string head_, worker_, address_, token_, head_id_, worker_id_;
+};
+
+TEST_F(MultiNodeTest, JoinedNodeIsListedWithItsResources) {
+  auto status = Status();
+  ASSERT_EQ(status["nodes"].size(), 2u);
+  EXPECT_EQ(status["total"]["CPU"], 3.0);
+  EXPECT_EQ(status["total"]["Special"], 1.0);
+  for (const auto& n : status["nodes"]) EXPECT_EQ(n["state"], "ALIVE");
+}
+
+TEST_F(MultiNodeTest, AWrongTokenIsRefused) {
+  auto bad = RunRay({"start", "--address", address_, "--token", "not-the-token", "--temp-dir",
+                     dir_.path() + "/intruder"},
+                    dir_.path());
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("invalid cluster token"), std::string::npos) << bad.all();
+  EXPECT_EQ(Status()["nodes"].size(), 2u);
+}
+
+TEST_F(MultiNodeTest, CustomResourcesPinWorkToTheirNode) {
+  auto r = Submit("placement");
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(Value(r.out, "driver_node"), head_id_);
+  EXPECT_EQ(Value(r.out, "special_node"), worker_id_);
+}
+
+TEST_F(MultiNodeTest, AFullNodeSpillsToAnother) {
+  auto r = Submit("spread");
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(Value(r.out, "distinct_nodes"), "2");
+}
+
+TEST_F(MultiNodeTest, ObjectsCrossNodesIntact) {
+  auto r = Submit("objects");
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(Value(r.out, "remote_to_driver"), "intact");
+  EXPECT_EQ(Value(r.out, "driver_to_remote"), "intact");
+}
+
+TEST_F(MultiNodeTest, SeveralReadersCauseOneTransferPerNode) {
+  auto r = Submit("readers");
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(Value(r.out, "readers_agree"), "yes");
+  std::string object = Value(r.out, "object");
+  ASSERT_FALSE(object.empty());
+  std::string log = Slurp(worker_ + "/session_latest/logs/raylet.err");
+  EXPECT_EQ(CountLines(log, "received object " + object), 1) << log;
+}
+
+TEST_F(MultiNodeTest, ActorsLiveWhereTheirResourcesAreAndHandlesTravel) {
+  auto r = Submit("actor");
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(Value(r.out, "actor_node"), worker_id_);
+  EXPECT_EQ(Value(r.out, "actor_calls"), "1,11");
+}
+
+TEST_F(MultiNodeTest, WorkNoNodeCanFitIsRefusedNamingTheCluster) {
+  auto r = Submit("unschedulable");
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  std::string why = Value(r.out, "unschedulable");
+  EXPECT_NE(why.find("Nowhere"), std::string::npos) << why;
+  EXPECT_NE(why.find("\"Special\": 1"), std::string::npos) << "names the cluster total: " << why;
+}
+
+TEST_F(MultiNodeTest, AKilledRayletIsMarkedDeadAndLeavesTheTotals) {
+  auto node = nlohmann::json::parse(Slurp(worker_ + "/session_latest/node.json"));
+  int raylet = node["raylet_pid"];
+  ASSERT_EQ(::kill(raylet, SIGKILL), 0);
+  auto start = std::chrono::steady_clock::now();
+  bool dead = false;
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(15)) {
+    auto status = Status();
+    for (const auto& n : status["nodes"]) {
+      if (n["node_id"] == worker_id_ && n["state"] == "DEAD") dead = true;
+    }
+    if (dead) {
+      EXPECT_EQ(status["total"]["CPU"], 1.0);
+      EXPECT_FALSE(status["total"].contains("Special"));
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_TRUE(dead) << "worker node not marked dead within 15 s (timeout 2 s)";
+}
+
+}  // namespace
+}  // namespace ray::testing
