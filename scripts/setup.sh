@@ -9,6 +9,7 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libboost-dev libboost-filesystem-dev libsodium-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libtorch-dev
   procps
 )
 
