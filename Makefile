@@ -1,5 +1,5 @@
 # The two commands of the README:
-#   make demo   set up, build, and run the example jobs on a local cluster
+#   make demo   set up, build, train PPO on CartPole on a local cluster, run examples
 #   make test   set up, build, and run every test (ctest)
 BUILD ?= build
 JOBS ?= 2
@@ -16,14 +16,12 @@ build: setup
 	@cmake --build $(BUILD) -j$(JOBS)
 
 demo: build
+	@echo "== PPO on CartPole-v1 on a local cluster (2 rollout-worker actors), until it is solved"
+	@$(BUILD)/cli/rllib train -f share/tuned_examples/cartpole-ppo.yaml
 	@echo "== Ray's tutorial: values, refs, chains, nested tasks"
 	@$(RAY) run $(EXAMPLES)/tutorial.so
 	@echo "== Actors: ten counters, then five calls on one"
 	@$(RAY) run $(EXAMPLES)/counter_actor.so
-	@echo "== A parameter server actor with four gradient workers"
-	@$(RAY) run $(EXAMPLES)/parameter_server.so
-	@echo "== Map-reduce word count"
-	@$(RAY) run $(EXAMPLES)/word_count.so
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure --timeout 300

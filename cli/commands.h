@@ -11,6 +11,7 @@ void AddStatus(CLI::App& app);
 void AddRun(CLI::App& app);
 void AddSubmit(CLI::App& app);
 void AddMicrobenchmark(CLI::App& app);
+void AddRllib(CLI::App& app);  // also the `rllib` command (argv[0])
 void AddDaemons(CLI::App& app);  // hidden: _gcs, _raylet, _worker
 
 // Thrown by Run functions to exit with a message and a code (caught in main).

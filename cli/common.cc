@@ -1,10 +1,14 @@
 #include "cli/common.h"
 
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "runtime/base/util.h"
+#include "runtime/node/driver.h"
 #include "runtime/node/node.h"
 
 namespace ray::cli {
@@ -103,6 +107,64 @@ Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
                                     ": pass --token (printed by `ray start --head`)");
   }
   return t;
+}
+
+}  // namespace ray::cli
+
+namespace ray::cli {
+
+void LocalClusterFlags::Add(CLI::App* cmd) {
+  resources.Add(cmd);
+  cmd->add_option("--object-store-memory", object_store_memory,
+                  "bytes of shared memory for objects (default: 30% of RAM, at most 20 GB)");
+  cmd->add_option("--temp-dir", temp_dir, "root of session dirs (default /tmp/ray)");
+}
+
+namespace {
+// The embedded node's daemons, stopped on Ctrl-C (async-signal-safe: kill only).
+volatile pid_t g_daemons[2] = {0, 0};
+
+void OnInterrupt(int sig) {
+  for (pid_t pid : g_daemons) {
+    if (pid > 0) ::kill(pid, SIGTERM);
+  }
+  ::_exit(128 + sig);
+}
+}  // namespace
+
+void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                       const std::string& plugin, const std::vector<std::string>& args) {
+  auto resources = flags.resources.Resolve();
+  if (!resources.ok()) Fail(command, resources.status());
+  node::NodeOptions n;
+  n.temp_dir = flags.temp_dir;
+  n.port = 0;
+  n.resources = *resources;
+  n.object_store_memory = flags.object_store_memory;
+  n.die_with_parent = true;
+  auto node = node::StartHead(n);
+  if (!node.ok()) Fail(command, node.status());
+  g_daemons[0] = node->raylet_pid;
+  g_daemons[1] = node->gcs_pid;
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  auto code = node::RunJob({plugin, args, node->gcs_address, node->token, node->raylet_socket});
+  Status stopped = node::StopNode(*node);
+  if (!code.ok()) Fail(command, code.status());
+  if (!stopped.ok()) Fail(command, stopped);
+  if (*code != 0) throw Exit{*code};
+}
+
+Result<std::string> FindBundledPlugin(const std::string& build_subdir, const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path exe_dir = fs::path(SelfExecutable()).parent_path();
+  std::string file = name + ".so";
+  for (const fs::path& p : {exe_dir / ".." / build_subdir / file, exe_dir / "../lib/ray" / file,
+                            exe_dir / "../lib64/ray" / file}) {
+    if (fs::exists(p)) return fs::canonical(p).string();
+  }
+  return Status::NotFound(file + " not found beside " + exe_dir.string() +
+                          " (build the '" + name + "' target, or install ray)");
 }
 
 }  // namespace ray::cli

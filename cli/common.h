@@ -57,3 +57,25 @@ struct ClusterTarget {
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags);
 
 }  // namespace ray::cli
+
+namespace ray::cli {
+
+// A cluster started for one job (`ray run`, `ray microbenchmark`, `rllib train`): the
+// node's resources and where its session goes.
+struct LocalClusterFlags {
+  ResourceFlags resources;
+  size_t object_store_memory = 0;
+  std::string temp_dir = "/tmp/ray";
+  void Add(CLI::App* cmd);
+};
+
+// Starts a local cluster, runs `plugin` with `args` as its job, stops the cluster
+// (also on Ctrl-C), and exits with the job's code: Fail()s or throws Exit unless 0.
+void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                       const std::string& plugin, const std::vector<std::string>& args);
+
+// A plugin shipped with ray (`name`.so): in the build tree at <build>/<build_subdir>,
+// or installed in <prefix>/lib/ray.
+Result<std::string> FindBundledPlugin(const std::string& build_subdir, const std::string& name);
+
+}  // namespace ray::cli

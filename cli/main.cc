@@ -1,7 +1,10 @@
 // The one `ray` executable: every command, and every daemon in a hidden mode.
 
 #include <csignal>
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
@@ -16,9 +19,15 @@ int main(int argc, char** argv) {
   ray::cli::AddRun(app);
   ray::cli::AddSubmit(app);
   ray::cli::AddMicrobenchmark(app);
+  ray::cli::AddRllib(app);
   ray::cli::AddDaemons(app);
+  // `rllib ...` and `tune ...` (links to this binary) are `ray rllib ...` and `ray tune ...`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string name = std::string(argv[0]).substr(std::string(argv[0]).rfind('/') + 1);
+  if (name == "rllib") args.insert(args.begin(), name);
+  std::reverse(args.begin(), args.end());  // CLI11 takes them reversed
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const ray::cli::Exit& e) {

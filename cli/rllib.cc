@@ -1,0 +1,214 @@
+// `rllib train` / `rllib rollout` (also `ray rllib ...`): RLlib's command line. An
+// algorithm is a plugin shipped with ray (algorithms/<name>/); training runs it as a
+// job on a local cluster started for it.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+
+namespace ray::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// Algorithms with a plugin, by RLlib's name.
+const std::vector<std::string> kAlgorithms = {"PPO"};
+
+struct Experiment {
+  std::string name = "default";
+  std::string run;
+  std::string env;
+  std::string config = "{}";
+  std::string stop = "{}";
+  int checkpoint_freq = 0;
+  bool checkpoint_at_end = false;
+  std::string local_dir;
+  std::string restore;
+};
+
+struct TrainOptions {
+  Experiment flags;
+  std::string file;
+  LocalClusterFlags cluster;
+};
+
+struct RolloutOptions {
+  std::string checkpoint;
+  std::string run;
+  std::string env;
+  std::string config = "{}";
+  int64_t steps = 10000;
+  int64_t episodes = 0;
+  LocalClusterFlags cluster;
+};
+
+std::string AlgorithmPlugin(const std::string& command, const std::string& run) {
+  if (std::find(kAlgorithms.begin(), kAlgorithms.end(), run) == kAlgorithms.end()) {
+    std::string known;
+    for (const auto& a : kAlgorithms) known += (known.empty() ? "" : ", ") + a;
+    Fail(command, Status::InvalidArgument("unknown algorithm '" + run + "' for --run; available: " +
+                                          known));
+  }
+  std::string lower = run;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  auto plugin = FindBundledPlugin("algorithms/" + lower, lower);
+  if (!plugin.ok()) Fail(command, plugin.status());
+  return *plugin;
+}
+
+json ToJson(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      json j = json::object();
+      for (const auto& kv : n) j[kv.first.as<std::string>()] = ToJson(kv.second);
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      json j = json::array();
+      for (const auto& e : n) j.push_back(ToJson(e));
+      return j;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string s = n.Scalar();
+      if (n.Tag() == "!") return s;  // quoted
+      if (s == "true" || s == "True") return true;
+      if (s == "false" || s == "False") return false;
+      if (s == "null" || s == "~" || s == "None") return nullptr;
+      try {
+        size_t used = 0;
+        long long i = std::stoll(s, &used);
+        if (used == s.size()) return i;
+        double d = std::stod(s, &used);
+        if (used == s.size()) return d;
+      } catch (const std::exception&) {
+      }
+      return s;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+// RLlib's experiment file: {name: {run, env, stop, config, checkpoint_freq, ...}}.
+std::vector<Experiment> LoadExperiments(const std::string& file) {
+  json doc;
+  try {
+    doc = ToJson(YAML::LoadFile(file));
+  } catch (const std::exception& e) {
+    Fail("rllib train", Status::InvalidArgument("cannot read " + file + ": " + e.what()));
+  }
+  if (!doc.is_object() || doc.empty()) {
+    Fail("rllib train", Status::InvalidArgument(file + ": expected a mapping of experiment names"));
+  }
+  std::vector<Experiment> out;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    const json& e = it.value();
+    auto where = [&](const std::string& key) { return file + ": " + it.key() + "." + key; };
+    if (!e.is_object()) Fail("rllib train", Status::InvalidArgument(where("") + " is not a mapping"));
+    static const std::vector<std::string> kKeys = {"run", "env", "stop", "config",
+                                                   "checkpoint_freq", "checkpoint_at_end",
+                                                   "local_dir", "restore"};
+    for (auto k = e.begin(); k != e.end(); ++k) {
+      if (std::find(kKeys.begin(), kKeys.end(), k.key()) == kKeys.end()) {
+        Fail("rllib train", Status::InvalidArgument(where(k.key()) + ": unknown key"));
+      }
+    }
+    Experiment x;
+    x.name = it.key();
+    x.run = e.value("run", "");
+    json config = e.value("config", json::object());
+    x.env = e.value("env", config.value("env", ""));
+    config.erase("env");
+    x.config = config.dump();
+    x.stop = e.value("stop", json::object()).dump();
+    x.checkpoint_freq = e.value("checkpoint_freq", 0);
+    x.checkpoint_at_end = e.value("checkpoint_at_end", false);
+    x.local_dir = e.value("local_dir", "");
+    x.restore = e.value("restore", "");
+    if (x.run.empty()) Fail("rllib train", Status::InvalidArgument(where("run") + " is missing"));
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+void Train(const TrainOptions& o) {
+  std::vector<Experiment> experiments;
+  if (!o.file.empty()) {
+    experiments = LoadExperiments(o.file);
+    for (auto& x : experiments) {  // flags given with -f win over the file
+      if (!o.flags.local_dir.empty()) x.local_dir = o.flags.local_dir;
+      if (!o.flags.restore.empty()) x.restore = o.flags.restore;
+    }
+  } else {
+    if (o.flags.run.empty()) {
+      Fail("rllib train", Status::InvalidArgument("--run ALGORITHM is required (or -f FILE)"));
+    }
+    experiments.push_back(o.flags);
+  }
+  for (const Experiment& x : experiments) {
+    for (const auto& [what, text] : {std::pair{"--config", x.config}, std::pair{"--stop", x.stop}}) {
+      if (!json::accept(text) || !json::parse(text).is_object()) {
+        Fail("rllib train", Status::InvalidArgument(std::string(what) + " must be a JSON object"));
+      }
+    }
+    if (x.env.empty()) Fail("rllib train", Status::InvalidArgument("--env is required"));
+    std::vector<std::string> args = {"train", "--env", x.env, "--config", x.config,
+                                     "--stop", x.stop, "--name", x.name};
+    if (x.checkpoint_freq > 0) args.insert(args.end(), {"--checkpoint-freq", std::to_string(x.checkpoint_freq)});
+    if (x.checkpoint_at_end) args.push_back("--checkpoint-at-end");
+    if (!x.local_dir.empty()) args.insert(args.end(), {"--local-dir", x.local_dir});
+    if (!x.restore.empty()) args.insert(args.end(), {"--restore", x.restore});
+    RunOnLocalCluster("rllib train", o.cluster, AlgorithmPlugin("rllib train", x.run), args);
+  }
+}
+
+void Rollout(const RolloutOptions& o) {
+  std::vector<std::string> args = {"rollout", o.checkpoint, "--env", o.env, "--config", o.config,
+                                   "--steps", std::to_string(o.steps)};
+  if (o.episodes > 0) args.insert(args.end(), {"--episodes", std::to_string(o.episodes)});
+  RunOnLocalCluster("rllib rollout", o.cluster, AlgorithmPlugin("rllib rollout", o.run), args);
+}
+
+}  // namespace
+
+void AddRllib(CLI::App& app) {
+  auto* rllib = app.add_subcommand("rllib", "Train and roll out RLlib algorithms");
+  rllib->require_subcommand(1);
+
+  auto t = std::make_shared<TrainOptions>();
+  auto* train = rllib->add_subcommand("train", "Train an algorithm on an environment");
+  train->add_option("--run", t->flags.run, "the algorithm (PPO)");
+  train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
+  train->add_option("--config", t->flags.config, "algorithm config overrides, JSON");
+  train->add_option("--stop", t->flags.stop,
+                    "stop criteria, JSON, e.g. '{\"episode_reward_mean\": 475}'");
+  train->add_option("-f,--config-file", t->file, "an RLlib experiment file (YAML)");
+  train->add_option("--checkpoint-freq", t->flags.checkpoint_freq,
+                    "save a checkpoint every N iterations (0: never)");
+  train->add_flag("--checkpoint-at-end", t->flags.checkpoint_at_end, "save one when training stops");
+  train->add_option("--local-dir", t->flags.local_dir, "results root (default ~/ray_results)");
+  train->add_option("--experiment-name", t->flags.name, "experiment dir name (default: default)");
+  train->add_option("--restore", t->flags.restore, "start from this checkpoint");
+  t->cluster.Add(train);
+  train->callback([t] { Train(*t); });
+
+  auto r = std::make_shared<RolloutOptions>();
+  auto* rollout = rllib->add_subcommand("rollout", "Run a trained policy and report episode returns");
+  rollout->add_option("checkpoint", r->checkpoint, "a checkpoint dir (or its policy.pt)")->required();
+  rollout->add_option("--run", r->run, "the algorithm that made it (PPO)")->required();
+  rollout->add_option("--env", r->env, "the environment")->required();
+  rollout->add_option("--config", r->config, "the config it was trained with (model keys), JSON");
+  rollout->add_option("--steps", r->steps, "steps to run (default 10000)");
+  rollout->add_option("--episodes", r->episodes, "episodes to run (overrides --steps)");
+  r->cluster.Add(rollout);
+  rollout->callback([r] { Rollout(*r); });
+}
+
+}  // namespace ray::cli

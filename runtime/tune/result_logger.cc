@@ -1,0 +1,137 @@
+#include "runtime/tune/result_logger.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "runtime/base/util.h"
+
+namespace ray::tune {
+
+namespace fs = std::filesystem;
+
+std::string DefaultLocalDir() {
+  if (const char* dir = std::getenv("TUNE_RESULT_DIR")) return dir;
+  const char* home = std::getenv("HOME");
+  return std::string(home ? home : "/tmp") + "/ray_results";
+}
+
+namespace {
+
+std::string Now(const char* format) {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), format, std::localtime(&t));
+  return buf;
+}
+
+// {"a": {"b": 1}} -> {"a/b": 1}, as Tune's CSV logger flattens results.
+void Flatten(const nlohmann::json& j, const std::string& prefix, nlohmann::json& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string key = prefix.empty() ? it.key() : prefix + "/" + it.key();
+    if (it->is_object() && it.key() != "config") {
+      Flatten(*it, key, out);
+    } else if (it.key() != "config") {
+      out[key] = *it;
+    }
+  }
+}
+
+std::string CsvCell(const nlohmann::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+std::string TrialName(const std::string& trainable, const std::string& tag) {
+  return fmt::format("{}_{}_{}", trainable, tag, Now("%Y-%m-%d_%H-%M-%S"));
+}
+
+ResultLogger::ResultLogger(std::string dir, nlohmann::json config, std::string experiment_id)
+    : dir_(std::move(dir)),
+      config_(std::move(config)),
+      trial_id_(ToHex(RandomBytes(4))),
+      experiment_id_(std::move(experiment_id)),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
+
+Result<std::unique_ptr<ResultLogger>> ResultLogger::Create(const std::string& trial_dir,
+                                                           const nlohmann::json& config,
+                                                           const std::string& experiment_id) {
+  std::error_code ec;
+  fs::create_directories(trial_dir, ec);
+  if (ec) return Status::PermissionDenied("cannot create " + trial_dir + ": " + ec.message());
+  std::unique_ptr<ResultLogger> logger(new ResultLogger(trial_dir, config, experiment_id));
+  RAY_RETURN_IF_ERROR(WriteFile(trial_dir + "/params.json", config.dump(2) + "\n"));
+  logger->json_.open(trial_dir + "/result.json", std::ios::app);
+  logger->csv_.open(trial_dir + "/progress.csv", std::ios::app);
+  if (!logger->json_ || !logger->csv_) {
+    return Status::PermissionDenied("cannot write results under " + trial_dir);
+  }
+  return logger;
+}
+
+Result<nlohmann::json> ResultLogger::Log(nlohmann::json r) {
+  auto now = std::chrono::steady_clock::now();
+  auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  ++iteration_;
+  auto fill = [&](const char* key, nlohmann::json value) {
+    if (!r.contains(key)) r[key] = std::move(value);
+  };
+  fill("training_iteration", iteration_);
+  fill("time_this_iter_s", secs(last_, now));
+  fill("time_total_s", secs(start_, now));
+  fill("done", false);
+  fill("trial_id", trial_id_);
+  fill("experiment_id", experiment_id_);
+  fill("date", Now("%Y-%m-%d_%H-%M-%S"));
+  fill("timestamp", static_cast<int64_t>(std::time(nullptr)));
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  fill("hostname", std::string(host));
+  fill("node_ip", "127.0.0.1");
+  fill("pid", static_cast<int>(::getpid()));
+  fill("config", config_);
+  last_ = now;
+
+  json_ << r.dump() << "\n";
+  json_.flush();
+  nlohmann::json flat;
+  Flatten(r, "", flat);
+  if (csv_columns_.empty()) {
+    for (auto it = flat.begin(); it != flat.end(); ++it) csv_columns_.push_back(it.key());
+    std::string header;
+    for (const auto& c : csv_columns_) header += (header.empty() ? "" : ",") + c;
+    csv_ << header << "\n";
+  }
+  std::string row;
+  for (size_t i = 0; i < csv_columns_.size(); ++i) {
+    row += (i ? "," : "") + (flat.contains(csv_columns_[i]) ? CsvCell(flat[csv_columns_[i]]) : "");
+  }
+  csv_ << row << "\n";
+  csv_.flush();
+  if (!json_ || !csv_) return Status::ResourceExhausted("cannot append results in " + dir_);
+  return r;
+}
+
+bool ShouldStop(const nlohmann::json& stop, const nlohmann::json& result) {
+  for (auto it = stop.begin(); it != stop.end(); ++it) {
+    if (!result.contains(it.key()) || !result[it.key()].is_number() || !it->is_number()) continue;
+    if (result[it.key()].get<double>() >= it->get<double>()) return true;
+  }
+  return false;
+}
+
+}  // namespace ray::tune

@@ -1,0 +1,147 @@
+// `rllib train` and `rllib rollout` as a user runs them.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Output {
+  int code;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class RllibTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("rllib_e2e_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `rllib` (the link to ray) with the given argument string under a time limit.
+  Output Rllib(const std::string& args, int timeout_s = 120) {
+    std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
+    std::string cmd = "timeout " + std::to_string(timeout_s) + " " + rllib + " " + args +
+                      " --temp-dir " + dir_ + " >" + dir_ + "/out 2>" + dir_ + "/err";
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(dir_ + "/out"), Slurp(dir_ + "/err")};
+  }
+  // The one trial dir under results/<experiment>/.
+  std::string TrialDir(const std::string& experiment) {
+    for (const auto& e : fs::directory_iterator(dir_ + "/results/" + experiment)) return e.path();
+    return "";
+  }
+  static std::vector<json> Results(const std::string& trial) {
+    std::vector<json> out;
+    std::istringstream in(Slurp(trial + "/result.json"));
+    std::string line;
+    while (std::getline(in, line)) out.push_back(json::parse(line));
+    return out;
+  }
+  std::string dir_;
+};
+
+const char* kSmall =
+    "'{\"num_workers\": 1, \"num_envs_per_worker\": 2, \"sample_batch_size\": 50, "
+    "\"train_batch_size\": 200, \"sgd_minibatch_size\": 64, \"num_sgd_iter\": 2, "
+    "\"model\": {\"fcnet_hiddens\": [16, 16]}}'";
+
+TEST_F(RllibTest, TrainWritesResultsAndCheckpointsThatRolloutRestores) {
+  auto r = Rllib(std::string("train --run PPO --env CartPole-v1 --stop '{\"training_iteration\": 2}' ") +
+                 "--config " + kSmall + " --checkpoint-freq 1 --local-dir " + dir_ + "/results");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("reward_mean"), std::string::npos) << "progress table: " << r.out;
+  std::string trial = TrialDir("default");
+  ASSERT_FALSE(trial.empty());
+  EXPECT_NE(trial.find("PPO_CartPole-v1_"), std::string::npos);
+
+  auto params = json::parse(Slurp(trial + "/params.json"));
+  EXPECT_EQ(params["num_workers"], 1);
+  EXPECT_EQ(params["model"]["fcnet_hiddens"], json({16, 16}));
+  EXPECT_EQ(params["lr"], 5e-5) << "RLlib's default stays";
+
+  auto results = Results(trial);
+  ASSERT_EQ(results.size(), 2u);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& x = results[i];
+    EXPECT_EQ(x["training_iteration"], i + 1);
+    EXPECT_EQ(x["timesteps_total"], 200 * (i + 1));
+    for (const char* key : {"episode_reward_mean", "episode_reward_min", "episode_reward_max",
+                            "episodes_this_iter", "time_this_iter_s", "time_total_s", "done",
+                            "trial_id", "experiment_id", "date", "timestamp", "hostname",
+                            "node_ip", "pid", "config"}) {
+      EXPECT_TRUE(x.contains(key)) << key;
+    }
+    EXPECT_TRUE(x["info"]["learner"]["default_policy"].contains("policy_loss"));
+  }
+  EXPECT_EQ(results.back()["done"], true);
+  std::string csv = Slurp(trial + "/progress.csv");
+  EXPECT_NE(csv.find("episode_reward_mean"), std::string::npos);
+  EXPECT_NE(csv.find("info/learner/default_policy/kl"), std::string::npos);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << "header + 2 rows";
+  ASSERT_TRUE(fs::exists(trial + "/checkpoint_1/policy.pt"));
+  ASSERT_TRUE(fs::exists(trial + "/checkpoint_2/policy.pt"));
+
+  auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run PPO --env CartPole-v1 --episodes 3");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  EXPECT_NE(rollout.out.find("Episode #3: reward:"), std::string::npos) << rollout.out;
+}
+
+TEST_F(RllibTest, MistakesAreNamed) {
+  auto unknown = Rllib("train --run NOPE --env CartPole-v1");
+  EXPECT_NE(unknown.code, 0);
+  EXPECT_NE(unknown.err.find("unknown algorithm 'NOPE'"), std::string::npos) << unknown.err;
+
+  auto key = Rllib("train --run PPO --env CartPole-v1 --config '{\"lrr\": 1}' --local-dir " + dir_);
+  EXPECT_NE(key.code, 0);
+  EXPECT_NE(key.err.find("'lrr'"), std::string::npos) << key.err;
+
+  auto env = Rllib("train --run PPO --env NoSuchEnv-v0 --local-dir " + dir_);
+  EXPECT_NE(env.code, 0);
+  EXPECT_NE(env.err.find("CartPole-v1"), std::string::npos) << "lists known envs: " << env.err;
+
+  auto json = Rllib("train --run PPO --env CartPole-v1 --stop 'not json'");
+  EXPECT_NE(json.code, 0);
+  EXPECT_NE(json.err.find("--stop"), std::string::npos) << json.err;
+
+  std::ofstream(dir_ + "/bad.yaml") << "exp:\n  run: PPO\n  env: CartPole-v1\n  stopp: {}\n";
+  auto yaml = Rllib("train -f " + dir_ + "/bad.yaml");
+  EXPECT_NE(yaml.code, 0);
+  EXPECT_NE(yaml.err.find("exp.stopp"), std::string::npos) << yaml.err;
+}
+
+// The flagship: the tuned example solves CartPole-v1 within 100k environment steps.
+TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
+  auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +
+                     "/share/tuned_examples/cartpole-ppo.yaml --local-dir " + dir_ + "/results",
+                 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto results = Results(TrialDir("cartpole-ppo"));
+  ASSERT_FALSE(results.empty());
+  const json& last = results.back();
+  EXPECT_GE(last["episode_reward_mean"].get<double>(), 475.0) << r.out;
+  EXPECT_LE(last["timesteps_total"].get<int64_t>(), 100000);
+}
+
+}  // namespace
