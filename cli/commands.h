@@ -11,6 +11,8 @@ void AddStatus(CLI::App& app);
 void AddRun(CLI::App& app);
 void AddSubmit(CLI::App& app);
 void AddMicrobenchmark(CLI::App& app);
+void AddList(CLI::App& app);      // state API: tasks, actors, objects, nodes
+void AddTimeline(CLI::App& app);  // state API: Chrome trace of task events
 void AddRllib(CLI::App& app);  // also the `rllib` command (argv[0])
 void AddDaemons(CLI::App& app);  // hidden: _gcs, _raylet, _worker
 

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   ray::cli::AddRun(app);
   ray::cli::AddSubmit(app);
   ray::cli::AddMicrobenchmark(app);
+  ray::cli::AddList(app);
+  ray::cli::AddTimeline(app);
   ray::cli::AddRllib(app);
   ray::cli::AddDaemons(app);
   // `rllib ...` and `tune ...` (links to this binary) are `ray rllib ...` and `ray tune ...`.

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev
   procps
+  iproute2  # ip netns: the two-host suite, tests/integration/netns_test.cc
 )
 
 missing=()

@@ -152,11 +152,13 @@ int Train(const Args& a) {
   auto local = OrThrow(RolloutWorker::Create(a.env, config, 0));
   if (!a.restore.empty()) OrThrow(local->policy().Restore(PolicyFile(a.restore)));
 
-  std::vector<ray::ActorHandle<RemoteWorker>> workers;
   std::string config_json = config.ToJson();
-  for (int i = 1; i <= config.num_workers; ++i) {
-    workers.push_back(ray::Actor(RemoteWorker::Create).SetResource("CPU", 1).Remote(a.env, config_json, i));
-  }
+  auto start_worker = [&](int index) {
+    return ray::Actor(RemoteWorker::Create).SetResource("CPU", 1).Remote(a.env, config_json, index);
+  };
+  std::vector<ray::ActorHandle<RemoteWorker>> workers;
+  for (int i = 1; i <= config.num_workers; ++i) workers.push_back(start_worker(i));
+  int64_t worker_restarts = 0;
 
   std::string local_dir = a.local_dir.empty() ? ray::tune::DefaultLocalDir() : a.local_dir;
   std::string trial_dir = local_dir + "/" + a.name + "/" + ray::tune::TrialName("PPO", a.env);
@@ -183,9 +185,18 @@ int Train(const Args& a) {
       }
       std::vector<ray::ObjectRef<SampleResult>> refs;
       for (auto& w : workers) refs.push_back(w.Task(&RemoteWorker::Sample).Remote(weights));
-      for (auto& r : ray::Get(refs)) {
-        collected += r->batch.size();
-        results.push_back(std::move(*r));
+      for (size_t k = 0; k < refs.size(); ++k) {
+        try {
+          auto r = ray::Get(refs[k]);
+          collected += r->batch.size();
+          results.push_back(std::move(*r));
+        } catch (const ray::ActorDiedError& e) {
+          // RLlib's recreate_failed_workers: a new worker takes the dead one's place.
+          if (!config.recreate_failed_workers) throw;
+          std::printf("rollout worker %zu died (%s); starting a new one\n", k + 1, e.what());
+          workers[k] = start_worker(static_cast<int>(k + 1));
+          ++worker_restarts;
+        }
       }
     }
     std::vector<SampleBatch> batches;
@@ -222,6 +233,7 @@ int Train(const Args& a) {
     r["timesteps_this_iter"] = batch.size();
     r["timesteps_total"] = timesteps_total;
     r["num_healthy_workers"] = workers.size();
+    r["num_remote_worker_restarts"] = worker_restarts;
     r["info"] = {{"learner", {{"default_policy", stats.ToMap()}}},
                  {"num_steps_sampled", timesteps_total},
                  {"num_steps_trained", timesteps_total},

@@ -166,4 +166,24 @@ Result<std::vector<std::vector<std::string>>> GcsClient::GetObjectLocations(
                                                                      "get_object_locations reply");
 }
 
+Status GcsClient::AddObjects(const std::vector<ObjectLocation>& objects) {
+  return Call("add_objects", Pack(objects)).status();
+}
+
+Result<std::vector<ObjectRecord>> GcsClient::GetObjects(uint64_t limit) {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_objects", Pack(limit)));
+  return protocol::DecodeBody<std::vector<ObjectRecord>>(body, "get_objects reply");
+}
+
+Result<std::vector<ActorRecord>> GcsClient::GetActors() {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_actors", ""));
+  return protocol::DecodeBody<std::vector<ActorRecord>>(body, "get_actors reply");
+}
+
+Result<std::vector<TaskEvent>> GcsClient::GetTaskEvents(const std::string& job_id, uint64_t limit) {
+  RAY_ASSIGN_OR_RETURN(std::string body,
+                       Call("get_task_events", Pack(std::make_tuple(job_id, limit))));
+  return protocol::DecodeBody<std::vector<TaskEvent>>(body, "get_task_events reply");
+}
+
 }  // namespace ray::gcs

@@ -39,6 +39,14 @@ class GcsClient {
   Result<std::vector<std::vector<std::string>>> GetObjectLocations(
       const std::vector<std::string>& object_ids);
 
+  // The state API. AddObjects reports objects with their sizes (the directory entry
+  // GetObjectLocations reads); GetObjects lists the directory (limit 0: all).
+  Status AddObjects(const std::vector<ObjectLocation>& objects);
+  Result<std::vector<ObjectRecord>> GetObjects(uint64_t limit = 0);
+  Result<std::vector<ActorRecord>> GetActors();
+  // The last `limit` task events (0: all) of `job_id` ("": every job), oldest first.
+  Result<std::vector<TaskEvent>> GetTaskEvents(const std::string& job_id = "", uint64_t limit = 0);
+
   Status AddJob(const std::string& job_id, int pid, const std::string& entry);
   Status FinishJob(const std::string& job_id, int exit_code);
   Result<std::vector<JobRecord>> GetJobs();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <msgpack.hpp>
 #include <string>
+#include <vector>
 
 namespace ray::gcs {
 
@@ -33,6 +34,43 @@ struct TaskEvent {
   int64_t end_ms = 0;
   std::string state;
   MSGPACK_DEFINE_ARRAY(task_id, job_id, name, node_id, worker, start_ms, end_ms, state);
+};
+
+// Task event states. RUNNING: dispatched to a worker (end_ms 0); FINISHED / FAILED:
+// done, with start and end; PROFILE: a span recorded with ray::Profile (name is the
+// span's, task_id the task it ran in, empty on a driver). Times are wall-clock ms.
+inline constexpr const char* kTaskRunning = "RUNNING";
+inline constexpr const char* kTaskFinished = "FINISHED";
+inline constexpr const char* kTaskFailed = "FAILED";
+inline constexpr const char* kTaskProfile = "PROFILE";
+
+// "get_actors" rows: tuple<actor_id, name, node_id, job_id, state>. The actor id is
+// its creation task's id (which begins with the job id); name is "" if unnamed;
+// state is ALIVE or DEAD.
+struct ActorRecord {
+  std::string actor_id;
+  std::string name;
+  std::string node_id;
+  std::string job_id;
+  std::string state;
+  MSGPACK_DEFINE_ARRAY(actor_id, name, node_id, job_id, state);
+};
+
+// "add_objects" items: tuple<object_id, node_id, size>; size in bytes, 0 if unknown.
+struct ObjectLocation {
+  std::string object_id;
+  std::string node_id;
+  uint64_t size = 0;
+  MSGPACK_DEFINE_ARRAY(object_id, node_id, size);
+};
+
+// "get_objects" rows: tuple<object_id, node_ids, size>: an entry of the object
+// directory (see GcsService: what raylets report there).
+struct ObjectRecord {
+  std::string object_id;
+  std::vector<std::string> node_ids;
+  uint64_t size = 0;
+  MSGPACK_DEFINE_ARRAY(object_id, node_ids, size);
 };
 
 // Node and actor states as stored.

@@ -184,7 +184,7 @@ protocol::GcsReply GcsService::UnregisterNode(const protocol::Heartbeat& hb) {
 Status GcsService::MarkDead(Node& node) {
   node.info.state = kDead;
   for (auto it = object_locations_.begin(); it != object_locations_.end();) {
-    auto& where = it->second;
+    auto& where = it->second.nodes;
     where.erase(std::remove(where.begin(), where.end(), node.info.node_id), where.end());
     it = where.empty() ? object_locations_.erase(it) : std::next(it);
   }
@@ -238,6 +238,10 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
       {"get_actor_node", &GcsService::GetActorNode},
       {"add_object_locations", &GcsService::AddObjectLocations},
       {"get_object_locations", &GcsService::GetObjectLocations},
+      {"add_objects", &GcsService::AddObjects},
+      {"get_objects", &GcsService::GetObjects},
+      {"get_actors", &GcsService::GetActors},
+      {"get_task_events", &GcsService::GetTaskEvents},
   };
   protocol::CallReply reply;
   auto op = kOps.find(request.op);
@@ -346,7 +350,7 @@ Result<std::string> GcsService::AddObjectLocations(const std::string& body) {
   RAY_ASSIGN_OR_RETURN(Locations locations,
                        protocol::DecodeBody<Locations>(body, "add_object_locations body"));
   for (const auto& [object_id, node_id] : locations) {
-    auto& where = object_locations_[object_id];
+    auto& where = object_locations_[object_id].nodes;
     if (std::find(where.begin(), where.end(), node_id) == where.end()) where.push_back(node_id);
   }
   store_->BufferObjectLocations(std::move(locations));
@@ -360,9 +364,60 @@ Result<std::string> GcsService::GetObjectLocations(const std::string& body) {
   out.reserve(ids.size());
   for (const auto& id : ids) {
     auto it = object_locations_.find(id);
-    out.push_back(it == object_locations_.end() ? std::vector<std::string>{} : it->second);
+    out.push_back(it == object_locations_.end() ? std::vector<std::string>{} : it->second.nodes);
   }
   return Pack(out);
+}
+
+Result<std::string> GcsService::AddObjects(const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(auto objects,
+                       protocol::DecodeBody<std::vector<ObjectLocation>>(body, "add_objects body"));
+  std::vector<std::pair<std::string, std::string>> locations;
+  locations.reserve(objects.size());
+  for (auto& o : objects) {
+    DirectoryEntry& entry = object_locations_[o.object_id];
+    if (o.size > 0) entry.size = o.size;
+    if (std::find(entry.nodes.begin(), entry.nodes.end(), o.node_id) == entry.nodes.end()) {
+      entry.nodes.push_back(o.node_id);
+    }
+    locations.emplace_back(std::move(o.object_id), std::move(o.node_id));
+  }
+  store_->BufferObjectLocations(std::move(locations));
+  return std::string();
+}
+
+Result<std::string> GcsService::GetObjects(const std::string& body) {
+  // body: "" or msgpack limit (0: all). Ordered by object id, so a task's results
+  // and a task's puts are adjacent.
+  uint64_t limit = 0;
+  if (!body.empty()) {
+    RAY_ASSIGN_OR_RETURN(limit, protocol::DecodeBody<uint64_t>(body, "get_objects body"));
+  }
+  std::vector<ObjectRecord> out;
+  out.reserve(object_locations_.size());
+  for (const auto& [id, entry] : object_locations_) out.push_back({id, entry.nodes, entry.size});
+  std::sort(out.begin(), out.end(),
+            [](const ObjectRecord& a, const ObjectRecord& b) { return a.object_id < b.object_id; });
+  if (limit > 0 && out.size() > limit) out.resize(limit);
+  return Pack(out);
+}
+
+Result<std::string> GcsService::GetActors(const std::string&) {
+  RAY_ASSIGN_OR_RETURN(std::vector<ActorRecord> actors, store_->LoadActors());
+  return Pack(actors);
+}
+
+Result<std::string> GcsService::GetTaskEvents(const std::string& body) {
+  // body: "" (every event) or msgpack [job_id ("": all jobs), limit (0: all)].
+  using Args = std::tuple<std::string, uint64_t>;
+  Args args{"", 0};
+  if (!body.empty()) {
+    RAY_ASSIGN_OR_RETURN(args, DecodeTuple<Args>(body, "get_task_events body"));
+  }
+  RAY_RETURN_IF_ERROR(store_->Flush());  // buffered events are part of the answer
+  RAY_ASSIGN_OR_RETURN(std::vector<TaskEvent> events,
+                       store_->LoadTaskEvents(std::get<0>(args), std::get<1>(args)));
+  return Pack(events);
 }
 
 }  // namespace ray::gcs

@@ -72,14 +72,24 @@ class GcsService {
   Result<std::string> GetActorNode(const std::string& body);
   Result<std::string> AddObjectLocations(const std::string& body);
   Result<std::string> GetObjectLocations(const std::string& body);
+  // The state API (ray list, ray timeline).
+  Result<std::string> AddObjects(const std::string& body);
+  Result<std::string> GetObjects(const std::string& body);
+  Result<std::string> GetActors(const std::string& body);
+  Result<std::string> GetTaskEvents(const std::string& body);
 
   std::unique_ptr<GcsStore> store_;
   std::string token_;
   int64_t heartbeat_timeout_ms_;
   int64_t sweep_interval_ms_;
   std::map<std::string, Node> nodes_;  // by node_id
-  // Where objects are: object id -> node ids. Dead nodes and finished jobs leave it.
-  std::unordered_map<std::string, std::vector<std::string>> object_locations_;
+  // The object directory: what raylets reported (see "add_objects"). Dead nodes and
+  // finished jobs leave it.
+  struct DirectoryEntry {
+    std::vector<std::string> nodes;
+    uint64_t size = 0;  // 0: not reported
+  };
+  std::unordered_map<std::string, DirectoryEntry> object_locations_;
   int64_t last_sweep_ms_ = 0;
   int64_t last_flush_ms_ = 0;
 };

@@ -302,6 +302,21 @@ Status GcsStore::SetNodeActorsDead(const std::string& node_id) {
              "UPDATE actors SET state='DEAD' WHERE node_id=? AND state='ALIVE'", {node_id});
 }
 
+Result<std::vector<ActorRecord>> GcsStore::LoadActors() {
+  RAY_ASSIGN_OR_RETURN(
+      Statement * stmt,
+      Prepared("SELECT actor_id, name, node_id, job_id, state FROM actors ORDER BY rowid"));
+  Use use(stmt->get());
+  std::vector<ActorRecord> actors;
+  int rc;
+  while ((rc = use.Step()) == SQLITE_ROW) {
+    actors.push_back(ActorRecord{use.ColumnBytes(0), use.ColumnBytes(1), use.ColumnBytes(2),
+                                 use.ColumnBytes(3), use.ColumnBytes(4)});
+  }
+  if (rc != SQLITE_DONE) return Error("reading actors");
+  return actors;
+}
+
 Status GcsStore::PutPlugin(const std::string& hash, const std::string& name,
                            const std::string& bytes, int64_t now_ms) {
   return Run("storing a plugin", "INSERT OR IGNORE INTO plugins VALUES(?,?,?,?,?)",
@@ -362,6 +377,26 @@ Result<std::vector<TaskEvent>> GcsStore::LoadTaskEvents() {
                        Prepared("SELECT task_id, job_id, name, node_id, worker, start_ms, end_ms, "
                                 "state FROM task_events ORDER BY rowid"));
   Use use(stmt->get());
+  std::vector<TaskEvent> events;
+  int rc;
+  while ((rc = use.Step()) == SQLITE_ROW) {
+    events.push_back(TaskEvent{use.ColumnBytes(0), use.ColumnBytes(1), use.ColumnBytes(2),
+                               use.ColumnBytes(3), use.ColumnBytes(4), use.ColumnInt(5),
+                               use.ColumnInt(6), use.ColumnBytes(7)});
+  }
+  if (rc != SQLITE_DONE) return Error("reading task events");
+  return events;
+}
+
+Result<std::vector<TaskEvent>> GcsStore::LoadTaskEvents(const std::string& job_id,
+                                                        size_t limit) {
+  RAY_ASSIGN_OR_RETURN(
+      Statement * stmt,
+      Prepared("SELECT task_id, job_id, name, node_id, worker, start_ms, end_ms, state FROM "
+               "(SELECT rowid AS r, * FROM task_events WHERE length(?) = 0 OR job_id = ? "
+               "ORDER BY rowid DESC LIMIT ?) ORDER BY r"));
+  Use use(stmt->get());
+  use.Blob(job_id).Blob(job_id).Int(limit == 0 ? -1 : static_cast<int64_t>(limit));
   std::vector<TaskEvent> events;
   int rc;
   while ((rc = use.Step()) == SQLITE_ROW) {

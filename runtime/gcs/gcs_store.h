@@ -55,6 +55,8 @@ class GcsStore {
   Result<std::string> LiveActorNode(const std::string& actor_id);
   Status SetActorDead(const std::string& actor_id);
   Status SetNodeActorsDead(const std::string& node_id);
+  // Every actor recorded, in the order first recorded.
+  Result<std::vector<ActorRecord>> LoadActors();
 
   // Plugins, by content hash. PutPlugin keeps the first bytes stored for a hash.
   Status PutPlugin(const std::string& hash, const std::string& name, const std::string& bytes,
@@ -69,6 +71,9 @@ class GcsStore {
   // Task events: buffered; flushed early once many are pending.
   Status BufferTaskEvents(std::vector<TaskEvent> events);
   Result<std::vector<TaskEvent>> LoadTaskEvents();
+  // The last `limit` events written (0: all) of job `job_id` ("": every job), oldest
+  // first. Buffered events are not included: Flush() first to see them.
+  Result<std::vector<TaskEvent>> LoadTaskEvents(const std::string& job_id, size_t limit);
 
   // Object locations (object id, node id): buffered, written by Flush().
   void BufferObjectLocations(std::vector<std::pair<std::string, std::string>> locations);

@@ -35,6 +35,34 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     } else {
       fail(id.status());
     }
+  } else if (msg->op == "nodes") {
+    auto nodes = NodesReply();
+    if (nodes.ok()) {
+      reply.body = std::move(nodes).value();
+    } else {
+      fail(nodes.status());
+    }
+  } else if (msg->op == "gpu_ids") {
+    // The GPUs this client's task or actor holds (drivers: none).
+    reply.body = ri::Pack(c.gpus.ids());
+  } else if (msg->op == "profile_event") {
+    // body: msgpack [name, start_ms, end_ms], a span of the client's current task
+    // (or of the driver's job).
+    auto span = protocol::DecodeBody<std::tuple<std::string, int64_t, int64_t>>(msg->body,
+                                                                                "profile_event");
+    if (!span.ok()) {
+      fail(span.status());
+    } else {
+      TaskSpec where;
+      if (const TaskSpec* t = CurrentTask(c)) {
+        where.task_id = t->task_id;
+        where.job_id = t->job_id;
+      } else {
+        where.job_id = c.job_id;
+      }
+      where.function = std::get<0>(*span);
+      RecordTask(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
+    }
   } else if (msg->op == "kill_actor") {
     KillActor(msg->body);
   } else if (msg->op == "cluster_resources" || msg->op == "available_resources") {
@@ -63,12 +91,14 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
 void Raylet::FinishJob(const std::string& job_id) {
   RAY_LOG_INFO("job {} finished; releasing its actors and objects", Hex(job_id));
   finished_jobs_.insert(job_id);
+  FlushTaskEvents();  // the job's events are in the GCS once it is over
   for (auto& [id, a] : actors_) {
     if (a.creation.job_id != job_id || a.state == Actor::kDead) continue;
     if (!a.worker.empty()) pool_->Kill(a.worker);
     a.state = Actor::kDead;
     a.death_cause = "its job finished";
-    if (!a.creation.actor_name.empty()) (void)gcs_.RemoveActor(id);
+    // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
+    if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(id);
   }
   for (auto& [key, slot] : ready_) {
     auto& q = slot.second;
@@ -110,8 +140,9 @@ void Raylet::Periodic() {
     gcs_warned_ = !st.ok();
   }
   RefreshCluster();
+  FlushTaskEvents();
   if (!new_locations_.empty()) {
-    if (Status st = gcs_.AddObjectLocations(new_locations_); !st.ok()) {
+    if (Status st = gcs_.AddObjects(new_locations_); !st.ok()) {
       RAY_LOG_WARN("cannot report object locations: {}", st.message());
     }
     new_locations_.clear();

@@ -77,7 +77,9 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   }
   RAY_LOG_INFO("raylet stopping");
   // Briefly: with `ray run` interrupted, the GCS may be gone already.
-  (void)gcs::GcsClient(options_.gcs_address, options_.token, 300).UnregisterNode(node_id_.Binary());
+  gcs::GcsClient last_words(options_.gcs_address, options_.token, 300);
+  if (!task_events_.empty()) (void)last_words.AddTaskEvents(task_events_);
+  (void)last_words.UnregisterNode(node_id_.Binary());
   pool_.reset();  // kills workers
   object_store::UnlinkAllSegments(store_.tag());
   ::unlink(socket_path.c_str());
@@ -192,8 +194,11 @@ void Raylet::StoreObject(const ObjectPayload& p) {
     RAY_LOG_WARN("dropped object {} in state {}", id.Hex(), p.state);
     return;
   }
+  if (MultiNode() || o.state == ObjectState::kShared) {
+    uint64_t size = o.state == ObjectState::kShared ? o.size : o.data.size();
+    new_locations_.push_back(gcs::ObjectLocation{p.id, node_id_.Binary(), size});
+  }
   objects_.emplace(id, std::move(o));
-  if (MultiNode()) new_locations_.emplace_back(p.id, node_id_.Binary());
   auto w = waiting_on_.find(id);
   if (w == waiting_on_.end()) return;
   auto waiters = std::move(w->second);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <deque>
 #include <list>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "runtime/scheduler/resources.h"
 #include "runtime/transport/transport.h"
 
+#include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_manager.h"
 
 namespace ray::raylet {
@@ -74,6 +76,8 @@ struct Client {
   std::string actor_id;
   std::map<std::string, int> calls;  // function -> times run (max_calls)
   std::string last_job;              // for log routing
+  GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
+  int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
 };
 
 struct Actor {
@@ -102,7 +106,9 @@ class Raylet {
         node_id_(NodeId::FromRandom()),
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
                 o.object_store_bytes}),
-        gcs_(o.gcs_address, o.token, 2000) {
+        gcs_(o.gcs_address, o.token, 2000),
+        gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
+                                       std::getenv("CUDA_VISIBLE_DEVICES"))) {
     total_ = ResourceSet::FromDoubles(o.resources);
     available_ = total_;
     cpus_ = static_cast<int>(o.resources.count("CPU") ? o.resources.at("CPU") : 1);
@@ -121,6 +127,8 @@ class Raylet {
   void HandlePut(Client& c, uint64_t req, std::string_view body);
   void HandleTaskDone(Client& c, std::string_view body);
   void HandleCall(Client& c, uint64_t req, std::string_view body);
+  // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
+  Result<std::string> NodesReply();
   void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {
     router_.Send(peer, protocol::Encode(type, req, body));
   }
@@ -147,6 +155,8 @@ class Raylet {
   void OnArgsReady(TaskSpec t);
   void Dispatch();
   ResourceSet ResourcesOf(const TaskSpec& t) const;
+  // Whether the node's free GPU ids can hold `need`'s GPU amount now.
+  bool GpusFit(const ResourceSet& need) const;
   void SendExecute(Client& w, const TaskSpec& t);
   void StartWorkers(size_t wanted);
   void OnWorkerExit(const WorkerPool::Exit& e);
@@ -181,6 +191,15 @@ class Raylet {
   bool RefreshCluster();
   void OnNodeDead(const std::string& node_id);
   std::string ClusterTotalString() const;
+
+  // --- task events (state API, timeline), sent to the GCS in batches
+  // Records an event of `t` run by client `w` (a worker, or a driver's profile span):
+  // state is one of gcs::kTask*. Sent with the next FlushTaskEvents().
+  void RecordTask(const Client& w, const TaskSpec& t, const char* state, int64_t start_ms,
+                  int64_t end_ms);
+  // The task a client is running now (actors: the method executing), or null.
+  const TaskSpec* CurrentTask(const Client& c) const;
+  void FlushTaskEvents();
 
   // --- jobs and periodic work
   void FinishJob(const std::string& job_id);
@@ -229,7 +248,13 @@ class Raylet {
   std::unordered_set<ObjectId, IdHash> unlocated_;
   int64_t last_refresh_ms_ = 0;
   int64_t next_jobs_check_ms_ = 0;
-  std::vector<std::pair<std::string, std::string>> new_locations_;  // for the GCS
+  // Objects to report to the GCS's directory: every shared-memory object, and on a
+  // multi-node cluster every object (other nodes look small ones up there too).
+  std::vector<gcs::ObjectLocation> new_locations_;
+  std::vector<gcs::TaskEvent> task_events_;  // not yet sent to the GCS
+  std::unordered_map<std::string, size_t> unsent_running_;  // task id -> its RUNNING event
+  size_t dropped_events_ = 0;                // while the GCS could not take them
+  GpuAllocator gpus_;
 };
 
 }  // namespace ray::raylet

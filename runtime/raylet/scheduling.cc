@@ -29,8 +29,22 @@ Status CheckTaskSpec(const TaskSpec& t) {
   return Status::Ok();
 }
 
+namespace {
+
+double GpuAmount(const ResourceSet& need) {
+  auto amounts = need.ToDoubles();
+  auto it = amounts.find("GPU");
+  return it == amounts.end() ? 0.0 : it->second;
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------
 // Tasks.
+
+bool Raylet::GpusFit(const ResourceSet& need) const {
+  return gpus_.ids().empty() || gpus_.CanAcquire(GpuAmount(need));
+}
 
 ResourceSet Raylet::ResourcesOf(const TaskSpec& t) const {
   auto r = t.resources;
@@ -135,7 +149,7 @@ void Raylet::Dispatch() {
     progress = false;
     for (auto it = ready_.begin(); it != ready_.end();) {
       auto& [need, queue] = it->second;
-      if (!queue.empty() && available_.Contains(need)) {
+      if (!queue.empty() && available_.Contains(need) && GpusFit(need)) {
         // Skip idle entries whose worker has gone away.
         while (!idle_.empty() && (!clients_.count(idle_.front()) ||
                                   clients_.at(idle_.front()).state != Client::kIdle)) {
@@ -149,6 +163,7 @@ void Raylet::Dispatch() {
         --num_ready_;
         available_.Subtract(need);
         w.held = need;
+        if (auto grant = gpus_.Acquire(GpuAmount(need))) w.gpus = std::move(*grant);
         if (t.kind == ri::kActorCreation) {
           w.state = Client::kActor;
           w.actor_id = t.task_id;
@@ -185,7 +200,10 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t) {
     if (a.is_ref) msg.resolved.push_back(PayloadOf(ObjectId::FromBinary(a.data)));
   }
   msg.plugin_path = PluginPath(t.plugin);
+  for (int id : w.gpus.ids()) msg.gpu_ids.push_back(id);
   w.last_job = t.job_id;
+  w.dispatched_ms = NowMillis();
+  RecordTask(w, t, gcs::kTaskRunning, w.dispatched_ms, 0);
   SendMsg(w.peer, MessageType::kExecuteTask, 0, msg);
 }
 
@@ -213,6 +231,14 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
   for (const auto& p : msg->returns) StoreObject(p);
   NotifyOrigin(msg->task_id);
+  if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
+    bool failed = std::any_of(msg->returns.begin(), msg->returns.end(), [](const auto& r) {
+      return r.state == static_cast<uint8_t>(ObjectState::kError);
+    });
+    RecordTask(c, *spec, failed ? gcs::kTaskFailed : gcs::kTaskFinished,
+               msg->start_ms > 0 ? msg->start_ms : c.dispatched_ms,
+               msg->end_ms > 0 ? msg->end_ms : NowMillis());
+  }
 
   if (c.state == Client::kActor) {
     auto a = actors_.find(c.actor_id);
@@ -253,6 +279,8 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   c.running.reset();
   available_.Add(c.held);
   c.held = ResourceSet();
+  gpus_.Release(c.gpus);
+  c.gpus = GpuGrant();
   c.blocked = false;
   int calls = ++c.calls[done.function];
   if (done.max_calls > 0 && calls >= done.max_calls) {
@@ -276,6 +304,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
                   e.how, Hex(e.worker_id));
   }
   available_.Add(c.held);
+  gpus_.Release(c.gpus);
   if (c.state == Client::kActor) {
     OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
     return;
@@ -289,6 +318,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
     OnArgsReady(std::move(t));
     return;
   }
+  RecordTask(c, t, gcs::kTaskFailed, c.dispatched_ms, NowMillis());
   FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError",
            fmt::format("the worker running task {} died unexpectedly ({}, pid {}) and no "
                        "retries are left",
@@ -381,7 +411,8 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
              fmt::format("actor method {} cannot run: {}", t.function, cause));
   }
   a.queue.clear();
-  if (!a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
+  // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
+  if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
 }
 
 void Raylet::KillActor(const std::string& actor_id) {

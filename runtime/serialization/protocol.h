@@ -199,14 +199,19 @@ struct ExecuteTask {
   TaskSpec spec;
   std::vector<ObjectPayload> resolved;  // one per ref argument, in order
   std::string plugin_path;
-  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path);
+  // The GPUs the task (or the actor, for life) holds; the worker sets
+  // CUDA_VISIBLE_DEVICES to them ("" when empty) while the task runs.
+  std::vector<int32_t> gpu_ids;
+  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path, gpu_ids);
 };
 
 struct TaskDone {
   std::string task_id;
   std::vector<ObjectPayload> returns;
   bool exit_after = false;  // max_calls reached: the worker exits next
-  MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after);
+  int64_t start_ms = 0;     // wall clock: when the worker began and ended the task
+  int64_t end_ms = 0;       // (0: not reported)
+  MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms);
 };
 
 struct CallRequest {

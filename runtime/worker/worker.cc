@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "runtime/api/core_client.h"
 #include "runtime/api/runtime_api.h"
@@ -20,6 +22,32 @@ using protocol::ObjectState;
 namespace ri = ray::internal;
 
 namespace {
+
+// Sets CUDA_VISIBLE_DEVICES to a task's GPU ids ("" for none, as Ray does for tasks
+// without GPUs) for the scope, then restores the worker's own value.
+class ScopedGpuEnv {
+ public:
+  explicit ScopedGpuEnv(const std::vector<int32_t>& ids) {
+    const char* old = std::getenv(kVar);
+    if (old) previous_ = old;
+    std::string value;
+    for (int32_t id : ids) value += (value.empty() ? "" : ",") + std::to_string(id);
+    ::setenv(kVar, value.c_str(), 1);
+  }
+  ~ScopedGpuEnv() {
+    if (previous_) {
+      ::setenv(kVar, previous_->c_str(), 1);
+    } else {
+      ::unsetenv(kVar);
+    }
+  }
+  ScopedGpuEnv(const ScopedGpuEnv&) = delete;
+  ScopedGpuEnv& operator=(const ScopedGpuEnv&) = delete;
+
+ private:
+  static constexpr const char* kVar = "CUDA_VISIBLE_DEVICES";
+  std::optional<std::string> previous_;
+};
 
 class Worker {
  public:
@@ -171,7 +199,15 @@ Status RunWorker(const WorkerOptions& options) {
                        core::CoreClient::Connect(options.raylet_endpoint, false, JobId(), *id));
   Worker worker(client.get());
   while (auto task = client->NextTask()) {
-    client->SendTaskDone(worker.Execute(*task));
+    int64_t start_ms = NowMillis();
+    protocol::TaskDone done;
+    {
+      ScopedGpuEnv gpus(task->gpu_ids);
+      done = worker.Execute(*task);
+    }
+    done.start_ms = start_ms;
+    done.end_ms = NowMillis();
+    client->SendTaskDone(done);
   }
   return Status::Ok();
 }

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -129,6 +131,46 @@ TEST_F(RllibTest, MistakesAreNamed) {
   auto yaml = Rllib("train -f " + dir_ + "/bad.yaml");
   EXPECT_NE(yaml.code, 0);
   EXPECT_NE(yaml.err.find("exp.stopp"), std::string::npos) << yaml.err;
+}
+
+// A rollout worker killed during training is replaced, and the restart is counted.
+TEST_F(RllibTest, AKilledRolloutWorkerIsReplaced) {
+  std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
+  std::string config =
+      "'{\"num_workers\": 2, \"sample_batch_size\": 100, \"train_batch_size\": 200, "
+      "\"sgd_minibatch_size\": 64, \"num_sgd_iter\": 1, \"recreate_failed_workers\": true, "
+      "\"model\": {\"fcnet_hiddens\": [8]}}'";
+  std::string cmd = "(timeout 120 " + rllib + " train --run PPO --env CartPole-v1 --stop " +
+                    "'{\"training_iteration\": 40}' --config " + config + " --local-dir " + dir_ +
+                    "/results --temp-dir " + dir_ + " >" + dir_ + "/out 2>" + dir_ +
+                    "/err; echo $? >" + dir_ + "/code) &";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto wait_for = [](const std::function<bool()>& done, int seconds) {
+    for (int i = 0; i < seconds * 20 && !done(); ++i) usleep(50000);
+    return done();
+  };
+  // Once training runs, kill a worker process that hosts a rollout worker (it has
+  // the job's plugin mapped from the session's plugins/ dir).
+  ASSERT_TRUE(wait_for([&] {
+    return fs::exists(dir_ + "/results/default") && !TrialDir("default").empty() &&
+           Results(TrialDir("default")).size() >= 2;
+  }, 60)) << Slurp(dir_ + "/err");
+  int victim = -1;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string pid = e.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = Slurp(e.path() / "cmdline");
+    if (cmdline.find("_worker") == std::string::npos || cmdline.find(dir_) == std::string::npos) continue;
+    if (Slurp(e.path() / "maps").find("/plugins/") != std::string::npos) victim = std::stoi(pid);
+  }
+  ASSERT_GT(victim, 0) << "no rollout worker process found";
+  ASSERT_EQ(::kill(victim, SIGKILL), 0);
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ + "/code"); }, 120));
+  EXPECT_EQ(Slurp(dir_ + "/code"), "0\n") << Slurp(dir_ + "/err");
+  auto results = Results(TrialDir("default"));
+  ASSERT_FALSE(results.empty());
+  EXPECT_EQ(results.back()["training_iteration"], 40);
+  EXPECT_GE(results.back()["num_remote_worker_restarts"].get<int>(), 1) << Slurp(dir_ + "/out");
 }
 
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.

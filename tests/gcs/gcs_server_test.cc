@@ -279,6 +279,72 @@ TEST_F(GcsServerTest, ActorLocationsAndTheObjectDirectory) {
   EXPECT_TRUE(client.GetObjectLocations({"jobAobj1"}).value()[0].empty());
 }
 
+TEST_F(GcsServerTest, StateApiListsObjectsActorsAndTaskEvents) {
+  Start();
+  GcsClient client = Client();
+  ASSERT_TRUE(client.RegisterNode(MakeNode("n1")).ok());
+  ASSERT_TRUE(client.RegisterNode(MakeNode("n2")).ok());
+
+  // Objects with sizes; a location reported without a size keeps the known size.
+  ASSERT_TRUE(client.AddObjects({{"jobAbig", "n1", 5 << 20}, {"jobAbig", "n2", 0},
+                                 {"jobBsmall", "n2", 12}})
+                  .ok());
+  auto objects = client.GetObjects();
+  ASSERT_TRUE(objects.ok()) << objects.status().ToString();
+  ASSERT_EQ(objects->size(), 2u);
+  EXPECT_EQ((*objects)[0].object_id, "jobAbig");
+  EXPECT_EQ((*objects)[0].node_ids, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ((*objects)[0].size, 5u << 20);
+  EXPECT_EQ((*objects)[1].size, 12u);
+  EXPECT_EQ(client.GetObjectLocations({"jobAbig"}).value()[0].size(), 2u)
+      << "add_objects feeds the directory the raylets read";
+  EXPECT_EQ(client.GetObjects(/*limit=*/1).value().size(), 1u);
+  ASSERT_TRUE(client.UnregisterNode("n2").ok());
+  objects = client.GetObjects();
+  ASSERT_EQ(objects->size(), 1u) << "jobBsmall was only on the dead node";
+  EXPECT_EQ((*objects)[0].node_ids, (std::vector<std::string>{"n1"}));
+  ASSERT_TRUE(client.AddJob("jobA", 1, "job.so").ok());
+  ASSERT_TRUE(client.FinishJob("jobA", 0).ok());
+  EXPECT_TRUE(client.GetObjects().value().empty());
+
+  // Actors, named or not, ALIVE until removed.
+  ASSERT_TRUE(client.RegisterNamedActor("svc", "actor-1", "n1").ok());
+  ASSERT_TRUE(client.RegisterActor("actor-2", "n1").ok());
+  ASSERT_TRUE(client.RemoveActor("actor-2").ok());
+  auto actors = client.GetActors();
+  ASSERT_TRUE(actors.ok()) << actors.status().ToString();
+  ASSERT_EQ(actors->size(), 2u);
+  EXPECT_EQ((*actors)[0].actor_id, "actor-1");
+  EXPECT_EQ((*actors)[0].name, "svc");
+  EXPECT_EQ((*actors)[0].node_id, "n1");
+  EXPECT_EQ((*actors)[0].state, "ALIVE");
+  EXPECT_EQ((*actors)[1].state, "DEAD");
+
+  // Task events are listed as soon as they are added (buffered ones included),
+  // oldest first, by job and the last `limit`.
+  std::vector<TaskEvent> events = {{"t1", "j1", "f", "n1", "11", 10, 0, "RUNNING"},
+                                   {"t1", "j1", "f", "n1", "11", 10, 20, "FINISHED"},
+                                   {"t2", "j2", "g", "n1", "12", 15, 30, "FAILED"},
+                                   {"", "j1", "span", "n1", "driver:9", 12, 14, "PROFILE"}};
+  ASSERT_TRUE(client.AddTaskEvents(events).ok());
+  auto all = client.GetTaskEvents();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 4u);
+  EXPECT_EQ((*all)[1].state, "FINISHED");
+  EXPECT_EQ((*all)[1].end_ms, 20);
+  auto j1 = client.GetTaskEvents("j1");
+  ASSERT_EQ(j1->size(), 3u);
+  auto last = client.GetTaskEvents("", 2);
+  ASSERT_EQ(last->size(), 2u);
+  EXPECT_EQ((*last)[0].task_id, "t2");
+  EXPECT_EQ((*last)[1].name, "span");
+
+  EXPECT_FALSE(client.Call("add_objects", Pack(std::make_tuple(1))).ok());
+  EXPECT_FALSE(client.Call("get_task_events", Pack(std::make_tuple(1, 2, 3))).ok());
+  EXPECT_FALSE(client.Call("get_objects", "\xc1").ok());
+  EXPECT_TRUE(client.Ping().ok());
+}
+
 TEST_F(GcsServerTest, PluginRoundTripOfOneMebibyte) {
   Start();
   GcsClient client = Client();

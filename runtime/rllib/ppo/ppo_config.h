@@ -43,6 +43,9 @@ struct PPOConfig {
   std::string observation_filter = "NoFilter";   // only "NoFilter" is implemented
   std::optional<int64_t> horizon;        // null: the env's own time limit
   bool clip_actions = true;              // clip Box actions to the space bounds
+  // A rollout worker that dies is replaced by a new one (its restart is counted in
+  // the results) instead of failing the training run.
+  bool recreate_failed_workers = false;
   std::optional<int64_t> seed;           // null: nondeterministic
   std::string env;                       // env name (informational here)
   int metrics_smoothing_episodes = 100;  // episode_reward_mean window

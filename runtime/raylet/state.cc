@@ -1,0 +1,81 @@
+// The raylet's part of the state API: task events (every task a worker of this node
+// runs, and the profile spans of its clients) batched to the GCS, and the node list
+// for ray::Nodes.
+
+#include "runtime/raylet/raylet_impl.h"
+
+namespace ray::raylet {
+
+namespace {
+
+// Events kept while the GCS cannot take them; beyond this the oldest are dropped.
+constexpr size_t kMaxBufferedEvents = 100000;
+
+}  // namespace
+
+const TaskSpec* Raylet::CurrentTask(const Client& c) const {
+  if (c.running) return &*c.running;
+  if (c.state != Client::kActor) return nullptr;
+  auto a = actors_.find(c.actor_id);
+  if (a == actors_.end() || a->second.inflight.empty()) return nullptr;
+  return &a->second.inflight.front();  // an actor's methods run in order
+}
+
+void Raylet::RecordTask(const Client& w, const TaskSpec& t, const char* state, int64_t start_ms,
+                        int64_t end_ms) {
+  std::string worker = w.is_driver ? fmt::format("driver:{}", w.pid) : std::to_string(w.pid);
+  gcs::TaskEvent event{t.task_id, t.job_id, t.function, node_id_.Binary(),
+                      std::move(worker), start_ms, end_ms, state};
+  // A task that ends before its RUNNING event was sent replaces that event: short
+  // tasks cost the GCS one event, long ones show as RUNNING meanwhile.
+  bool running = event.state == gcs::kTaskRunning;
+  if (!running && event.state != gcs::kTaskProfile) {
+    auto it = unsent_running_.find(t.task_id);
+    if (it != unsent_running_.end()) {
+      task_events_[it->second] = std::move(event);
+      unsent_running_.erase(it);
+      return;
+    }
+  }
+  if (task_events_.size() >= kMaxBufferedEvents) {
+    task_events_.erase(task_events_.begin());
+    unsent_running_.clear();  // indices moved; later events are simply appended
+    ++dropped_events_;
+  }
+  if (running) unsent_running_[t.task_id] = task_events_.size();
+  task_events_.push_back(std::move(event));
+}
+
+void Raylet::FlushTaskEvents() {
+  if (task_events_.empty()) return;
+  if (Status st = gcs_.AddTaskEvents(task_events_); !st.ok()) {
+    RAY_LOG_WARN("cannot send {} task events to the GCS (kept for later): {}",
+                 task_events_.size(), st.message());
+    return;
+  }
+  if (dropped_events_ > 0) {
+    RAY_LOG_WARN("{} task events were dropped while the GCS was unreachable", dropped_events_);
+    dropped_events_ = 0;
+  }
+  task_events_.clear();
+  unsent_running_.clear();
+}
+
+Result<std::string> Raylet::NodesReply() {
+  RAY_ASSIGN_OR_RETURN(auto nodes, gcs_.GetNodes());
+  std::vector<ray::NodeInfo> out;
+  for (const auto& n : nodes) {
+    ray::NodeInfo info;
+    info.node_id = ToHex(n.node_id);
+    info.address = n.address;
+    info.alive = n.state == gcs::kAlive;
+    bool self = n.node_id == node_id_.Binary();
+    info.resources_total = self ? total_.ToDoubles() : n.total;
+    info.resources_available = self ? available_.ToDoubles() : n.available;
+    if (!info.alive) info.resources_available.clear();
+    out.push_back(std::move(info));
+  }
+  return ri::Pack(out);
+}
+
+}  // namespace ray::raylet
