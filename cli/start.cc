@@ -24,7 +24,7 @@ struct StartOptions {
   ResourceFlags resources;
   size_t object_store_memory = 0;
   std::string temp_dir = "/tmp/ray";
-  std::string node_ip = "127.0.0.1";
+  std::string node_ip;  // head: 127.0.0.1; joining: this machine's address toward the head
   bool block = false;
   int64_t heartbeat_timeout_ms = 10000;
 };
@@ -54,7 +54,7 @@ void Run(const StartOptions& o) {
   node::NodeOptions n;
   n.temp_dir = o.temp_dir;
   n.port = o.port;
-  n.node_ip = o.node_ip;
+  n.node_ip = o.node_ip.empty() ? "127.0.0.1" : o.node_ip;
   n.resources = *resources;
   n.object_store_memory = o.object_store_memory;
   n.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
@@ -64,6 +64,11 @@ void Run(const StartOptions& o) {
                         "joining needs the cluster token: --token (printed by `ray start --head`)"));
     }
     std::string head = o.address.find("://") == std::string::npos ? "tcp://" + o.address : o.address;
+    if (o.node_ip.empty()) {
+      // Other nodes must reach this one: advertise the address facing the head.
+      std::string host = head.substr(6, head.rfind(':') - 6);
+      if (auto ip = LocalAddressToward(host)) n.node_ip = *ip;
+    }
     auto node = node::JoinCluster(n, head, o.token);
     if (!node.ok()) Fail("start", node.status());
     std::printf("Joined the cluster at %s.\n  session:   %s\n  resources: %s\n", o.address.c_str(),
@@ -110,7 +115,9 @@ void AddStart(CLI::App& app) {
   cmd->add_option("--object-store-memory", o->object_store_memory,
                   "bytes of shared memory for objects (default: 30% of RAM, at most 20 GB)");
   cmd->add_option("--temp-dir", o->temp_dir, "root of session dirs (default /tmp/ray)");
-  cmd->add_option("--node-ip-address", o->node_ip, "IP address of this node (default 127.0.0.1)");
+  cmd->add_option("--node-ip-address", o->node_ip,
+                  "IP address of this node (default: 127.0.0.1 for a head; when joining, this "
+                  "machine's address toward the head)");
   cmd->add_flag("--block", o->block, "stay in the foreground until interrupted, then stop");
   cmd->add_option("--heartbeat-timeout-ms", o->heartbeat_timeout_ms,
                   "head: a node silent this long is marked dead (default 10000)")

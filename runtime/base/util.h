@@ -34,4 +34,8 @@ std::string ContentHash(std::string_view bytes);
 
 std::vector<std::string> Split(std::string_view s, char sep);
 
+// This machine's IPv4 address on the route toward `host` (an IPv4 address), found
+// by connecting a UDP socket (nothing is sent); nullopt if there is no route.
+std::optional<std::string> LocalAddressToward(const std::string& host);
+
 }  // namespace ray

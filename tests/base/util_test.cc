@@ -218,3 +218,8 @@ TEST(ProcessInfoTest, SelfIsAliveWithCmdline) {
 
 }  // namespace
 }  // namespace ray
+
+TEST(LocalAddressTest, TowardLoopbackIsLoopbackAndBadHostsHaveNone) {
+  EXPECT_EQ(ray::LocalAddressToward("127.0.0.1"), std::optional<std::string>("127.0.0.1"));
+  EXPECT_EQ(ray::LocalAddressToward("not-an-ip"), std::nullopt);
+}
