@@ -14,15 +14,6 @@
 namespace ray::testing {
 namespace {
 
-std::string Value(const std::string& out, const std::string& key) {
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
-  }
-  return "<missing " + key + ">";
-}
-
 class GpuTest : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -57,24 +48,24 @@ TEST_F(GpuTest, TasksGetWholeIdsSharedFractionsAndTheirEnvironment) {
   auto r = Submit("gpus");
   ASSERT_EQ(r.exit_code, 0) << r.all();
   // "ids|CUDA_VISIBLE_DEVICES" as each task saw them.
-  EXPECT_EQ(Value(r.out, "driver"), "");
-  EXPECT_EQ(Value(r.out, "none"), "|") << "no GPU asked: no ids, CUDA_VISIBLE_DEVICES empty";
-  EXPECT_EQ(Value(r.out, "two"), "0,1|0,1");
-  std::set<std::string> whole{Value(r.out, "one_a"), Value(r.out, "one_b")};
+  EXPECT_EQ(KeyValue(r.out, "driver"), "");
+  EXPECT_EQ(KeyValue(r.out, "none"), "|") << "no GPU asked: no ids, CUDA_VISIBLE_DEVICES empty";
+  EXPECT_EQ(KeyValue(r.out, "two"), "0,1|0,1");
+  std::set<std::string> whole{KeyValue(r.out, "one_a"), KeyValue(r.out, "one_b")};
   EXPECT_EQ(whole, (std::set<std::string>{"0|0", "1|1"})) << "concurrent whole GPUs differ";
-  std::string half = Value(r.out, "half_a");
+  std::string half = KeyValue(r.out, "half_a");
   EXPECT_TRUE(half == "0|0" || half == "1|1") << half;
-  EXPECT_EQ(Value(r.out, "half_b"), half) << "two halves share one GPU";
+  EXPECT_EQ(KeyValue(r.out, "half_b"), half) << "two halves share one GPU";
 }
 
 TEST_F(GpuTest, AnActorHoldsItsGpuForLife) {
   StartHead(nullptr);
   auto r = Submit("gpu_actor");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  std::string actor = Value(r.out, "actor_first");
+  std::string actor = KeyValue(r.out, "actor_first");
   EXPECT_TRUE(actor == "0|0" || actor == "1|1") << actor;
-  EXPECT_EQ(Value(r.out, "actor_again"), actor);
-  std::string task = Value(r.out, "task_meanwhile");
+  EXPECT_EQ(KeyValue(r.out, "actor_again"), actor);
+  std::string task = KeyValue(r.out, "task_meanwhile");
   EXPECT_TRUE((task == "0|0" || task == "1|1") && task != actor) << task << " vs " << actor;
 }
 
@@ -82,9 +73,9 @@ TEST_F(GpuTest, IdsComeFromCudaVisibleDevicesAtNodeStart) {
   StartHead("5,3,7");
   auto r = Submit("gpus");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  EXPECT_EQ(Value(r.out, "two"), "3,5|3,5");
-  EXPECT_EQ(Value(r.out, "none"), "|");
-  std::set<std::string> whole{Value(r.out, "one_a"), Value(r.out, "one_b")};
+  EXPECT_EQ(KeyValue(r.out, "two"), "3,5|3,5");
+  EXPECT_EQ(KeyValue(r.out, "none"), "|");
+  std::set<std::string> whole{KeyValue(r.out, "one_a"), KeyValue(r.out, "one_b")};
   EXPECT_EQ(whole, (std::set<std::string>{"5|5", "3|3"}));
 }
 

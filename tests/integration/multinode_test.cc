@@ -16,22 +16,6 @@
 namespace ray::testing {
 namespace {
 
-std::string Value(const std::string& out, const std::string& key) {
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
-  }
-  return "";
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class MultiNodeTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -44,7 +28,7 @@ class MultiNodeTest : public ::testing::Test {
     nlohmann::json first = Status();
     address_ = first["address"];
     head_id_ = first["nodes"][0]["node_id"];
-    token_ = Slurp(head_ + "/session_latest/token");
+    token_ = ReadText(head_ + "/session_latest/token");
     auto join = RunRay({"start", "--address", address_, "--token", token_, "--num-cpus", "2",
                         "--resources", "{\"Special\": 1}", "--temp-dir", worker_},
                        dir_.path());
@@ -94,50 +78,50 @@ TEST_F(MultiNodeTest, AWrongTokenIsRefused) {
 TEST_F(MultiNodeTest, CustomResourcesPinWorkToTheirNode) {
   auto r = Submit("placement");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  EXPECT_EQ(Value(r.out, "driver_node"), head_id_);
-  EXPECT_EQ(Value(r.out, "special_node"), worker_id_);
+  EXPECT_EQ(KeyValue(r.out, "driver_node"), head_id_);
+  EXPECT_EQ(KeyValue(r.out, "special_node"), worker_id_);
 }
 
 TEST_F(MultiNodeTest, AFullNodeSpillsToAnother) {
   auto r = Submit("spread");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  EXPECT_EQ(Value(r.out, "distinct_nodes"), "2");
+  EXPECT_EQ(KeyValue(r.out, "distinct_nodes"), "2");
 }
 
 TEST_F(MultiNodeTest, ObjectsCrossNodesIntact) {
   auto r = Submit("objects");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  EXPECT_EQ(Value(r.out, "remote_to_driver"), "intact");
-  EXPECT_EQ(Value(r.out, "driver_to_remote"), "intact");
+  EXPECT_EQ(KeyValue(r.out, "remote_to_driver"), "intact");
+  EXPECT_EQ(KeyValue(r.out, "driver_to_remote"), "intact");
 }
 
 TEST_F(MultiNodeTest, SeveralReadersCauseOneTransferPerNode) {
   auto r = Submit("readers");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  EXPECT_EQ(Value(r.out, "readers_agree"), "yes");
-  std::string object = Value(r.out, "object");
+  EXPECT_EQ(KeyValue(r.out, "readers_agree"), "yes");
+  std::string object = KeyValue(r.out, "object");
   ASSERT_FALSE(object.empty());
-  std::string log = Slurp(worker_ + "/session_latest/logs/raylet.err");
+  std::string log = ReadText(worker_ + "/session_latest/logs/raylet.err");
   EXPECT_EQ(CountLines(log, "received object " + object), 1) << log;
 }
 
 TEST_F(MultiNodeTest, ActorsLiveWhereTheirResourcesAreAndHandlesTravel) {
   auto r = Submit("actor");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  EXPECT_EQ(Value(r.out, "actor_node"), worker_id_);
-  EXPECT_EQ(Value(r.out, "actor_calls"), "1,11");
+  EXPECT_EQ(KeyValue(r.out, "actor_node"), worker_id_);
+  EXPECT_EQ(KeyValue(r.out, "actor_calls"), "1,11");
 }
 
 TEST_F(MultiNodeTest, WorkNoNodeCanFitIsRefusedNamingTheCluster) {
   auto r = Submit("unschedulable");
   ASSERT_EQ(r.exit_code, 0) << r.all();
-  std::string why = Value(r.out, "unschedulable");
+  std::string why = KeyValue(r.out, "unschedulable");
   EXPECT_NE(why.find("Nowhere"), std::string::npos) << why;
   EXPECT_NE(why.find("\"Special\": 1"), std::string::npos) << "names the cluster total: " << why;
 }
 
 TEST_F(MultiNodeTest, AKilledRayletIsMarkedDeadAndLeavesTheTotals) {
-  auto node = nlohmann::json::parse(Slurp(worker_ + "/session_latest/node.json"));
+  auto node = nlohmann::json::parse(ReadText(worker_ + "/session_latest/node.json"));
   int raylet = node["raylet_pid"];
   ASSERT_EQ(::kill(raylet, SIGKILL), 0);
   auto start = std::chrono::steady_clock::now();

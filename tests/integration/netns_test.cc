@@ -24,51 +24,6 @@ using nlohmann::json;
 constexpr const char* kHeadIp = "10.77.0.1";
 constexpr const char* kWorkerIp = "10.77.0.2";
 constexpr const char* kPort = "6390";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Value(const std::string& out, const std::string& key) {
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
-  }
-  return "<missing " + key + ">";
-}
-
-// Runs argv (found on PATH) under `timeout`, output captured; like RunRay.
-RunResult RunCommand(std::vector<std::string> argv, const std::string& scratch, int timeout_s = 60) {
-  static int counter = 0;
-  std::string base = scratch + "/netns-" + std::to_string(++counter);
-  argv.insert(argv.begin(), {"timeout", "-k", "5", std::to_string(timeout_s)});
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int out = ::open((base + ".out").c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    int err = ::open((base + ".err").c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    if (out < 0 || err < 0) ::_exit(126);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    ::execvp(cargv[0], cargv.data());
-    ::_exit(127);
-  }
-  RunResult r;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(base + ".out");
-  r.err = Slurp(base + ".err");
-  return r;
-}
-
 class NetnsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -130,7 +85,7 @@ class NetnsTest : public ::testing::Test {
                                 "--num-cpus", "1", "--temp-dir", head_});
     started_head_ = head.exit_code == 0;
     ASSERT_EQ(head.exit_code, 0) << head.all();
-    token_ = Slurp(head_ + "/session_latest/token");
+    token_ = ReadText(head_ + "/session_latest/token");
     auto join = InNs(worker_ns_, {"start", "--address", address(), "--token", token_,
                                   "--node-ip-address", kWorkerIp, "--num-cpus", "2",
                                   "--resources", "{\"Special\": 1}", "--temp-dir", worker_});
@@ -179,16 +134,16 @@ TEST_F(NetnsTest, AJobInTheHeadsNamespaceRunsWorkOnTheOtherHost) {
                                    IT_MULTINODE_PLUGIN, "placement"},
                         120);
   ASSERT_EQ(placement.exit_code, 0) << placement.all();
-  EXPECT_EQ(Value(placement.out, "driver_node"), head_id);
-  EXPECT_EQ(Value(placement.out, "special_node"), worker_id);
+  EXPECT_EQ(KeyValue(placement.out, "driver_node"), head_id);
+  EXPECT_EQ(KeyValue(placement.out, "special_node"), worker_id);
 
   // 200 MiB made on the worker host read by the driver, 50 MiB the other way.
   auto objects = InNs(head_ns_, {"submit", "--address", address(), "--temp-dir", head_,
                                  IT_MULTINODE_PLUGIN, "objects"},
                       120);
   ASSERT_EQ(objects.exit_code, 0) << objects.all();
-  EXPECT_EQ(Value(objects.out, "remote_to_driver"), "intact");
-  EXPECT_EQ(Value(objects.out, "driver_to_remote"), "intact");
+  EXPECT_EQ(KeyValue(objects.out, "remote_to_driver"), "intact");
+  EXPECT_EQ(KeyValue(objects.out, "driver_to_remote"), "intact");
 
   // The state API sees both hosts: the Special task ran on the worker's.
   json nodes = HeadJson({"list", "nodes", "--json", "--temp-dir", head_});

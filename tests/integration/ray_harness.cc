@@ -32,12 +32,6 @@ TempDir::~TempDir() {
 }
 
 namespace {
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Runs argv[0] (found on PATH) with stdout and stderr sent to <base>.out / <base>.err.
 pid_t Spawn(std::vector<std::string> argv, const std::string& base) {
@@ -71,21 +65,42 @@ int SpawnRay(const std::vector<std::string>& args, const std::string& scratch_di
   return Spawn(argv, NextBase(scratch_dir));
 }
 
-RunResult RunRay(const std::vector<std::string>& args, const std::string& scratch_dir,
-                 int timeout_s) {
+RunResult RunCommand(std::vector<std::string> argv, const std::string& scratch_dir,
+                     int timeout_s) {
   std::string base = NextBase(scratch_dir);
-  std::string out_path = base + ".out", err_path = base + ".err";
-  std::vector<std::string> argv{"timeout", "-k", "5", std::to_string(timeout_s), RAY_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.begin(), {"timeout", "-k", "5", std::to_string(timeout_s)});
   pid_t pid = Spawn(argv, base);
   RunResult r;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
+  r.out = ReadText(base + ".out");
+  r.err = ReadText(base + ".err");
   return r;
+}
+
+RunResult RunRay(const std::vector<std::string>& args, const std::string& scratch_dir,
+                 int timeout_s) {
+  std::vector<std::string> argv{RAY_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(std::move(argv), scratch_dir, timeout_s);
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string KeyValue(const std::string& out, const std::string& key) {
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
+  }
+  return "";
 }
 
 std::vector<int> ProcessesMentioning(const std::string& text) {

@@ -37,6 +37,15 @@ struct RunResult {
 RunResult RunRay(const std::vector<std::string>& args, const std::string& scratch_dir,
                  int timeout_s = 60);
 
+// Runs `argv` (argv[0] found on PATH) like RunRay.
+RunResult RunCommand(std::vector<std::string> argv, const std::string& scratch_dir,
+                     int timeout_s = 60);
+
+// A file's contents ("" if unreadable).
+std::string ReadText(const std::string& path);
+// The value of the first "key=value" line of `out`, or "".
+std::string KeyValue(const std::string& out, const std::string& key);
+
 // Starts `ray <args...>` in the background, output to files in `scratch_dir`, and
 // returns its pid. Not bounded: the caller kills and reaps it (waitpid).
 int SpawnRay(const std::vector<std::string>& args, const std::string& scratch_dir);

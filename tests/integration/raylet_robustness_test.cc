@@ -26,13 +26,6 @@ namespace {
 using protocol::MessageType;
 using namespace std::string_literals;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 template <typename T>
 std::string Pack(const T& v) {
   msgpack::sbuffer buf;
@@ -52,7 +45,7 @@ class RayletRobustnessTest : public ::testing::Test {
     session_ = sessions[0];
     log_ = session_ + "/logs/raylet.err";
     // Usually <session>/sockets/raylet; node.json has the endpoint either way.
-    auto node = nlohmann::json::parse(Slurp(session_ + "/node.json"), nullptr, false);
+    auto node = nlohmann::json::parse(ReadText(session_ + "/node.json"), nullptr, false);
     ASSERT_TRUE(node.is_object() && node.contains("raylet_socket")) << session_;
     raylet_endpoint_ = node["raylet_socket"].get<std::string>();
   }
@@ -72,7 +65,7 @@ class RayletRobustnessTest : public ::testing::Test {
     return s;
   }
 
-  int Warnings() { return CountLines(Slurp(log_), "[warning]"); }
+  int Warnings() { return CountLines(ReadText(log_), "[warning]"); }
 
   // Sends one frame and waits (bounded) for the raylet to log a new warning about it.
   void ExpectDropped(zmq::socket_t& s, const std::string& frame, const std::string& what) {
@@ -131,7 +124,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   msgpack::packer<msgpack::sbuffer>(v2).pack(std::make_tuple(2u, uint16_t{1}, uint64_t{1}));
   ExpectDropped(*stranger, std::string(v2.data(), v2.size()) + Pack(protocol::RegisterClient{}),
                 "protocol version 2");
-  EXPECT_NE(Slurp(log_).find("protocol version 2"), std::string::npos);
+  EXPECT_NE(ReadText(log_).find("protocol version 2"), std::string::npos);
   ExpectDropped(*stranger, "\xdd\xff\xff\xff\xff\x01", "an envelope claiming 4G elements");
   ExpectDropped(*stranger, protocol::Encode(MessageType::kSubmitTask, 0, protocol::TaskSpec{}),
                 "a task from an unregistered peer");

@@ -24,22 +24,6 @@ using nlohmann::json;
 
 constexpr auto kDeadline = std::chrono::seconds(20);
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Value(const std::string& out, const std::string& key) {
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
-  }
-  return "";
-}
-
 // Polls `check` until it holds or the deadline passes; returns whether it held.
 bool Eventually(const std::function<bool()>& check) {
   auto deadline = std::chrono::steady_clock::now() + kDeadline;
@@ -95,16 +79,16 @@ TEST_F(StateApiTest, ListsTheNodesActorsObjectsAndTasksOfARunningJob) {
   ASSERT_GT(pid, 0);
   std::string out;
   bool ready = Eventually([&] {
-    out = Slurp(sync + "/out.txt");
+    out = ReadText(sync + "/out.txt");
     return !out.empty();
   });
   if (!ready) ::kill(pid, SIGKILL);
   ASSERT_TRUE(ready) << "the job did not get to its checks";
 
   // ray::Nodes, from inside the job.
-  std::string self = Value(out, "self");
-  EXPECT_EQ(Value(out, "nodes"), "1") << out;
-  EXPECT_EQ(Value(out, "node"), self + "|127.0.0.1|1|2") << out;
+  std::string self = KeyValue(out, "self");
+  EXPECT_EQ(KeyValue(out, "nodes"), "1") << out;
+  EXPECT_EQ(KeyValue(out, "node"), self + "|127.0.0.1|1|2") << out;
 
   json nodes = List("nodes");
   ASSERT_EQ(nodes.size(), 1u) << nodes.dump();
@@ -113,7 +97,7 @@ TEST_F(StateApiTest, ListsTheNodesActorsObjectsAndTasksOfARunningJob) {
   EXPECT_EQ(nodes[0]["resources_total"]["CPU"], 2.0);
 
   // Actors: the named one ALIVE while its job runs, the killed one DEAD.
-  std::string keeper = Value(out, "keeper"), doomed = Value(out, "doomed");
+  std::string keeper = KeyValue(out, "keeper"), doomed = KeyValue(out, "doomed");
   json actors;
   EXPECT_TRUE(Eventually([&] {
     actors = List("actors");
@@ -128,7 +112,7 @@ TEST_F(StateApiTest, ListsTheNodesActorsObjectsAndTasksOfARunningJob) {
   }
 
   // Objects: the 1 MiB result, in this node's store.
-  std::string big = Value(out, "big_object");
+  std::string big = KeyValue(out, "big_object");
   json objects;
   EXPECT_TRUE(Eventually([&] {
     objects = List("objects");
@@ -193,7 +177,7 @@ TEST_F(StateApiTest, TimelineHasTasksAndProfileSpansOnTheirWorkersRows) {
   ASSERT_TRUE(Eventually([&] {
     auto t = RunRay({"timeline", "--output", file, "--temp-dir", temp_}, dir_.path());
     if (t.exit_code != 0 || t.out.find("written to " + file) == std::string::npos) return false;
-    events = json::parse(Slurp(file))["traceEvents"];
+    events = json::parse(ReadText(file))["traceEvents"];
     return !find("driver_span").is_null() && !find("inside_task").is_null() &&
            !find("SpanInTask").is_null() && !find("Square").is_null();
   })) << events.dump(1);
