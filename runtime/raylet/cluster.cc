@@ -91,7 +91,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
 void Raylet::FinishJob(const std::string& job_id) {
   RAY_LOG_INFO("job {} finished; releasing its actors and objects", Hex(job_id));
   finished_jobs_.insert(job_id);
-  FlushTaskEvents();  // the job's events are in the GCS once it is over
+  if (!stop_->load()) FlushTaskEvents();  // the job's events are in the GCS once it is over
   for (auto& [id, a] : actors_) {
     if (a.creation.job_id != job_id || a.state == Actor::kDead) continue;
     if (!a.worker.empty()) pool_->Kill(a.worker);
@@ -130,6 +130,8 @@ void Raylet::Periodic() {
     FinishJob(clients_[peer].job_id);
     clients_.erase(peer);
   }
+  // Each GCS call below may wait for its timeout: stop promptly when asked to.
+  if (stop_->load()) return;
   if (now >= next_heartbeat_ms_) {
     next_heartbeat_ms_ = now + options_.heartbeat_ms;
     Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles());
@@ -139,8 +141,13 @@ void Raylet::Periodic() {
     if (!st.ok() && !gcs_warned_) RAY_LOG_WARN("heartbeat to the GCS failed: {}", st.message());
     gcs_warned_ = !st.ok();
   }
+  // While the GCS does not answer, do not queue up more calls that would each wait
+  // for their timeout: the loop must stay responsive (and stop promptly).
+  if (gcs_warned_ || stop_->load()) return;
   RefreshCluster();
+  if (stop_->load()) return;
   FlushTaskEvents();
+  if (stop_->load()) return;
   if (!new_locations_.empty()) {
     if (Status st = gcs_.AddObjects(new_locations_); !st.ok()) {
       RAY_LOG_WARN("cannot report object locations: {}", st.message());

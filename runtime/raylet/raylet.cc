@@ -24,6 +24,7 @@ std::string RayletSocketPath(const std::string& session_dir) {
 // ---------------------------------------------------------------------------
 
 Status Raylet::Run(const std::atomic<bool>& stop) {
+  stop_ = &stop;
   std::string socket_path = RayletSocketPath(options_.session_dir);
   ::unlink(socket_path.c_str());
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
@@ -78,8 +79,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   RAY_LOG_INFO("raylet stopping");
   // Briefly: with `ray run` interrupted, the GCS may be gone already.
   gcs::GcsClient last_words(options_.gcs_address, options_.token, 300);
-  if (!task_events_.empty()) (void)last_words.AddTaskEvents(task_events_);
-  (void)last_words.UnregisterNode(node_id_.Binary());
+  Status said = task_events_.empty() ? Status::Ok() : last_words.AddTaskEvents(task_events_);
+  if (said.code() != StatusCode::kUnavailable) (void)last_words.UnregisterNode(node_id_.Binary());
   pool_.reset();  // kills workers
   object_store::UnlinkAllSegments(store_.tag());
   ::unlink(socket_path.c_str());

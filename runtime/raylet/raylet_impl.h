@@ -106,7 +106,7 @@ class Raylet {
         node_id_(NodeId::FromRandom()),
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
                 o.object_store_bytes}),
-        gcs_(o.gcs_address, o.token, 2000),
+        gcs_(o.gcs_address, o.token, 1000),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))) {
     total_ = ResourceSet::FromDoubles(o.resources);
@@ -247,6 +247,7 @@ class Raylet {
   std::unordered_map<std::string, std::string> task_origin_;  // forwarded here: id -> node
   std::unordered_set<ObjectId, IdHash> unlocated_;
   int64_t last_refresh_ms_ = 0;
+  const std::atomic<bool>* stop_ = nullptr;  // set by Run: the loop ends when true
   int64_t next_jobs_check_ms_ = 0;
   // Objects to report to the GCS's directory: every shared-memory object, and on a
   // multi-node cluster every object (other nodes look small ones up there too).

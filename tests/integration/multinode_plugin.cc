@@ -1,5 +1,5 @@
 // Jobs for the multi-node suite. Each case prints "key=value" lines the test checks.
-//   args: <case>    cases: placement, spread, objects, readers, actor, unschedulable
+//   args: <case>    cases: placement, spread, objects, gib, readers, actor, unschedulable
 
 #include <ray/api.h>
 
@@ -88,6 +88,16 @@ RAY_MAIN(int argc, char** argv) {
     uint64_t there = *ray::Get(ray::Task(SumBlob).SetResource("Special", 1).Remote(ref));
     std::printf("driver_to_remote=%s\n",
                 there == Checksum(local.data(), local.size()) ? "intact" : "CORRUPT");
+    return 0;
+  }
+  if (c == "gib") {
+    // One GiB made on the Special node and read here (run by hand; too big for CI).
+    constexpr uint64_t kSize = 1ull << 30;
+    auto blob = ray::Get(ray::Task(MakeBlob).SetResource("Special", 1).Remote(kSize, 9));
+    ray::Blob expected = Pattern(kSize, 9);
+    bool same = blob->size() == kSize &&
+                Checksum(blob->data(), blob->size()) == Checksum(expected.data(), expected.size());
+    std::printf("gib_remote_to_driver=%s\n", same ? "intact" : "CORRUPT");
     return 0;
   }
   if (c == "readers") {
