@@ -14,7 +14,7 @@
 #include <string>
 
 #include "runtime/base/util.h"
-#include "tests/base/test_util.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace ray {
 namespace {

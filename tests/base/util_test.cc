@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "tests/base/test_util.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace ray {
 namespace {

@@ -17,7 +17,7 @@
 #include "runtime/gcs/gcs_client.h"
 #include "runtime/gcs/gcs_store.h"
 #include "runtime/transport/transport.h"
-#include "tests/gcs/gcs_test_util.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace ray::gcs {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "tests/gcs/gcs_test_util.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace ray::gcs {
 namespace {

@@ -1,17 +1,18 @@
 #pragma once
-// Helpers shared by the GCS tests: a temporary directory removed on destruction.
+// For tests: a fresh temporary directory, removed (recursively) on destruction.
 
 #include <stdlib.h>
 
 #include <filesystem>
 #include <string>
 
-namespace ray::gcs::test_util {
+namespace ray::test_util {
 
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ray-gcs-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "ray-test-XXXXXX").string();
     if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
   }
   ~TempDir() {
@@ -28,4 +29,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace ray::gcs::test_util
+}  // namespace ray::test_util
