@@ -14,6 +14,9 @@ void AddMicrobenchmark(CLI::App& app);
 void AddList(CLI::App& app);      // state API: tasks, actors, objects, nodes
 void AddTimeline(CLI::App& app);  // state API: Chrome trace of task events
 void AddRllib(CLI::App& app);  // also the `rllib` command (argv[0])
+void AddTune(CLI::App& app);   // also the `tune` command (argv[0])
+// `tune list-trials` / `tune list-experiments` (ls / lsx), added to `tune`.
+void AddTuneList(CLI::App& tune);
 void AddDaemons(CLI::App& app);  // hidden: _gcs, _raylet, _worker
 
 // Thrown by Run functions to exit with a message and a code (caught in main).

@@ -22,11 +22,12 @@ int main(int argc, char** argv) {
   ray::cli::AddList(app);
   ray::cli::AddTimeline(app);
   ray::cli::AddRllib(app);
+  ray::cli::AddTune(app);
   ray::cli::AddDaemons(app);
   // `rllib ...` and `tune ...` (links to this binary) are `ray rllib ...` and `ray tune ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string name = std::string(argv[0]).substr(std::string(argv[0]).rfind('/') + 1);
-  if (name == "rllib") args.insert(args.begin(), name);
+  if (name == "rllib" || name == "tune") args.insert(args.begin(), name);
   std::reverse(args.begin(), args.end());  // CLI11 takes them reversed
   try {
     app.parse(args);
