@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "cli/commands.h"
 #include "runtime/base/util.h"
@@ -59,6 +60,51 @@ void JobFlags::Add(CLI::App* cmd, std::function<void()> run) {
     args = cmd->remaining();
     run();
   });
+}
+
+namespace {
+
+nlohmann::json ToJson(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json j = nlohmann::json::object();
+      for (const auto& kv : n) j[kv.first.as<std::string>()] = ToJson(kv.second);
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& e : n) j.push_back(ToJson(e));
+      return j;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string s = n.Scalar();
+      if (n.Tag() == "!") return s;  // quoted
+      if (s == "true" || s == "True") return true;
+      if (s == "false" || s == "False") return false;
+      if (s == "null" || s == "~" || s == "None") return nullptr;
+      try {
+        size_t used = 0;
+        long long i = std::stoll(s, &used);
+        if (used == s.size()) return i;
+        double d = std::stod(s, &used);
+        if (used == s.size()) return d;
+      } catch (const std::exception&) {
+      }
+      return s;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+Result<nlohmann::json> LoadYaml(const std::string& file) {
+  try {
+    return ToJson(YAML::LoadFile(file));
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("cannot read " + file + ": " + e.what());
+  }
 }
 
 void Fail(const std::string& command, const Status& status, int code) {
@@ -130,10 +176,10 @@ void OnInterrupt(int sig) {
   }
   ::_exit(128 + sig);
 }
-}  // namespace
 
-void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
-                       const std::string& plugin, const std::vector<std::string>& args) {
+// Starts the node, runs `job` against it, stops the node; exits like the job.
+void OnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                    const std::function<Result<int>(const node::JobOptions&)>& job) {
   auto resources = flags.resources.Resolve();
   if (!resources.ok()) Fail(command, resources.status());
   node::NodeOptions n;
@@ -148,11 +194,30 @@ void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flag
   g_daemons[1] = node->gcs_pid;
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
-  auto code = node::RunJob({plugin, args, node->gcs_address, node->token, node->raylet_socket});
+  auto code = job({"", {}, node->gcs_address, node->token, node->raylet_socket});
   Status stopped = node::StopNode(*node);
   if (!code.ok()) Fail(command, code.status());
   if (!stopped.ok()) Fail(command, stopped);
   if (*code != 0) throw Exit{*code};
+}
+
+}  // namespace
+
+void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                       const std::string& plugin, const std::vector<std::string>& args) {
+  OnLocalCluster(command, flags, [&](node::JobOptions o) {
+    o.plugin_path = plugin;
+    o.args = args;
+    return node::RunJob(o);
+  });
+}
+
+void DriveOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                         const std::string& plugin, const node::DriveFn& drive) {
+  OnLocalCluster(command, flags, [&](node::JobOptions o) {
+    o.plugin_path = plugin;
+    return node::RunDriver(o, drive);
+  });
 }
 
 Result<std::string> FindBundledPlugin(const std::string& build_subdir, const std::string& name) {

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "runtime/base/status.h"
+#include "runtime/node/driver.h"
 
 namespace ray::cli {
 
@@ -30,6 +32,10 @@ struct JobFlags {
   std::vector<std::string> args;
   void Add(CLI::App* cmd, std::function<void()> run);
 };
+
+// A YAML file as JSON (scalars typed as YAML 1.1 reads them: 1 → int, 1.5 →
+// double, true/True → bool, null/~/None → null; quoted scalars stay strings).
+Result<nlohmann::json> LoadYaml(const std::string& file);
 
 // Prints "ray <command>: <message>" to stderr and throws Exit{code}.
 [[noreturn]] void Fail(const std::string& command, const Status& status, int code = 1);
@@ -73,6 +79,9 @@ struct LocalClusterFlags {
 // (also on Ctrl-C), and exits with the job's code: Fail()s or throws Exit unless 0.
 void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
                        const std::string& plugin, const std::vector<std::string>& args);
+// The same, with `drive` as the driver instead of the plugin's RAY_MAIN.
+void DriveOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                         const std::string& plugin, const node::DriveFn& drive);
 
 // A plugin shipped with ray (`name`.so): in the build tree at <build>/<build_subdir>,
 // or installed in <prefix>/lib/ray.

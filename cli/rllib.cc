@@ -7,7 +7,6 @@
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -63,47 +62,11 @@ std::string AlgorithmPlugin(const std::string& command, const std::string& run) 
   return *plugin;
 }
 
-json ToJson(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      json j = json::object();
-      for (const auto& kv : n) j[kv.first.as<std::string>()] = ToJson(kv.second);
-      return j;
-    }
-    case YAML::NodeType::Sequence: {
-      json j = json::array();
-      for (const auto& e : n) j.push_back(ToJson(e));
-      return j;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
-      if (n.Tag() == "!") return s;  // quoted
-      if (s == "true" || s == "True") return true;
-      if (s == "false" || s == "False") return false;
-      if (s == "null" || s == "~" || s == "None") return nullptr;
-      try {
-        size_t used = 0;
-        long long i = std::stoll(s, &used);
-        if (used == s.size()) return i;
-        double d = std::stod(s, &used);
-        if (used == s.size()) return d;
-      } catch (const std::exception&) {
-      }
-      return s;
-    }
-    default:
-      return nullptr;
-  }
-}
-
 // RLlib's experiment file: {name: {run, env, stop, config, checkpoint_freq, ...}}.
 std::vector<Experiment> LoadExperiments(const std::string& file) {
-  json doc;
-  try {
-    doc = ToJson(YAML::LoadFile(file));
-  } catch (const std::exception& e) {
-    Fail("rllib train", Status::InvalidArgument("cannot read " + file + ": " + e.what()));
-  }
+  auto loaded = LoadYaml(file);
+  if (!loaded.ok()) Fail("rllib train", loaded.status());
+  json doc = std::move(loaded).value();
   if (!doc.is_object() || doc.empty()) {
     Fail("rllib train", Status::InvalidArgument(file + ": expected a mapping of experiment names"));
   }

@@ -10,15 +10,13 @@
 
 namespace ray::node {
 
-Result<int> RunJob(const JobOptions& o) {
-  RAY_ASSIGN_OR_RETURN(auto plugin, worker::Plugin::Load(o.plugin_path));
-  if (!plugin->HasMain()) {
-    return Status::InvalidArgument("plugin " + o.plugin_path +
-                                   ": has no RAY_MAIN, so it cannot be run as a job");
-  }
+namespace {
+
+// Connects as a job's driver for `plugin` and runs `drive` with the bound runtime.
+Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& drive) {
   gcs::GcsClient gcs(o.gcs_address, o.token);
   RAY_ASSIGN_OR_RETURN(std::string bytes, ReadFile(o.plugin_path));
-  RAY_RETURN_IF_ERROR(gcs.PutPlugin(plugin->hash(), o.plugin_path, bytes));
+  RAY_RETURN_IF_ERROR(gcs.PutPlugin(plugin.hash(), o.plugin_path, bytes));
 
   std::string raylet = o.raylet_socket;
   if (raylet.empty()) {
@@ -38,20 +36,37 @@ Result<int> RunJob(const JobOptions& o) {
   JobId job = JobId::FromRandom();
   RAY_ASSIGN_OR_RETURN(auto client, core::CoreClient::Connect(raylet, true, job, ""));
   RAY_RETURN_IF_ERROR(gcs.AddJob(job.Binary(), ::getpid(), o.plugin_path));
-  core::RuntimeBinding binding(client.get(), plugin->hash());
-  plugin->Attach(binding.api());
-
-  std::vector<std::string> argv_strings{o.plugin_path};
-  argv_strings.insert(argv_strings.end(), o.args.begin(), o.args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  int code = plugin->Main(static_cast<int>(argv_strings.size()), argv.data());
+  core::RuntimeBinding binding(client.get(), plugin.hash());
+  plugin.Attach(binding.api());
+  int code = drive(plugin, binding.api());
   (void)client->Call("flush_logs", "");  // the job's last worker output, before we go
   std::fflush(stdout);
   client->Disconnect();
   (void)gcs.FinishJob(job.Binary(), code);
   return code;
+}
+
+}  // namespace
+
+Result<int> RunJob(const JobOptions& o) {
+  RAY_ASSIGN_OR_RETURN(auto plugin, worker::Plugin::Load(o.plugin_path));
+  if (!plugin->HasMain()) {
+    return Status::InvalidArgument("plugin " + o.plugin_path +
+                                   ": has no RAY_MAIN, so it cannot be run as a job");
+  }
+  return Drive(o, *plugin, [&](worker::Plugin&, const RayRuntimeApi*) {
+    std::vector<std::string> argv_strings{o.plugin_path};
+    argv_strings.insert(argv_strings.end(), o.args.begin(), o.args.end());
+    std::vector<char*> argv;
+    for (auto& s : argv_strings) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    return plugin->Main(static_cast<int>(argv_strings.size()), argv.data());
+  });
+}
+
+Result<int> RunDriver(const JobOptions& o, const DriveFn& drive) {
+  RAY_ASSIGN_OR_RETURN(auto plugin, worker::Plugin::Load(o.plugin_path));
+  return Drive(o, *plugin, drive);
 }
 
 }  // namespace ray::node

@@ -4,10 +4,16 @@
 // plugin's RAY_MAIN, and disconnect (the raylet then frees the job's actors and
 // objects). Worker output reaches this process's terminal while the job runs.
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "ray/abi.h"
 #include "runtime/base/status.h"
+
+namespace ray::worker {
+class Plugin;
+}
 
 namespace ray::node {
 
@@ -21,5 +27,11 @@ struct JobOptions {
 
 // The job's exit code, or an error if it could not run at all.
 Result<int> RunJob(const JobOptions& options);
+
+// Like RunJob, but the driver's work is `drive`, given the plugin (loaded in this
+// process) and the runtime bound to it, instead of the plugin's RAY_MAIN: `tune
+// run` drives the trials of a plugin that has no main. options.args is unused.
+using DriveFn = std::function<int(worker::Plugin& plugin, const RayRuntimeApi* api)>;
+Result<int> RunDriver(const JobOptions& options, const DriveFn& drive);
 
 }  // namespace ray::node

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -59,28 +60,45 @@ std::string TrialName(const std::string& trainable, const std::string& tag) {
   return fmt::format("{}_{}_{}", trainable, tag, Now("%Y-%m-%d_%H-%M-%S"));
 }
 
-ResultLogger::ResultLogger(std::string dir, nlohmann::json config, std::string experiment_id)
+ResultLogger::ResultLogger(std::string dir, nlohmann::json config, std::string experiment_id,
+                           std::string trial_id)
     : dir_(std::move(dir)),
       config_(std::move(config)),
-      trial_id_(ToHex(RandomBytes(4))),
+      trial_id_(trial_id.empty() ? ToHex(RandomBytes(4)) : std::move(trial_id)),
       experiment_id_(std::move(experiment_id)),
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
 Result<std::unique_ptr<ResultLogger>> ResultLogger::Create(const std::string& trial_dir,
                                                            const nlohmann::json& config,
-                                                           const std::string& experiment_id) {
+                                                           const std::string& experiment_id,
+                                                           const std::string& trial_id) {
   std::error_code ec;
   fs::create_directories(trial_dir, ec);
   if (ec) return Status::PermissionDenied("cannot create " + trial_dir + ": " + ec.message());
-  std::unique_ptr<ResultLogger> logger(new ResultLogger(trial_dir, config, experiment_id));
-  RAY_RETURN_IF_ERROR(WriteFile(trial_dir + "/params.json", config.dump(2) + "\n"));
+  std::unique_ptr<ResultLogger> logger(
+      new ResultLogger(trial_dir, config, experiment_id, trial_id));
+  RAY_RETURN_IF_ERROR(logger->SetConfig(config));
+  // Appending to an earlier run's progress.csv: keep its columns.
+  if (auto csv = ReadFile(trial_dir + "/progress.csv"); csv.ok() && !csv->empty()) {
+    std::string header = csv->substr(0, csv->find('\n'));
+    for (size_t start = 0; start <= header.size();) {
+      size_t comma = std::min(header.find(',', start), header.size());
+      logger->csv_columns_.push_back(header.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
   logger->json_.open(trial_dir + "/result.json", std::ios::app);
   logger->csv_.open(trial_dir + "/progress.csv", std::ios::app);
   if (!logger->json_ || !logger->csv_) {
     return Status::PermissionDenied("cannot write results under " + trial_dir);
   }
   return logger;
+}
+
+Status ResultLogger::SetConfig(const nlohmann::json& config) {
+  config_ = config;
+  return WriteFile(dir_ + "/params.json", config.dump(2) + "\n");
 }
 
 Result<nlohmann::json> ResultLogger::Log(nlohmann::json r) {

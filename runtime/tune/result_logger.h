@@ -31,17 +31,22 @@ std::string TrialName(const std::string& trainable, const std::string& tag);
 
 class ResultLogger {
  public:
+  // Opens (appending to) the trial's files. An empty trial_id picks a random one.
   static Result<std::unique_ptr<ResultLogger>> Create(const std::string& trial_dir,
                                                       const nlohmann::json& config,
-                                                      const std::string& experiment_id);
+                                                      const std::string& experiment_id,
+                                                      const std::string& trial_id = "");
   // Adds the auto-filled fields and appends the result to result.json and
   // progress.csv; returns the completed result.
   Result<nlohmann::json> Log(nlohmann::json result);
+  // A new config for the results that follow (PBT); params.json is rewritten.
+  Status SetConfig(const nlohmann::json& config);
   const std::string& dir() const { return dir_; }
   const std::string& trial_id() const { return trial_id_; }
 
  private:
-  ResultLogger(std::string dir, nlohmann::json config, std::string experiment_id);
+  ResultLogger(std::string dir, nlohmann::json config, std::string experiment_id,
+               std::string trial_id);
 
   std::string dir_;
   nlohmann::json config_;

@@ -1,0 +1,752 @@
+#include "runtime/tune/runner.h"
+
+#include <ray/api.h>
+#include <ray/tune.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "runtime/base/util.h"
+#include "runtime/tune/result_logger.h"
+#include "runtime/tune/scheduler.h"
+
+namespace ray::tune {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExperimentSpec, name, trainable, config, stop,
+                                                num_samples, resources_per_trial,
+                                                checkpoint_freq, checkpoint_at_end,
+                                                keep_checkpoints_num, checkpoint_score_attr,
+                                                max_failures, local_dir, seed, scheduler,
+                                                scheduler_config, search_alg, search_config,
+                                                metric, mode, verbose, reuse_actors,
+                                                status_interval_s)
+
+Json ExperimentSpec::ToJson() const { return *this; }
+
+Result<ExperimentSpec> ExperimentSpec::FromJson(const Json& j) {
+  if (!j.is_object()) return Status::InvalidArgument("an experiment must be a JSON object");
+  const Json known = ExperimentSpec{}.ToJson();
+  ExperimentSpec spec;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!known.contains(it.key())) return Status::InvalidArgument(it.key() + ": unknown key");
+    try {
+      Json one = known;
+      one[it.key()] = it.value();
+      ExperimentSpec parsed = one.get<ExperimentSpec>();
+      Json value = parsed.ToJson()[it.key()];
+      Json all = spec.ToJson();
+      all[it.key()] = value;
+      spec = all.get<ExperimentSpec>();
+    } catch (const std::exception&) {
+      return Status::InvalidArgument(it.key() + ": expected " +
+                                     std::string(known[it.key()].type_name()) + ", got " +
+                                     it.value().dump());
+    }
+  }
+  return spec;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ri = ray::internal;
+using Clock = std::chrono::steady_clock;
+using Resources = std::map<std::string, double>;
+
+// An actor hosting trials. `trial` is the one it runs (nullptr: idle, reusable).
+struct Actor {
+  std::string id;
+  Resources resources;
+  struct TrialState* trial = nullptr;
+};
+
+// A trial with the runner's bookkeeping.
+struct TrialState {
+  Trial trial;
+  std::unique_ptr<ResultLogger> logger;
+  Actor* actor = nullptr;
+  std::string step_id;        // result object of the Step in flight, "" if none
+  std::string restore_from;   // checkpoint to restore at the next start
+  bool restart = false;       // call Start before the next Step
+  int searcher_index = -1;    // its order among the searcher's suggestions
+};
+
+bool Fits(const Resources& need, const Resources& free) {
+  for (const auto& [name, amount] : need) {
+    if (amount <= 0) continue;
+    auto it = free.find(name);
+    if (it == free.end() || it->second + 1e-9 < amount) return false;
+  }
+  return true;
+}
+
+std::string Describe(const Resources& r) {
+  std::string out;
+  for (const auto& [name, amount] : r) out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", name, amount);
+  return "{" + out + "}";
+}
+
+// A file-system-safe piece of a dir name.
+std::string Sanitize(std::string s, size_t max) {
+  for (char& c : s) {
+    if (c == '/' || c == ' ' || c == '\\' || c == ':') c = '_';
+  }
+  return s.substr(0, max);
+}
+
+class Runner final : public TrialRunner {
+ public:
+  Runner(ExperimentSpec spec, std::string dir, std::unique_ptr<Searcher> searcher,
+         std::unique_ptr<TrialScheduler> scheduler)
+      : spec_(std::move(spec)),
+        dir_(std::move(dir)),
+        searcher_(std::move(searcher)),
+        scheduler_(std::move(scheduler)),
+        experiment_id_(ToHex(RandomBytes(16))) {}
+
+  Status Resume(const Json& state);
+  Result<ExperimentOutcome> Run();
+
+  // TrialRunner
+  std::vector<Trial*> Trials() override {
+    std::vector<Trial*> out;
+    for (auto& s : trials_) out.push_back(&s->trial);
+    return out;
+  }
+  bool HasResources(const Trial& trial) override;
+  Result<std::string> SaveCheckpoint(Trial& trial) override;
+  Status ResetTrial(Trial& trial, Json new_config, std::string new_tag,
+                    const std::string& checkpoint) override;
+
+ private:
+  TrialState& StateOf(const Trial& t) { return *trials_[t.index]; }
+  Status AddTrials();
+  Status Start(TrialState& s);
+  void SubmitStep(TrialState& s);
+  Status OnStepDone(TrialState& s);
+  Status OnResult(TrialState& s, Json result);
+  void OnFailure(TrialState& s, const std::string& error, bool actor_died);
+  // Ends the trial's run on its actor (which becomes idle) with `status`.
+  void Release(TrialState& s, TrialStatus status);
+  void KillActor(Actor* a);
+  Result<std::string> Checkpoint(TrialState& s);
+  void PruneCheckpoints(TrialState& s);
+  Status Unrunnable(TrialState& s);
+  Resources Held() const;
+  void PrintStatus(bool final);
+  Status SaveState(bool force);
+  void Event(const std::string& line) {
+    if (spec_.verbose >= 2) std::printf("%s\n", line.c_str());
+  }
+  std::string Name(const Trial& t) const { return fmt::format("{}_{:05}", t.trainable, t.index); }
+
+  ExperimentSpec spec_;
+  std::string dir_;
+  std::unique_ptr<Searcher> searcher_;
+  std::unique_ptr<TrialScheduler> scheduler_;
+  std::string experiment_id_;
+  std::vector<std::unique_ptr<TrialState>> trials_;
+  std::vector<std::unique_ptr<Actor>> actors_;
+  Resources total_;
+  Clock::time_point last_status_{}, last_save_{};
+  Clock::time_point started_ = Clock::now();
+};
+
+// ---------------------------------------------------------------------------
+// Actors and resources.
+
+Resources Runner::Held() const {
+  Resources held;
+  for (const auto& a : actors_) {
+    for (const auto& [name, amount] : a->resources) held[name] += amount;
+  }
+  return held;
+}
+
+bool Runner::HasResources(const Trial& trial) {
+  Resources free = total_;
+  for (const auto& a : actors_) {
+    if (!a->trial && a->resources == trial.resources) return true;
+    if (a->trial) {
+      for (const auto& [name, amount] : a->resources) free[name] -= amount;
+    }
+  }
+  return Fits(trial.resources, free);  // idle actors can be stopped to make room
+}
+
+void Runner::KillActor(Actor* a) {
+  try {
+    ray::ActorHandle<Actor>(a->id).Kill();
+  } catch (const std::exception&) {
+    // Already gone.
+  }
+  actors_.erase(std::remove_if(actors_.begin(), actors_.end(),
+                               [a](const auto& p) { return p.get() == a; }),
+                actors_.end());
+}
+
+// ---------------------------------------------------------------------------
+// Starting, stepping and stopping trials.
+
+ri::TaskRequest ActorCall(const std::string& actor, const char* method) {
+  ri::TaskRequest req;
+  req.kind = ri::kActorTask;
+  req.actor_id = actor;
+  req.function = method;
+  req.max_retries = 0;
+  return req;
+}
+
+Status Runner::Start(TrialState& s) {
+  Trial& t = s.trial;
+  Actor* actor = nullptr;
+  for (auto& a : actors_) {
+    if (!a->trial && a->resources == t.resources) actor = a.get();
+  }
+  if (!actor) {
+    // Stop idle actors until the new one fits.
+    while (!Fits(t.resources, [&] {
+      Resources free = total_;
+      for (const auto& [name, amount] : Held()) free[name] -= amount;
+      return free;
+    }())) {
+      auto idle = std::find_if(actors_.begin(), actors_.end(), [](auto& a) { return !a->trial; });
+      if (idle == actors_.end()) break;
+      KillActor(idle->get());
+    }
+    ri::TaskRequest create;
+    create.kind = ri::kActorCreation;
+    create.function = internal::kCreate;
+    create.resources = t.resources;
+    create.max_retries = 0;
+    auto ids = ri::SubmitRaw(create);
+    actors_.push_back(std::make_unique<Actor>(Actor{ids[0].substr(0, 16), t.resources}));
+    actor = actors_.back().get();
+  }
+  actor->trial = &s;
+  s.actor = actor;
+  if (!s.logger) {
+    RAY_ASSIGN_OR_RETURN(s.logger, ResultLogger::Create(t.logdir, t.config, experiment_id_,
+                                                        t.trial_id));
+  }
+  bool resumed = t.status == TrialStatus::kPaused || !s.restore_from.empty();
+  t.status = TrialStatus::kRunning;
+  Event(fmt::format("{} {} ({})", resumed ? "Resumed" : "Started", Name(t), t.experiment_tag));
+  s.restart = true;
+  SubmitStep(s);
+  return Status::Ok();
+}
+
+void Runner::SubmitStep(TrialState& s) {
+  if (s.restart) {
+    // The trial (re)starts on its actor: a new trial, a resumed one, or a new config
+    // (PBT), restoring the checkpoint if there is one. Start's errors surface at Step.
+    std::map<std::string, Blob> files;
+    if (!s.restore_from.empty()) files = internal::ReadTree(s.restore_from);
+    Json info = {{"trial_id", s.trial.trial_id}, {"experiment_id", experiment_id_}};
+    ri::TaskRequest start = ActorCall(s.actor->id, internal::kStart);
+    start.args = {ri::TaskArg{false, ri::Pack(s.trial.trainable)},
+                  ri::TaskArg{false, ri::Pack(s.trial.config.dump())},
+                  ri::TaskArg{false, ri::Pack(info.dump())}, ri::TaskArg{false, ri::Pack(files)}};
+    ri::SubmitRaw(start);
+    s.restore_from.clear();
+    s.restart = false;
+  }
+  s.step_id = ri::SubmitRaw(ActorCall(s.actor->id, internal::kStep))[0];
+}
+
+void Runner::Release(TrialState& s, TrialStatus status) {
+  s.trial.status = status;
+  s.step_id.clear();
+  if (Actor* a = s.actor) {
+    s.actor = nullptr;
+    a->trial = nullptr;
+    if (spec_.reuse_actors) {
+      ri::SubmitRaw(ActorCall(a->id, internal::kStop));
+    } else {
+      KillActor(a);
+    }
+  }
+}
+
+Status Runner::Unrunnable(TrialState& s) {
+  s.trial.status = TrialStatus::kError;
+  s.trial.error = "trial needs " + Describe(s.trial.resources) +
+                  " but the cluster has only " + Describe(total_);
+  Event(fmt::format("Trial {} cannot run: {}", Name(s.trial), s.trial.error));
+  scheduler_->OnTrialError(*this, s.trial);
+  searcher_->OnTrialComplete(s.searcher_index, s.trial.last_result, true);
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Results and failures.
+
+Status Runner::OnStepDone(TrialState& s) {
+  std::string id = std::move(s.step_id);
+  s.step_id.clear();
+  std::shared_ptr<std::string> text;
+  try {
+    text = ray::Get(ray::ObjectRef<std::string>(id));
+  } catch (const ray::ActorDiedError& e) {
+    OnFailure(s, e.what(), true);
+    return Status::Ok();
+  } catch (const ray::WorkerCrashedError& e) {
+    OnFailure(s, e.what(), true);
+    return Status::Ok();
+  } catch (const ray::RayException& e) {
+    OnFailure(s, e.what(), false);
+    return Status::Ok();
+  }
+  Json result = Json::parse(*text, nullptr, false);
+  if (!result.is_object()) {
+    OnFailure(s, "the trial's result is not a JSON object", false);
+    return Status::Ok();
+  }
+  return OnResult(s, std::move(result));
+}
+
+Status Runner::OnResult(TrialState& s, Json result) {
+  Trial& t = s.trial;
+  RAY_ASSIGN_OR_RETURN(result, s.logger->Log(std::move(result)));
+  t.last_result = result;
+  int64_t iteration = result.value("training_iteration", int64_t{0});
+  bool done = result.value("done", false) || ShouldStop(spec_.stop, result);
+  Decision decision = Decision::kStop;
+  if (done) {
+    scheduler_->OnTrialComplete(*this, t, result);
+    searcher_->OnTrialComplete(s.searcher_index, result, false);
+  } else {
+    decision = scheduler_->OnTrialResult(*this, t, result);
+    searcher_->OnTrialResult(s.searcher_index, result);
+    if (decision == Decision::kStop) searcher_->OnTrialComplete(s.searcher_index, result, false);
+  }
+  bool periodic = spec_.checkpoint_freq > 0 && iteration % spec_.checkpoint_freq == 0;
+  bool at_end = decision == Decision::kStop && spec_.checkpoint_at_end;
+  if ((periodic || at_end || decision == Decision::kPause) &&
+      t.checkpoint_iteration != iteration) {
+    auto saved = Checkpoint(s);
+    if (!saved.ok()) {
+      OnFailure(s, "checkpoint failed: " + saved.status().message(), false);
+      return Status::Ok();
+    }
+  }
+  switch (decision) {
+    case Decision::kContinue:
+      SubmitStep(s);
+      break;
+    case Decision::kPause:
+      s.restore_from = t.checkpoint;
+      Release(s, TrialStatus::kPaused);
+      Event(fmt::format("Paused {} at iteration {}", Name(t), iteration));
+      break;
+    case Decision::kStop:
+      Release(s, TrialStatus::kTerminated);
+      Event(fmt::format("{} {} after {} iterations", done ? "Completed" : "Stopped", Name(t),
+                        iteration));
+      break;
+  }
+  return Status::Ok();
+}
+
+void Runner::OnFailure(TrialState& s, const std::string& error, bool actor_died) {
+  Trial& t = s.trial;
+  if (actor_died && s.actor) {
+    Actor* a = s.actor;
+    s.actor = nullptr;
+    KillActor(a);
+  }
+  ++t.num_failures;
+  (void)WriteFile(t.logdir + "/error.txt", error + "\n");
+  bool recover = spec_.checkpoint_freq > 0 &&
+                 (spec_.max_failures < 0 || t.num_failures <= spec_.max_failures);
+  if (recover) {
+    Release(s, TrialStatus::kPending);
+    s.restore_from = t.checkpoint;
+    Event(fmt::format("Trial {} failed ({} of {} recoveries), restarting from {}: {}", Name(t),
+                      t.num_failures, spec_.max_failures,
+                      t.checkpoint.empty() ? std::string("scratch") : t.checkpoint, error));
+    return;
+  }
+  Release(s, TrialStatus::kError);
+  t.error = error;
+  Event(fmt::format("Trial {} errored: {}", Name(t), error));
+  scheduler_->OnTrialError(*this, t);
+  searcher_->OnTrialComplete(s.searcher_index, t.last_result, true);
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints.
+
+Result<std::string> Runner::Checkpoint(TrialState& s) {
+  Trial& t = s.trial;
+  if (!s.actor) return Status::FailedPrecondition("trial " + Name(t) + " is not running");
+  auto id = ri::SubmitRaw(ActorCall(s.actor->id, internal::kSave))[0];
+  std::map<std::string, Blob> files;
+  try {
+    files = *ray::Get(ray::ObjectRef<std::map<std::string, Blob>>(id));
+  } catch (const std::exception& e) {
+    return Status::Internal(e.what());
+  }
+  int64_t iteration = 0;
+  if (auto meta = files.find(".tune_metadata"); meta != files.end()) {
+    iteration = Json::parse(meta->second.str(), nullptr, false).value("training_iteration", int64_t{0});
+  }
+  std::string dir = fmt::format("{}/checkpoint_{}", t.logdir, iteration);
+  std::string tmp = dir + ".tmp";
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  try {
+    internal::WriteTree(tmp, files);
+  } catch (const std::exception& e) {
+    return Status::ResourceExhausted(std::string("cannot write a checkpoint: ") + e.what());
+  }
+  fs::remove_all(dir, ec);
+  fs::rename(tmp, dir, ec);
+  if (ec) return Status::Internal("cannot move " + tmp + " to " + dir + ": " + ec.message());
+  t.checkpoint = dir;
+  t.checkpoint_iteration = iteration;
+  PruneCheckpoints(s);
+  return dir;
+}
+
+// Keeps the keep_checkpoints_num best checkpoints by checkpoint_score_attr (their
+// .tune_metadata iteration, or the result logged at that iteration).
+void Runner::PruneCheckpoints(TrialState& s) {
+  if (spec_.keep_checkpoints_num <= 0) return;
+  std::string attr = spec_.checkpoint_score_attr;
+  bool lower_better = attr.rfind("min-", 0) == 0;
+  if (lower_better) attr = attr.substr(4);
+  // Scores of the trial's results, by iteration.
+  std::map<int64_t, double> score;
+  if (attr != "training_iteration") {
+    auto text = ReadFile(s.trial.logdir + "/result.json");
+    if (text.ok()) {
+      size_t start = 0;
+      while (start < text->size()) {
+        size_t end = std::min(text->find('\n', start), text->size());
+        Json r = Json::parse(text->substr(start, end - start), nullptr, false);
+        if (r.is_object() && r.contains(attr) && r[attr].is_number()) {
+          score[r.value("training_iteration", int64_t{0})] = r[attr].get<double>();
+        }
+        start = end + 1;
+      }
+    }
+  }
+  std::vector<std::pair<double, fs::path>> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(s.trial.logdir, ec)) {
+    std::string name = e.path().filename().string();
+    if (!e.is_directory() || name.rfind("checkpoint_", 0) != 0 || name.find('.') != std::string::npos) continue;
+    int64_t it = std::atoll(name.c_str() + 11);
+    double value = attr == "training_iteration" ? it : (score.count(it) ? score[it] : -1e300);
+    found.emplace_back(lower_better ? -value : value, e.path());
+  }
+  if (found.size() <= static_cast<size_t>(spec_.keep_checkpoints_num)) return;
+  std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  for (size_t i = spec_.keep_checkpoints_num; i < found.size(); ++i) {
+    if (found[i].second == s.trial.checkpoint) continue;  // the latest is needed to recover
+    fs::remove_all(found[i].second, ec);
+  }
+}
+
+Result<std::string> Runner::SaveCheckpoint(Trial& trial) {
+  TrialState& s = StateOf(trial);
+  if (!s.actor && !trial.checkpoint.empty()) return trial.checkpoint;
+  return Checkpoint(s);
+}
+
+Status Runner::ResetTrial(Trial& trial, Json new_config, std::string new_tag,
+                          const std::string& checkpoint) {
+  TrialState& s = StateOf(trial);
+  trial.config = std::move(new_config);
+  trial.experiment_tag = std::move(new_tag);
+  if (s.logger) RAY_RETURN_IF_ERROR(s.logger->SetConfig(trial.config));
+  s.restore_from = checkpoint;
+  s.restart = s.actor != nullptr;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// The loop.
+
+Status Runner::AddTrials() {
+  size_t waiting = 0;
+  for (const auto& s : trials_) waiting += s->trial.status == TrialStatus::kPending;
+  // Enough pending trials to fill the cluster, and no more: a searcher that learns
+  // from results suggests later configs with more knowledge.
+  size_t slots = 1;
+  for (const auto& [name, amount] : spec_.resources_per_trial) {
+    if (amount > 0 && total_.count(name)) {
+      slots = std::max<size_t>(slots, static_cast<size_t>(total_[name] / amount));
+    }
+  }
+  while (waiting < slots && !searcher_->Finished()) {
+    RAY_ASSIGN_OR_RETURN(auto next, searcher_->Next());
+    if (!next) break;
+    auto s = std::make_unique<TrialState>();
+    Trial& t = s->trial;
+    t.index = static_cast<int>(trials_.size());
+    t.trial_id = ToHex(RandomBytes(4));
+    t.trainable = spec_.trainable;
+    t.experiment_tag = next->tag.empty() ? std::to_string(t.index)
+                                         : fmt::format("{}_{}", t.index, next->tag);
+    t.config = std::move(next->config);
+    t.resources = spec_.resources_per_trial;
+    t.logdir = fmt::format("{}/{}_{}_{}", dir_, Sanitize(t.trainable, 40),
+                           Sanitize(t.experiment_tag, 80), t.trial_id);
+    s->searcher_index = t.index;
+    trials_.push_back(std::move(s));
+    scheduler_->OnTrialAdd(*this, t);
+    ++waiting;
+  }
+  return Status::Ok();
+}
+
+Result<ExperimentOutcome> Runner::Run() {
+  total_ = ray::ClusterResources();
+  std::printf("Tune: experiment %s in %s\n", spec_.name.c_str(), dir_.c_str());
+  std::fflush(stdout);
+  while (true) {
+    RAY_RETURN_IF_ERROR(AddTrials());
+    while (Trial* t = scheduler_->ChooseTrialToRun(*this)) {
+      TrialState& s = StateOf(*t);
+      if (!Fits(t->resources, total_)) {
+        RAY_RETURN_IF_ERROR(Unrunnable(s));
+        continue;
+      }
+      RAY_RETURN_IF_ERROR(Start(s));
+    }
+    std::vector<ray::ObjectRef<std::string>> in_flight;
+    std::vector<TrialState*> owners;
+    for (auto& s : trials_) {
+      if (!s->step_id.empty()) {
+        in_flight.emplace_back(s->step_id);
+        owners.push_back(s.get());
+      }
+    }
+    if (in_flight.empty()) {
+      bool waiting = std::any_of(trials_.begin(), trials_.end(), [](const auto& s) {
+        return s->trial.status == TrialStatus::kPending || s->trial.status == TrialStatus::kPaused;
+      });
+      if (!waiting && searcher_->Finished()) break;
+      if (!waiting) return Status::Internal("the searcher has no config to try and no trial runs");
+      // Trials wait for resources held elsewhere (another job): look again soon.
+      for (auto& s : trials_) {
+        if ((s->trial.status == TrialStatus::kPending || s->trial.status == TrialStatus::kPaused) &&
+            !Fits(s->trial.resources, total_)) {
+          RAY_RETURN_IF_ERROR(Unrunnable(*s));
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      total_ = ray::ClusterResources();
+      continue;
+    }
+    auto ready = ray::Wait(in_flight, 1, std::chrono::milliseconds(500));
+    size_t r = 0;
+    for (size_t i = 0; i < in_flight.size() && r < ready.ready.size(); ++i) {
+      if (!(in_flight[i] == ready.ready[r])) continue;
+      ++r;
+      RAY_RETURN_IF_ERROR(OnStepDone(*owners[i]));
+    }
+    PrintStatus(false);
+    RAY_RETURN_IF_ERROR(SaveState(false));
+  }
+  PrintStatus(true);
+  RAY_RETURN_IF_ERROR(SaveState(true));
+  while (!actors_.empty()) KillActor(actors_.back().get());
+  ExperimentOutcome out;
+  out.dir = dir_;
+  for (auto& s : trials_) {
+    out.errored += s->trial.status == TrialStatus::kError;
+    out.trials.push_back(s->trial);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Status and state.
+
+void Runner::PrintStatus(bool final) {
+  auto now = Clock::now();
+  if (spec_.verbose < 1) return;
+  if (!final && now - last_status_ < std::chrono::duration<double>(spec_.status_interval_s)) return;
+  last_status_ = now;
+  std::map<std::string, int> counts;
+  for (const auto& s : trials_) ++counts[ToString(s->trial.status)];
+  std::string by_status;
+  for (const auto& [status, n] : counts) by_status += fmt::format("{}{} {}", by_status.empty() ? "" : ", ", n, status);
+  Resources held = Held();
+  std::string out = "== Status ==\n" + scheduler_->DebugString() + "\n";
+  out += fmt::format("Resources requested: {}/{} CPUs, {}/{} GPUs\n", held["CPU"], total_["CPU"],
+                     held["GPU"], total_["GPU"]);
+  out += fmt::format("Result logdir: {}\n", dir_);
+  out += fmt::format("Number of trials: {} ({})\n", trials_.size(), by_status);
+  // The table: running trials first, at most 20 rows.
+  std::vector<const TrialState*> rows;
+  for (const auto& s : trials_) rows.push_back(s.get());
+  std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
+    return static_cast<int>(a->trial.status) < static_cast<int>(b->trial.status);
+  });
+  std::vector<std::string> metrics;
+  for (const std::string& m : {spec_.metric, std::string("episode_reward_mean"),
+                               std::string("mean_loss"), std::string("mean_accuracy")}) {
+    if (m.empty() || std::find(metrics.begin(), metrics.end(), m) != metrics.end()) continue;
+    for (auto* s : rows) {
+      if (s->trial.Metric(m)) {
+        metrics.push_back(m);
+        break;
+      }
+    }
+  }
+  const size_t kMaxRows = 20;
+  std::vector<std::vector<std::string>> table;
+  std::vector<std::string> header = {"Trial name", "status", "params", "iter", "total time (s)"};
+  header.insert(header.end(), metrics.begin(), metrics.end());
+  table.push_back(header);
+  for (size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
+    const Trial& t = rows[i]->trial;
+    auto tag = t.experiment_tag.substr(std::min(t.experiment_tag.size(), t.experiment_tag.find('_') + 1));
+    std::vector<std::string> row = {Name(t), ToString(t.status), tag.substr(0, 40),
+                                    t.last_result.is_object() ? std::to_string(t.last_result.value("training_iteration", 0)) : "",
+                                    t.last_result.is_object() ? fmt::format("{:.1f}", t.last_result.value("time_total_s", 0.0)) : ""};
+    for (const auto& m : metrics) row.push_back(t.Metric(m) ? fmt::format("{:.5g}", *t.Metric(m)) : "");
+    table.push_back(row);
+  }
+  std::vector<size_t> width(header.size());
+  for (const auto& row : table) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += fmt::format("{:<{}}  ", row[c], width[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  if (rows.size() > kMaxRows) out += fmt::format("... {} more trials not shown\n", rows.size() - kMaxRows);
+  std::printf("%s\n", out.c_str());
+  std::fflush(stdout);
+}
+
+Status Runner::SaveState(bool force) {
+  auto now = Clock::now();
+  if (!force && now - last_save_ < std::chrono::seconds(1)) return Status::Ok();
+  last_save_ = now;
+  Json trials = Json::array();
+  for (const auto& s : trials_) trials.push_back(s->trial.ToJson());
+  Json state = {{"name", spec_.name},
+                {"trainable", spec_.trainable},
+                {"experiment_id", experiment_id_},
+                {"timestamp", static_cast<int64_t>(std::time(nullptr))},
+                {"spec", spec_.ToJson()},
+                {"searcher", searcher_->SaveState()},
+                {"trials", std::move(trials)}};
+  std::string path = dir_ + "/experiment_state.json";
+  RAY_RETURN_IF_ERROR(WriteFile(path + ".tmp", state.dump()));
+  std::error_code ec;
+  fs::rename(path + ".tmp", path, ec);
+  if (ec) return Status::Internal("cannot write " + path + ": " + ec.message());
+  return Status::Ok();
+}
+
+Status Runner::Resume(const Json& state) {
+  experiment_id_ = state.value("experiment_id", experiment_id_);
+  if (state.contains("searcher")) RAY_RETURN_IF_ERROR(searcher_->RestoreState(state["searcher"]));
+  for (const auto& j : state.value("trials", Json::array())) {
+    auto s = std::make_unique<TrialState>();
+    s->trial = Trial::FromJson(j);
+    s->trial.index = static_cast<int>(trials_.size());
+    s->searcher_index = s->trial.index;
+    Trial& t = s->trial;
+    if (t.status == TrialStatus::kRunning || t.status == TrialStatus::kPaused) {
+      t.status = TrialStatus::kPending;
+      s->restore_from = t.checkpoint;
+    }
+    trials_.push_back(std::move(s));
+    if (t.status == TrialStatus::kPending) scheduler_->OnTrialAdd(*this, t);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string ExperimentDir(const ExperimentSpec& spec) {
+  fs::path root = spec.local_dir.empty() ? DefaultLocalDir() : spec.local_dir;
+  return fs::absolute(root / (spec.name.empty() ? spec.trainable : spec.name))
+      .lexically_normal()
+      .string();
+}
+
+namespace {
+Result<Json> LoadState(const std::string& state_file) {
+  RAY_ASSIGN_OR_RETURN(std::string text, ReadFile(state_file));
+  Json state = Json::parse(text, nullptr, false);
+  if (!state.is_object() || !state.contains("spec")) {
+    return Status::DataLoss(state_file + " is not an experiment state file");
+  }
+  return state;
+}
+}  // namespace
+
+Result<std::optional<ExperimentSpec>> StoredExperiment(const ExperimentSpec& spec) {
+  std::string state_file = ExperimentDir(spec) + "/experiment_state.json";
+  if (!fs::exists(state_file)) return std::optional<ExperimentSpec>();
+  RAY_ASSIGN_OR_RETURN(Json state, LoadState(state_file));
+  RAY_ASSIGN_OR_RETURN(ExperimentSpec stored, ExperimentSpec::FromJson(state["spec"]));
+  return std::optional<ExperimentSpec>(std::move(stored));
+}
+
+Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume,
+                                        const SampleFromFn& sample_from) {
+  ExperimentSpec spec = given;
+  std::string dir = ExperimentDir(spec);
+  if (spec.local_dir.empty()) spec.local_dir = DefaultLocalDir();
+  if (spec.name.empty()) spec.name = spec.trainable;
+  std::string state_file = dir + "/experiment_state.json";
+  Json state;
+  if (fs::exists(state_file)) {
+    if (!resume) {
+      return Status::AlreadyExists("experiment '" + spec.name + "' already exists in " + dir +
+                                   ": pass --resume to continue it, or choose another --name");
+    }
+    RAY_ASSIGN_OR_RETURN(state, LoadState(state_file));
+    RAY_ASSIGN_OR_RETURN(spec, ExperimentSpec::FromJson(state["spec"]));
+    std::printf("Resuming experiment %s (changes to its spec are ignored)\n", spec.name.c_str());
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::PermissionDenied("cannot create " + dir + ": " + ec.message());
+
+  auto with_defaults = [&](Json config) {
+    if (!spec.metric.empty() && !config.contains("metric")) config["metric"] = spec.metric;
+    if (!spec.mode.empty() && !config.contains("mode")) config["mode"] = spec.mode;
+    return config;
+  };
+  std::unique_ptr<Searcher> searcher;
+  if (spec.search_alg == "variant" || spec.search_alg == "BasicVariantGenerator") {
+    RAY_ASSIGN_OR_RETURN(searcher, MakeVariantGenerator(spec.config, spec.num_samples, spec.seed,
+                                                        sample_from));
+  } else if (spec.search_alg == "tpe" || spec.search_alg == "TPE") {
+    RAY_ASSIGN_OR_RETURN(searcher, MakeTpeSearcher(spec.config, with_defaults(spec.search_config),
+                                                   spec.num_samples, spec.seed, sample_from));
+  } else {
+    return Status::InvalidArgument("unknown search algorithm '" + spec.search_alg +
+                                   "' (variant, tpe)");
+  }
+  Json scheduler_config = spec.scheduler == "FIFO" ? spec.scheduler_config
+                                                   : with_defaults(spec.scheduler_config);
+  RAY_ASSIGN_OR_RETURN(auto scheduler, MakeScheduler(spec.scheduler, scheduler_config, spec.seed));
+  Runner runner(spec, dir, std::move(searcher), std::move(scheduler));
+  if (!state.is_null()) RAY_RETURN_IF_ERROR(runner.Resume(state));
+  return runner.Run();
+}
+
+}  // namespace ray::tune
