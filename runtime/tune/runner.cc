@@ -562,6 +562,8 @@ Result<ExperimentOutcome> Runner::Run() {
   }
   PrintStatus(true);
   RAY_RETURN_IF_ERROR(SaveState(true));
+  std::printf("Tune: %zu trials finished in %.3f s\n", trials_.size(),
+              std::chrono::duration<double>(Clock::now() - started_).count());
   while (!actors_.empty()) KillActor(actors_.back().get());
   ExperimentOutcome out;
   out.dir = dir_;

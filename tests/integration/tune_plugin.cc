@@ -45,10 +45,3 @@ class Failing : public ray::tune::Trainable {
   int steps_ = 0;
 };
 RAY_TUNE_TRAINABLE("failing", Failing);
-
-// One trivial step: the overhead benchmark's trainable.
-class Trivial : public ray::tune::Trainable {
- public:
-  Json Step() override { return {{"done", true}, {"value", 1}}; }
-};
-RAY_TUNE_TRAINABLE("trivial", Trivial);
