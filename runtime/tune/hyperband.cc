@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "runtime/tune/scheduler.h"
@@ -200,7 +201,7 @@ class HyperBandScheduler : public TrialScheduler {
     trial_bracket_[trial.trial_id] = current_;
   }
 
-  Decision OnTrialResult(TrialRunner&, Trial& trial, const Json& result) override {
+  Decision OnTrialResult(TrialRunner& runner, Trial& trial, const Json& result) override {
     auto it = trial_bracket_.find(trial.trial_id);
     if (it == trial_bracket_.end()) return Decision::kContinue;
     Bracket& bracket = *it->second;
@@ -208,12 +209,14 @@ class HyperBandScheduler : public TrialScheduler {
     if (!ResultNumber(result, o_.time_attr)) return Decision::kContinue;
     bracket.Update(trial.trial_id, result);
     if (bracket.ContinueTrial(trial.trial_id)) return Decision::kContinue;
-    return ProcessBracket(bracket, &trial);
+    return ProcessBracket(runner, bracket, &trial);
   }
 
-  void OnTrialComplete(TrialRunner&, Trial& trial, const Json&) override { Remove(trial); }
-  void OnTrialError(TrialRunner&, Trial& trial) override { Remove(trial); }
-  void OnTrialRemove(TrialRunner&, Trial& trial) override { Remove(trial); }
+  void OnTrialComplete(TrialRunner& runner, Trial& trial, const Json&) override {
+    Remove(runner, trial);
+  }
+  void OnTrialError(TrialRunner& runner, Trial& trial) override { Remove(runner, trial); }
+  void OnTrialRemove(TrialRunner& runner, Trial& trial) override { Remove(runner, trial); }
 
   // Fair scheduling within a band: the least complete bracket first; within it a
   // pending trial or a paused one below the milestone, in order of addition.
@@ -252,23 +255,23 @@ class HyperBandScheduler : public TrialScheduler {
   }
 
  private:
-  void Remove(Trial& trial) {
+  void Remove(TrialRunner& runner, Trial& trial) {
     auto it = trial_bracket_.find(trial.trial_id);
     if (it == trial_bracket_.end()) return;
     Bracket& bracket = *it->second;
     trial_bracket_.erase(it);
     bracket.Cleanup(trial.trial_id);
-    ProcessBracket(bracket, nullptr);  // may halve, or end the bracket
+    ProcessBracket(runner, bracket, nullptr);  // may halve, or end the bracket
   }
 
   // Called when a trial reached the milestone (`current`, the trial reporting) or
   // left the bracket (nullptr). Halves the bracket once all live trials are at the
   // milestone; returns the decision for `current`.
-  Decision ProcessBracket(Bracket& bracket, Trial* current) {
+  Decision ProcessBracket(TrialRunner& runner, Bracket& bracket, Trial* current) {
     if (bracket.CurrentTrials().empty() || !bracket.CurIterDone()) return Decision::kPause;
     if (bracket.Finished()) {
       for (Trial* t : bracket.CurrentTrials()) {
-        if (t->status == TrialStatus::kPaused) Terminate(bracket, *t);
+        if (t->status == TrialStatus::kPaused) Terminate(runner, bracket, *t);
       }
       return Decision::kStop;
     }
@@ -277,7 +280,7 @@ class HyperBandScheduler : public TrialScheduler {
     num_stopped_ += static_cast<int>(bad.size());
     for (Trial* t : bad) {
       if (t->status == TrialStatus::kPaused) {
-        Terminate(bracket, *t);
+        Terminate(runner, bracket, *t);
       } else {
         bracket.Cleanup(t->trial_id);  // running: stopped at its next result
         if (t == current) decision = Decision::kStop;
@@ -289,12 +292,11 @@ class HyperBandScheduler : public TrialScheduler {
     return decision;
   }
 
-  // TrialRunner cannot stop a trial other than the one reporting; a paused trial
-  // holds no actor, so the scheduler marks it TERMINATED itself.
-  void Terminate(Bracket& bracket, Trial& trial) {
+  // Ends a paused loser of the bracket.
+  void Terminate(TrialRunner& runner, Bracket& bracket, Trial& trial) {
     bracket.Cleanup(trial.trial_id);
     trial_bracket_.erase(trial.trial_id);
-    trial.status = TrialStatus::kTerminated;
+    runner.StopTrial(trial);
   }
 
   HyperBandOptions o_;

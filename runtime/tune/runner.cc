@@ -122,6 +122,7 @@ class Runner final : public TrialRunner {
   }
   bool HasResources(const Trial& trial) override;
   Result<std::string> SaveCheckpoint(Trial& trial) override;
+  void StopTrial(Trial& trial) override;
   Status ResetTrial(Trial& trial, Json new_config, std::string new_tag,
                     const std::string& checkpoint) override;
 
@@ -462,6 +463,14 @@ Result<std::string> Runner::SaveCheckpoint(Trial& trial) {
   TrialState& s = StateOf(trial);
   if (!s.actor && !trial.checkpoint.empty()) return trial.checkpoint;
   return Checkpoint(s);
+}
+
+void Runner::StopTrial(Trial& trial) {
+  TrialState& s = StateOf(trial);
+  if (s.actor) return;  // running trials stop through their next result's decision
+  trial.status = TrialStatus::kTerminated;
+  searcher_->OnTrialComplete(s.searcher_index, trial.last_result, false);
+  Event(fmt::format("Stopped {} (paused)", Name(trial)));
 }
 
 Status Runner::ResetTrial(Trial& trial, Json new_config, std::string new_tag,

@@ -26,6 +26,9 @@ class TrialRunner {
   virtual bool HasResources(const Trial& trial) = 0;
   // Saves a checkpoint of a running trial now (blocking); returns its dir.
   virtual Result<std::string> SaveCheckpoint(Trial& trial) = 0;
+  // Ends a PAUSED or PENDING trial (one holding no actor) as TERMINATED without
+  // running it further; the searcher learns that it ended early.
+  virtual void StopTrial(Trial& trial) = 0;
   // Gives a trial a new config (and tag) and restores it from `checkpoint` (a dir
   // of any trial) before its next step. PBT's exploit-and-explore.
   virtual Status ResetTrial(Trial& trial, Json new_config, std::string new_tag,
