@@ -743,8 +743,15 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
   };
   std::unique_ptr<Searcher> searcher;
   if (spec.search_alg == "variant" || spec.search_alg == "BasicVariantGenerator") {
+    for (auto it = spec.search_config.begin(); it != spec.search_config.end(); ++it) {
+      if (it.key() != "shuffle" || !it->is_boolean()) {
+        return Status::InvalidArgument("search_config." + it.key() +
+                                       ": the variant generator takes only \"shuffle\": true|false");
+      }
+    }
     RAY_ASSIGN_OR_RETURN(searcher, MakeVariantGenerator(spec.config, spec.num_samples, spec.seed,
-                                                        sample_from));
+                                                        sample_from,
+                                                        spec.search_config.value("shuffle", false)));
   } else if (spec.search_alg == "tpe" || spec.search_alg == "TPE") {
     RAY_ASSIGN_OR_RETURN(searcher, MakeTpeSearcher(spec.config, with_defaults(spec.search_config),
                                                    spec.num_samples, spec.seed, sample_from));

@@ -2,7 +2,10 @@
 // repeated num_samples times, each config with fresh random values.
 //
 // Config i (0-based) is repetition i / G of grid point i % G (G = the grid size).
-// Grid axes are numbered in document order and the last one varies fastest.
+// Grid axes are numbered in document order and the last one varies fastest; with
+// `shuffle`, each repetition visits the grid in its own random order (the
+// permutation of repetition r comes from the seed and r alone, so it survives
+// resume).
 // After the grid values are in place, random nodes (including any inside the
 // chosen grid values) are sampled in document order, then sample_from nodes are
 // evaluated, each given the config resolved so far. The state is the number of
@@ -19,18 +22,20 @@ namespace {
 class BasicVariantGenerator : public Searcher {
  public:
   BasicVariantGenerator(Json spec, std::vector<int64_t> grid, int64_t num_samples, uint64_t seed,
-                        SampleFromFn sample_from)
+                        SampleFromFn sample_from, bool shuffle)
       : spec_(std::move(spec)),
         grid_(std::move(grid)),
         num_samples_(num_samples),
+        seed_(seed),
         rng_(seed),
-        sample_from_(std::move(sample_from)) {}
+        sample_from_(std::move(sample_from)),
+        shuffle_(shuffle) {}
 
   Result<std::optional<Suggestion>> Next() override {
     if (Finished()) return std::optional<Suggestion>();
     // The grid point's index on each axis, the last axis fastest.
     std::vector<int64_t> index(grid_.size());
-    int64_t g = produced_ % GridSize();
+    int64_t g = GridPoint(produced_);
     for (size_t a = grid_.size(); a-- > 0;) {
       index[a] = g % grid_[a];
       g /= grid_[a];
@@ -78,6 +83,20 @@ class BasicVariantGenerator : public Searcher {
   }
 
  private:
+  // The grid point of config i.
+  int64_t GridPoint(int64_t i) {
+    const int64_t size = GridSize(), repetition = i / size;
+    if (!shuffle_) return i % size;
+    if (order_repetition_ != repetition) {
+      order_.resize(size);
+      for (int64_t k = 0; k < size; ++k) order_[k] = k;
+      Rng order_rng(seed_ ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(repetition + 1)));
+      for (int64_t k = size - 1; k > 0; --k) std::swap(order_[k], order_[UniformInt(order_rng, k + 1)]);
+      order_repetition_ = repetition;
+    }
+    return order_[i % size];
+  }
+
   int64_t GridSize() const {
     int64_t n = 1;
     for (int64_t axis : grid_) n *= axis;
@@ -87,15 +106,20 @@ class BasicVariantGenerator : public Searcher {
   Json spec_;
   std::vector<int64_t> grid_;  // each axis's number of values, in document order
   int64_t num_samples_;
+  uint64_t seed_;
   Rng rng_;
   SampleFromFn sample_from_;
+  bool shuffle_;
+  std::vector<int64_t> order_;      // shuffle: grid points of one repetition, in visit order
+  int64_t order_repetition_ = -1;   // the repetition order_ is for
   int64_t produced_ = 0;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Searcher>> MakeVariantGenerator(const Json& spec, int64_t num_samples,
-                                                       uint64_t seed, SampleFromFn sample_from) {
+                                                       uint64_t seed, SampleFromFn sample_from,
+                                                       bool shuffle) {
   if (num_samples < 0) return Status::InvalidArgument("num_samples must be >= 0");
   // Check every node now, so that Next() fails only in sample_from.
   std::vector<int64_t> grid;
@@ -118,7 +142,7 @@ Result<std::unique_ptr<Searcher>> MakeVariantGenerator(const Json& spec, int64_t
   Json copy = spec;
   RAY_RETURN_IF_ERROR(VisitSpaceNodes(copy, SpacePath{}, check));
   return std::unique_ptr<Searcher>(std::make_unique<BasicVariantGenerator>(
-      spec, std::move(grid), num_samples, seed, std::move(sample_from)));
+      spec, std::move(grid), num_samples, seed, std::move(sample_from), shuffle));
 }
 
 }  // namespace ray::tune

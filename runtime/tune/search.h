@@ -53,11 +53,12 @@ class Searcher {
   virtual Status RestoreState(const Json& state) = 0;
 };
 
-// Ray's BasicVariantGenerator: grid × random sampling, in Ray's order (the last
-// grid axis varies fastest). InvalidArgument names a malformed space node by its
-// path ("config.lr: uniform needs [low, high]").
+// Ray's BasicVariantGenerator: grid × random sampling (the last grid axis varies
+// fastest; `shuffle`: each repetition of the grid in a random order). InvalidArgument
+// names a malformed space node by its path ("config.lr: uniform needs [low, high]").
 Result<std::unique_ptr<Searcher>> MakeVariantGenerator(const Json& spec, int64_t num_samples,
-                                                       uint64_t seed, SampleFromFn sample_from);
+                                                       uint64_t seed, SampleFromFn sample_from,
+                                                       bool shuffle = false);
 
 // A model-based searcher: Tree-structured Parzen Estimators (Bergstra et al. 2011)
 // over the spec's uniform, loguniform, randint and choice nodes (no grid_search).

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "runtime/tune/search.h"
@@ -61,6 +62,38 @@ TEST(VariantGeneratorTest, TheLastGridAxisVariesFastestAndSamplesRepeatTheGrid) 
   EXPECT_EQ(tags, (std::vector<std::string>{"a=1,b=x", "a=1,b=y", "a=1,b=z", "a=2,b=x", "a=2,b=y",
                                             "a=2,b=z", "a=1,b=x", "a=1,b=y", "a=1,b=z", "a=2,b=x",
                                             "a=2,b=y", "a=2,b=z"}));
+}
+
+TEST(VariantGeneratorTest, ShuffleVisitsEachRepetitionOfTheGridInItsOwnOrder) {
+  const std::string spec = R"({"a": {"grid_search": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}})";
+  auto values = [&](uint64_t seed) {
+    auto g = MakeVariantGenerator(Json::parse(spec), 2, seed, nullptr, true);
+    EXPECT_TRUE(g.ok());
+    std::vector<int> out;
+    for (const auto& s : All(**g)) out.push_back(s.config["a"].get<int>());
+    return out;
+  };
+  auto order = values(7);
+  ASSERT_EQ(order.size(), 20u);
+  std::vector<int> first(order.begin(), order.begin() + 10), second(order.begin() + 10, order.end());
+  std::vector<int> grid = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_NE(first, grid);
+  EXPECT_NE(first, second);
+  std::sort(first.begin(), first.end());
+  std::sort(second.begin(), second.end());
+  EXPECT_EQ(first, grid);  // every grid point once per repetition
+  EXPECT_EQ(second, grid);
+  EXPECT_EQ(values(7), order);
+  EXPECT_NE(values(8), order);
+
+  // Resumed half way, it goes on in the same order.
+  auto g = MakeVariantGenerator(Json::parse(spec), 2, 7, nullptr, true);
+  for (int i = 0; i < 13; ++i) ASSERT_TRUE((*g)->Next().ok());
+  auto resumed = MakeVariantGenerator(Json::parse(spec), 2, 7, nullptr, true);
+  ASSERT_TRUE((*resumed)->RestoreState((*g)->SaveState()).ok());
+  auto rest = All(**resumed);
+  ASSERT_EQ(rest.size(), 7u);
+  for (size_t i = 0; i < rest.size(); ++i) EXPECT_EQ(rest[i].config["a"], order[13 + i]);
 }
 
 TEST(VariantGeneratorTest, GridsNestInObjectsAndLists) {
