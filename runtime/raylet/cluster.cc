@@ -128,6 +128,8 @@ void Raylet::Periodic() {
   for (const auto& peer : gone) {
     RAY_LOG_WARN("driver pid {} exited without disconnecting", clients_[peer].pid);
     FinishJob(clients_[peer].job_id);
+    // It could not record its end: do it for it, so that every node releases the job.
+    if (!stop_->load()) (void)gcs_.FinishJob(clients_[peer].job_id, -1);
     clients_.erase(peer);
   }
   // Each GCS call below may wait for its timeout: stop promptly when asked to.
@@ -239,11 +241,13 @@ void Raylet::Forward(TaskSpec t, const std::string& node_id) {
   for (uint32_t i = 1; i <= t.num_returns; ++i) {
     remote_objects_[ObjectId::ForTaskReturn(tid, i)] = node_id;
   }
+  std::deque<TaskSpec> calls;  // made while the creation waited here: they follow it
   if (t.kind == ri::kActorCreation) {
     Actor& a = actors_[t.task_id];
     a.creation = t;
     a.remote_node = node_id;
     a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
+    calls.swap(a.queue);
   }
   if (t.kind != ri::kActorTask) {
     // Count it against the node's free resources until its next heartbeat says more.
@@ -261,6 +265,7 @@ void Raylet::Forward(TaskSpec t, const std::string& node_id) {
     if (waiting_on_.count(id)) Locate(id, "");
   }
   forwarded_[t.task_id] = {std::move(t), node_id};
+  for (auto& call : calls) Forward(std::move(call), node_id);
 }
 
 void Raylet::OnTaskForwarded(protocol::ForwardTask t) {

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -73,6 +75,50 @@ TEST_F(MultiNodeTest, AWrongTokenIsRefused) {
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("invalid cluster token"), std::string::npos) << bad.all();
   EXPECT_EQ(Status()["nodes"].size(), 2u);
+}
+
+TEST_F(MultiNodeTest, TuneRunsTrialsOnEveryNodeAndKeepsTheirCheckpoints) {
+  std::string results = dir_.path() + "/results";
+  auto r = RunRay({"tune", "run", IT_TUNE_PLUGIN, "--address", address_, "--temp-dir", head_,
+                   "--run", "counter", "--name", "spread", "--local-dir", results, "--config",
+                   R"({"sleep_ms": 300, "rate": {"grid_search": [1, 2, 3]}})", "--stop",
+                   R"({"training_iteration": 3})", "--checkpoint-at-end"},
+                  dir_.path(), 120);
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  auto state = nlohmann::json::parse(ReadText(results + "/spread/experiment_state.json"));
+  std::set<std::string> nodes;
+  ASSERT_EQ(state["trials"].size(), 3u);
+  for (const auto& t : state["trials"]) {
+    EXPECT_EQ(t["status"], "TERMINATED");
+    nodes.insert(t["last_result"]["node_id"].get<std::string>());
+    EXPECT_EQ(ReadText(t["logdir"].get<std::string>() + "/checkpoint_3/count"), "3");
+  }
+  // Three 1-CPU trials at once on 1 + 2 CPUs: both nodes run trials.
+  EXPECT_EQ(nodes, (std::set<std::string>{head_id_, worker_id_}));
+}
+
+TEST_F(MultiNodeTest, AKilledDriversJobIsReleasedOnEveryNode) {
+  int pid = SpawnRay({"tune", "run", IT_TUNE_PLUGIN, "--address", address_, "--temp-dir", head_,
+                      "--run", "counter", "--name", "killed", "--local-dir",
+                      dir_.path() + "/results", "--config",
+                      R"({"sleep_ms": 200, "rate": {"grid_search": [1, 2, 3]}})"},
+                     dir_.path());
+  auto cpus_available = [&] { return Status()["available"].value("CPU", 0.0); };
+  bool busy = false;
+  for (int i = 0; i < 100 && !busy; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    busy = cpus_available() == 0;  // a trial on every CPU of both nodes
+  }
+  ASSERT_TRUE(busy);
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  // The driver's node notices, and records the job's end for the others.
+  double available = 0;
+  for (int i = 0; i < 100 && available < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    available = cpus_available();
+  }
+  EXPECT_EQ(available, 3);
 }
 
 TEST_F(MultiNodeTest, CustomResourcesPinWorkToTheirNode) {

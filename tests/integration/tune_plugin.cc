@@ -22,7 +22,8 @@ class Counter : public ray::tune::Trainable {
       ::_exit(3);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(config_.value("sleep_ms", 0)));
-    return {{"count", count_}, {"score", count_ * config_.value("rate", 1.0)}};
+    return {{"count", count_}, {"score", count_ * config_.value("rate", 1.0)},
+            {"node_id", ray::GetNodeId()}};
   }
   void Save(const std::string& dir) override { std::ofstream(dir + "/count") << count_; }
   void Restore(const std::string& dir) override { std::ifstream(dir + "/count") >> count_; }
