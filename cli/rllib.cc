@@ -10,6 +10,8 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/tune.h"
+#include "runtime/node/node.h"
 
 namespace ray::cli {
 
@@ -101,6 +103,31 @@ std::vector<Experiment> LoadExperiments(const std::string& file) {
   return out;
 }
 
+// An RLlib run as Tune runs it: one trial of the algorithm's trainable, holding the
+// trainer's CPUs and its rollout workers' as extra CPUs (Ray's default_resource_request).
+tune::ExperimentSpec ToSpec(const Experiment& x) {
+  tune::ExperimentSpec spec;
+  spec.name = x.name;
+  spec.trainable = x.run;
+  spec.config = json::parse(x.config);
+  spec.config["env"] = x.env;
+  spec.stop = json::parse(x.stop);
+  spec.checkpoint_freq = x.checkpoint_freq;
+  spec.checkpoint_at_end = x.checkpoint_at_end;
+  spec.local_dir = x.local_dir;
+  spec.restore = x.restore;
+  spec.metric = "episode_reward_mean";
+  spec.mode = "max";
+  auto number = [&](const char* key, double fallback) {
+    return spec.config.contains(key) && spec.config[key].is_number() ? spec.config[key].get<double>()
+                                                                     : fallback;
+  };
+  spec.resources_per_trial = {
+      {"CPU", number("num_cpus_for_driver", 1)},
+      {"extra_CPU", number("num_workers", 2) * number("num_cpus_per_worker", 1)}};
+  return spec;
+}
+
 void Train(const TrainOptions& o) {
   std::vector<Experiment> experiments;
   if (!o.file.empty()) {
@@ -115,6 +142,8 @@ void Train(const TrainOptions& o) {
     }
     experiments.push_back(o.flags);
   }
+  std::vector<tune::ExperimentSpec> specs;
+  double cpus_needed = 0;
   for (const Experiment& x : experiments) {
     for (const auto& [what, text] : {std::pair{"--config", x.config}, std::pair{"--stop", x.stop}}) {
       if (!json::accept(text) || !json::parse(text).is_object()) {
@@ -122,14 +151,21 @@ void Train(const TrainOptions& o) {
       }
     }
     if (x.env.empty()) Fail("rllib train", Status::InvalidArgument("--env is required"));
-    std::vector<std::string> args = {"train", "--env", x.env, "--config", x.config,
-                                     "--stop", x.stop, "--name", x.name};
-    if (x.checkpoint_freq > 0) args.insert(args.end(), {"--checkpoint-freq", std::to_string(x.checkpoint_freq)});
-    if (x.checkpoint_at_end) args.push_back("--checkpoint-at-end");
-    if (!x.local_dir.empty()) args.insert(args.end(), {"--local-dir", x.local_dir});
-    if (!x.restore.empty()) args.insert(args.end(), {"--restore", x.restore});
-    RunOnLocalCluster("rllib train", o.cluster, AlgorithmPlugin("rllib train", x.run), args);
+    specs.push_back(ToSpec(x));
+    const auto& r = specs.back().resources_per_trial;
+    cpus_needed = std::max(cpus_needed, r.at("CPU") + r.at("extra_CPU"));
   }
+  std::string plugin = AlgorithmPlugin("rllib train", experiments[0].run);
+  for (const Experiment& x : experiments) AlgorithmPlugin("rllib train", x.run);
+  // A local cluster holds at least one trial, even on a machine with fewer cores
+  // (the trainer and its workers take turns: sampling, then learning).
+  LocalClusterFlags cluster = o.cluster;
+  if (!cluster.resources.num_cpus) {
+    cluster.resources.num_cpus = std::max<double>(node::DetectCpus(), cpus_needed);
+  }
+  DriveOnLocalCluster("rllib train", cluster, plugin, [&](worker::Plugin& p, const RayRuntimeApi* api) {
+    return DriveExperiments("rllib train", plugin, specs, /*resume=*/false, p, api);
+  });
 }
 
 void Rollout(const RolloutOptions& o) {

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/tune.h"
 #include "runtime/tune/analysis.h"
 #include "runtime/tune/runner.h"
 #include "runtime/worker/plugin.h"
@@ -46,7 +47,8 @@ Result<std::string> CallPlugin(worker::Plugin& plugin, const std::string& name,
   return bytes;
 }
 
-// Ray's resources_per_trial: {"cpu": 1, "gpu": 0, "Custom": 2} -> {"CPU": 1, "Custom": 2}.
+// Ray's resources_per_trial: {"cpu": 1, "gpu": 0, "extra_cpu": 2, "Custom": 2} ->
+// {"CPU": 1, "extra_CPU": 2, "Custom": 2}.
 Result<Json> NormalizeResources(const Json& r) {
   if (!r.is_object()) return Status::InvalidArgument("resources_per_trial must be a JSON object");
   Json out = Json::object();
@@ -55,7 +57,10 @@ Result<Json> NormalizeResources(const Json& r) {
       return Status::InvalidArgument("resources_per_trial." + it.key() +
                                      " must be a non-negative number");
     }
-    std::string name = it.key() == "cpu" ? "CPU" : it.key() == "gpu" ? "GPU" : it.key();
+    static const std::map<std::string, std::string> kRay = {
+        {"cpu", "CPU"}, {"gpu", "GPU"}, {"extra_cpu", "extra_CPU"}, {"extra_gpu", "extra_GPU"}};
+    auto known = kRay.find(it.key());
+    std::string name = known == kRay.end() ? it.key() : known->second;
     if (it->get<double>() > 0) out[name] = *it;
   }
   return out;
@@ -124,66 +129,10 @@ void PrintBest(const ExperimentSpec& spec, const std::string& dir) {
   }
 }
 
-int Drive(const TuneRunOptions& o, std::vector<ExperimentSpec> experiments, worker::Plugin& plugin,
-          const RayRuntimeApi* api) {
-  ri::Api() = api;
-  auto listed = CallPlugin(plugin, tune::internal::kTrainables, {});
-  if (!listed.ok()) {
-    std::fprintf(stderr, "ray tune run: %s registers no trainable (use RAY_TUNE_TRAINABLE or "
-                 "RAY_TUNE_FUNCTION from <ray/tune.h>)\n", o.plugin.c_str());
-    return 1;
-  }
-  auto names = ri::Unpack<std::vector<std::string>>(listed->data(), listed->size());
-  tune::SampleFromFn sample_from = [&](const std::string& name, const Json& config) -> Result<Json> {
-    RAY_ASSIGN_OR_RETURN(std::string out, CallPlugin(plugin, tune::internal::kSampleFrom,
-                                                     {ri::Pack(name), ri::Pack(config.dump())}));
-    return Json::parse(ri::Unpack<std::string>(out.data(), out.size()));
-  };
-  int code = 0;
-  for (auto& spec : experiments) {
-    if (spec.trainable.empty() && names.size() == 1) spec.trainable = names[0];
-    if (o.resume) {
-      auto stored = tune::StoredExperiment(spec);
-      if (!stored.ok()) {
-        std::fprintf(stderr, "ray tune run: %s\n", stored.status().message().c_str());
-        return 1;
-      }
-      if (*stored) spec = **stored;
-    }
-    if (std::find(names.begin(), names.end(), spec.trainable) == names.end()) {
-      std::string known;
-      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      std::fprintf(stderr, "ray tune run: %s: %s (its trainables: %s)\n", o.plugin.c_str(),
-                   spec.trainable.empty() ? "choose a trainable with --run"
-                                          : ("no trainable named '" + spec.trainable + "'").c_str(),
-                   known.c_str());
-      return 1;
-    }
-    auto outcome = tune::RunExperiment(spec, o.resume, sample_from);
-    if (!outcome.ok()) {
-      std::fprintf(stderr, "ray tune run: %s\n", outcome.status().message().c_str());
-      return 1;
-    }
-    PrintBest(spec, outcome->dir);
-    if (outcome->errored > 0) {
-      std::fprintf(stderr, "ray tune run: %d of %zu trials errored:\n", outcome->errored,
-                   outcome->trials.size());
-      for (const auto& t : outcome->trials) {
-        if (t.status == tune::TrialStatus::kError) {
-          std::fprintf(stderr, "  %s (%s): %s\n", t.experiment_tag.c_str(), t.logdir.c_str(),
-                       t.error.c_str());
-        }
-      }
-      code = 1;
-    }
-  }
-  return code;
-}
-
 void Run(const TuneRunOptions& o) {
   auto experiments = Experiments(o);
   auto drive = [&](worker::Plugin& plugin, const RayRuntimeApi* api) {
-    return Drive(o, experiments, plugin, api);
+    return DriveExperiments("tune run", o.plugin, experiments, o.resume, plugin, api);
   };
   if (o.address.empty()) {
     DriveOnLocalCluster("tune run", o.cluster, o.plugin, drive);
@@ -220,6 +169,64 @@ void AddJsonKey(CLI::App* cmd, TuneRunOptions& o, const std::string& flag, const
 }
 
 }  // namespace
+
+int DriveExperiments(const std::string& command, const std::string& plugin_path,
+                     std::vector<ExperimentSpec> experiments, bool resume, worker::Plugin& plugin,
+                     const RayRuntimeApi* api) {
+  const std::string prefix = "ray " + command + ": ";
+  ri::Api() = api;
+  auto listed = CallPlugin(plugin, tune::internal::kTrainables, {});
+  if (!listed.ok()) {
+    std::fprintf(stderr, "%s%s registers no trainable (use RAY_TUNE_TRAINABLE or "
+                 "RAY_TUNE_FUNCTION from <ray/tune.h>)\n", prefix.c_str(), plugin_path.c_str());
+    return 1;
+  }
+  auto names = ri::Unpack<std::vector<std::string>>(listed->data(), listed->size());
+  tune::SampleFromFn sample_from = [&](const std::string& name, const Json& config) -> Result<Json> {
+    RAY_ASSIGN_OR_RETURN(std::string out, CallPlugin(plugin, tune::internal::kSampleFrom,
+                                                     {ri::Pack(name), ri::Pack(config.dump())}));
+    return Json::parse(ri::Unpack<std::string>(out.data(), out.size()));
+  };
+  int code = 0;
+  for (auto& spec : experiments) {
+    if (spec.trainable.empty() && names.size() == 1) spec.trainable = names[0];
+    if (resume) {
+      auto stored = tune::StoredExperiment(spec);
+      if (!stored.ok()) {
+        std::fprintf(stderr, "%s%s\n", prefix.c_str(), stored.status().message().c_str());
+        return 1;
+      }
+      if (*stored) spec = **stored;
+    }
+    if (std::find(names.begin(), names.end(), spec.trainable) == names.end()) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      std::fprintf(stderr, "%s%s: %s (its trainables: %s)\n", prefix.c_str(), plugin_path.c_str(),
+                   spec.trainable.empty() ? "choose a trainable with --run"
+                                          : ("no trainable named '" + spec.trainable + "'").c_str(),
+                   known.c_str());
+      return 1;
+    }
+    auto outcome = tune::RunExperiment(spec, resume, sample_from);
+    if (!outcome.ok()) {
+      std::fprintf(stderr, "%s%s\n", prefix.c_str(), outcome.status().message().c_str());
+      return 1;
+    }
+    PrintBest(spec, outcome->dir);
+    if (outcome->errored > 0) {
+      std::fprintf(stderr, "%s%d of %zu trials errored:\n", prefix.c_str(), outcome->errored,
+                   outcome->trials.size());
+      for (const auto& t : outcome->trials) {
+        if (t.status == tune::TrialStatus::kError) {
+          std::fprintf(stderr, "  %s (%s): %s\n", t.experiment_tag.c_str(), t.logdir.c_str(),
+                       t.error.c_str());
+        }
+      }
+      code = 1;
+    }
+  }
+  return code;
+}
 
 void AddTune(CLI::App& app) {
   auto* tune = app.add_subcommand("tune", "Run and inspect hyperparameter searches");

@@ -1,15 +1,16 @@
 // PPO (Schulman et al. 2017, "Proximal Policy Optimization Algorithms",
 // arXiv:1707.06347) as RLlib runs it: synchronous sampling by `num_workers` rollout
 // workers (actors, each stepping `num_envs_per_worker` envs with batched inference),
-// GAE on the workers, then minibatch SGD epochs on the driver's policy, whose weights
-// go back to the workers (one object put per iteration) before the next round.
+// GAE on the workers, then minibatch SGD epochs on the trainer's policy, whose
+// weights go back to the workers (one object put per iteration) before the next round.
 //
-// `rllib train` and `rllib rollout` run this plugin as a job:
-//   train   --env E [--config JSON] [--stop JSON] [--checkpoint-freq N]
-//           [--checkpoint-at-end] [--local-dir DIR] [--name NAME] [--restore CKPT]
+// The trainer is the Tune trainable "PPO": `rllib train` runs it as a Tune
+// experiment, and `tune run ppo.so --run PPO --config '{"env": ...}'` searches over
+// its config. `rllib rollout` runs this plugin as a job:
 //   rollout CHECKPOINT --env E [--config JSON] [--steps N] [--episodes N]
 
 #include <ray/api.h>
+#include <ray/tune.h>
 
 #include <chrono>
 #include <cstdio>
@@ -24,7 +25,6 @@
 
 #include "runtime/base/util.h"
 #include "runtime/rllib/rollout_worker.h"
-#include "runtime/tune/result_logger.h"
 
 namespace {
 
@@ -70,24 +70,19 @@ class RemoteWorker {
 
 RAY_REMOTE(RemoteWorker::Create, &RemoteWorker::Sample);
 
+// `rollout CHECKPOINT --env E [--config JSON] [--steps N] [--episodes N]`.
 struct Args {
   std::string mode;
   std::string env;
   std::string config = "{}";
-  std::string stop = "{}";
-  std::string local_dir;
-  std::string name = "default";
-  std::string restore;
-  std::string checkpoint;  // rollout
-  int checkpoint_freq = 0;
-  bool checkpoint_at_end = false;
+  std::string checkpoint;
   int64_t steps = 10000;
   int64_t episodes = 0;
 };
 
 Args ParseArgs(int argc, char** argv) {
   Args a;
-  if (argc < 2) throw std::invalid_argument("usage: train|rollout ...");
+  if (argc < 2) throw std::invalid_argument("usage: rollout CHECKPOINT --env E ...");
   a.mode = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string k = argv[i];
@@ -97,15 +92,9 @@ Args ParseArgs(int argc, char** argv) {
     };
     if (k == "--env") a.env = value();
     else if (k == "--config") a.config = value();
-    else if (k == "--stop") a.stop = value();
-    else if (k == "--local-dir") a.local_dir = value();
-    else if (k == "--name") a.name = value();
-    else if (k == "--restore") a.restore = value();
-    else if (k == "--checkpoint-freq") a.checkpoint_freq = std::stoi(value());
-    else if (k == "--checkpoint-at-end") a.checkpoint_at_end = true;
     else if (k == "--steps") a.steps = std::stoll(value());
     else if (k == "--episodes") a.episodes = std::stoll(value());
-    else if (a.mode == "rollout" && a.checkpoint.empty() && k.rfind("--", 0) != 0) a.checkpoint = k;
+    else if (a.checkpoint.empty() && k.rfind("--", 0) != 0) a.checkpoint = k;
     else throw std::invalid_argument("unknown argument '" + k + "'");
   }
   if (a.env.empty()) throw std::invalid_argument("--env is required");
@@ -118,149 +107,145 @@ std::string PolicyFile(const std::string& checkpoint) {
   return checkpoint;
 }
 
-std::string SaveCheckpoint(RolloutWorker& local, const std::string& trial_dir, int64_t iteration,
-                           const json& state) {
-  std::string dir = trial_dir + "/checkpoint_" + std::to_string(iteration);
-  fs::create_directories(dir);
-  OrThrow(local.policy().Save(dir + "/policy.pt"));
-  OrThrow(ray::WriteFile(dir + "/algorithm_state.json", state.dump(2) + "\n"));
-  return dir;
-}
-
-// One row of the live progress table.
-void PrintRow(const json& r, bool header) {
-  if (header) {
-    std::printf("%5s %10s %10s %10s %10s %9s %9s\n", "iter", "timesteps", "reward_mean",
-                "reward_min", "reward_max", "episodes", "time_s");
+// PPO as a Tune trainable: `rllib train` runs it as a Tune experiment (and so can
+// `tune run ppo.so --run PPO`). The config is RLlib's, with "env". Each Step is one
+// training iteration: sample train_batch_size steps from the rollout workers (actors
+// the trainer creates, holding the trial's extra CPUs), then SGD on the local policy.
+class PPOTrainer : public ray::tune::Trainable {
+ public:
+  void Setup(const json& trial_config) override {
+    json c = trial_config;
+    env_ = c.value("env", "");
+    if (env_.empty()) throw std::invalid_argument("config.env is required (e.g. CartPole-v1)");
+    c.erase("env");
+    config_ = ParseConfig(c.dump());
+    config_.env = env_;
+    ray::rllib::SetTorchNumThreads(1);
+    local_ = OrThrow(RolloutWorker::Create(env_, config_, 0));
+    config_json_ = config_.ToJson();
+    full_config_ = json::parse(config_json_);
+    for (int i = 1; i <= config_.num_workers; ++i) workers_.push_back(StartWorker(i));
   }
-  std::printf("%5lld %10lld %10.2f %10.2f %10.2f %9lld %9.1f\n",
-              static_cast<long long>(r["training_iteration"].get<int64_t>()),
-              static_cast<long long>(r["timesteps_total"].get<int64_t>()),
-              r["episode_reward_mean"].is_number() ? r["episode_reward_mean"].get<double>() : 0.0,
-              r["episode_reward_min"].is_number() ? r["episode_reward_min"].get<double>() : 0.0,
-              r["episode_reward_max"].is_number() ? r["episode_reward_max"].get<double>() : 0.0,
-              static_cast<long long>(r["episodes_total"].get<int64_t>()),
-              r["time_total_s"].get<double>());
-  std::fflush(stdout);
-}
 
-int Train(const Args& a) {
-  PPOConfig config = ParseConfig(a.config);
-  config.env = a.env;
-  json stop = json::parse(a.stop);
-  ray::rllib::SetTorchNumThreads(1);
-  auto local = OrThrow(RolloutWorker::Create(a.env, config, 0));
-  if (!a.restore.empty()) OrThrow(local->policy().Restore(PolicyFile(a.restore)));
-
-  std::string config_json = config.ToJson();
-  auto start_worker = [&](int index) {
-    return ray::Actor(RemoteWorker::Create).SetResource("CPU", 1).Remote(a.env, config_json, index);
-  };
-  std::vector<ray::ActorHandle<RemoteWorker>> workers;
-  for (int i = 1; i <= config.num_workers; ++i) workers.push_back(start_worker(i));
-  int64_t worker_restarts = 0;
-
-  std::string local_dir = a.local_dir.empty() ? ray::tune::DefaultLocalDir() : a.local_dir;
-  std::string trial_dir = local_dir + "/" + a.name + "/" + ray::tune::TrialName("PPO", a.env);
-  json params = json::parse(config_json);
-  auto logger = OrThrow(ray::tune::ResultLogger::Create(trial_dir, params, ray::ToHex(ray::RandomBytes(8))));
-  std::printf("PPO on %s with %d rollout workers x %d envs; results in %s\n", a.env.c_str(),
-              config.num_workers, config.num_envs_per_worker, trial_dir.c_str());
-
-  std::deque<double> window;
-  std::deque<int64_t> lengths;
-  int64_t timesteps_total = 0, episodes_total = 0;
-  json last;
-  for (int64_t iteration = 1;; ++iteration) {
-    auto t0 = std::chrono::steady_clock::now();
-    // Sample until the train batch is full: every worker in parallel, each round.
-    std::vector<SampleResult> results;
-    int64_t collected = 0;
-    auto weights = ray::Put(local->policy().GetWeights());
-    while (collected < config.train_batch_size) {
-      if (workers.empty()) {
-        results.push_back(OrThrow(local->Sample()));
-        collected += results.back().batch.size();
-        continue;
-      }
-      std::vector<ray::ObjectRef<SampleResult>> refs;
-      for (auto& w : workers) refs.push_back(w.Task(&RemoteWorker::Sample).Remote(weights));
-      for (size_t k = 0; k < refs.size(); ++k) {
-        try {
-          auto r = ray::Get(refs[k]);
-          collected += r->batch.size();
-          results.push_back(std::move(*r));
-        } catch (const ray::ActorDiedError& e) {
-          // RLlib's recreate_failed_workers: a new worker takes the dead one's place.
-          if (!config.recreate_failed_workers) throw;
-          std::printf("rollout worker %zu died (%s); starting a new one\n", k + 1, e.what());
-          workers[k] = start_worker(static_cast<int>(k + 1));
-          ++worker_restarts;
-        }
+  ~PPOTrainer() override {
+    for (auto& w : workers_) {
+      try {
+        w.Kill();
+      } catch (const std::exception&) {
       }
     }
+  }
+
+  json Step() override {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<SampleResult> results = Sample();
     std::vector<SampleBatch> batches;
     int64_t episodes_this_iter = 0;
     for (auto& r : results) {
       batches.push_back(std::move(r.batch));
       for (size_t k = 0; k < r.episode_returns.size(); ++k) {
-        window.push_back(r.episode_returns[k]);
-        lengths.push_back(r.episode_lengths[k]);
-        if (window.size() > static_cast<size_t>(config.metrics_smoothing_episodes)) {
-          window.pop_front();
-          lengths.pop_front();
+        window_.push_back(r.episode_returns[k]);
+        lengths_.push_back(r.episode_lengths[k]);
+        if (window_.size() > static_cast<size_t>(config_.metrics_smoothing_episodes)) {
+          window_.pop_front();
+          lengths_.pop_front();
         }
       }
       episodes_this_iter += static_cast<int64_t>(r.episode_returns.size());
     }
     SampleBatch batch = OrThrow(SampleBatch::Concat(batches));
     auto t_sampled = std::chrono::steady_clock::now();
-    auto stats = OrThrow(local->policy().LearnOnBatch(batch));
+    auto stats = OrThrow(local_->policy().LearnOnBatch(batch));
     auto t_learned = std::chrono::steady_clock::now();
-    timesteps_total += batch.size();
-    episodes_total += episodes_this_iter;
+    steps_sampled_ += batch.size();
 
-    json r;
     auto mean = [](const auto& d) {
       return d.empty() ? json(nullptr) : json(std::accumulate(d.begin(), d.end(), 0.0) / d.size());
     };
-    r["episode_reward_mean"] = mean(window);
-    r["episode_reward_min"] = window.empty() ? json(nullptr) : json(*std::min_element(window.begin(), window.end()));
-    r["episode_reward_max"] = window.empty() ? json(nullptr) : json(*std::max_element(window.begin(), window.end()));
-    r["episode_len_mean"] = mean(lengths);
+    auto extreme = [&](bool max) {
+      if (window_.empty()) return json(nullptr);
+      return json(max ? *std::max_element(window_.begin(), window_.end())
+                      : *std::min_element(window_.begin(), window_.end()));
+    };
+    json r;
+    r["episode_reward_mean"] = mean(window_);
+    r["episode_reward_min"] = extreme(false);
+    r["episode_reward_max"] = extreme(true);
+    r["episode_len_mean"] = mean(lengths_);
     r["episodes_this_iter"] = episodes_this_iter;
-    r["episodes_total"] = episodes_total;
     r["timesteps_this_iter"] = batch.size();
-    r["timesteps_total"] = timesteps_total;
-    r["num_healthy_workers"] = workers.size();
-    r["num_remote_worker_restarts"] = worker_restarts;
+    r["num_healthy_workers"] = workers_.size();
+    r["num_remote_worker_restarts"] = worker_restarts_;
+    r["config"] = full_config_;  // the trainer's config, defaults included (params.json: the trial's)
     r["info"] = {{"learner", {{"default_policy", stats.ToMap()}}},
-                 {"num_steps_sampled", timesteps_total},
-                 {"num_steps_trained", timesteps_total},
+                 {"num_steps_sampled", steps_sampled_},
+                 {"num_steps_trained", steps_sampled_},
                  {"sample_time_ms", std::chrono::duration<double, std::milli>(t_sampled - t0).count()},
                  {"learn_time_ms", std::chrono::duration<double, std::milli>(t_learned - t_sampled).count()}};
-    bool done = ray::tune::ShouldStop(stop, [&] {
-      json probe = r;
-      probe["training_iteration"] = iteration;
-      return probe;
-    }());
-    r["done"] = done;
-    last = OrThrow(logger->Log(r));
-    PrintRow(last, iteration == 1);
-    json state = {{"iteration", iteration}, {"timesteps_total", timesteps_total}, {"env", a.env}};
-    bool periodic = a.checkpoint_freq > 0 && iteration % a.checkpoint_freq == 0;
-    if (periodic || (done && a.checkpoint_at_end)) {
-      std::printf("checkpoint saved at %s\n", SaveCheckpoint(*local, trial_dir, iteration, state).c_str());
-    }
-    if (done) break;
+    return r;
   }
-  std::printf("PPO on %s finished: episode_reward_mean %s after %lld timesteps, %lld iterations.\n",
-              a.env.c_str(), last["episode_reward_mean"].dump().c_str(),
-              static_cast<long long>(timesteps_total),
-              static_cast<long long>(last["training_iteration"].get<int64_t>()));
-  for (auto& w : workers) w.Kill();
-  return 0;
-}
+
+  void Save(const std::string& dir) override {
+    OrThrow(local_->policy().Save(dir + "/policy.pt"));
+    json state = {{"env", env_}, {"num_steps_sampled", steps_sampled_}};
+    OrThrow(ray::WriteFile(dir + "/algorithm_state.json", state.dump(2) + "\n"));
+  }
+
+  void Restore(const std::string& dir) override {
+    OrThrow(local_->policy().Restore(PolicyFile(dir)));
+    if (auto text = ray::ReadFile(dir + "/algorithm_state.json"); text.ok()) {
+      steps_sampled_ = json::parse(*text, nullptr, false).value("num_steps_sampled", int64_t{0});
+    }
+  }
+
+ private:
+  ray::ActorHandle<RemoteWorker> StartWorker(int index) {
+    return ray::Actor(RemoteWorker::Create)
+        .SetResource("CPU", config_.num_cpus_per_worker)
+        .Remote(env_, config_json_, index);
+  }
+
+  // Until the train batch is full: every worker in parallel, each round; a dead
+  // worker is replaced when recreate_failed_workers is set (RLlib's semantics).
+  std::vector<SampleResult> Sample() {
+    std::vector<SampleResult> results;
+    int64_t collected = 0;
+    auto weights = ray::Put(local_->policy().GetWeights());
+    while (collected < config_.train_batch_size) {
+      if (workers_.empty()) {
+        results.push_back(OrThrow(local_->Sample()));
+        collected += results.back().batch.size();
+        continue;
+      }
+      std::vector<ray::ObjectRef<SampleResult>> refs;
+      for (auto& w : workers_) refs.push_back(w.Task(&RemoteWorker::Sample).Remote(weights));
+      for (size_t k = 0; k < refs.size(); ++k) {
+        try {
+          auto r = ray::Get(refs[k]);
+          collected += r->batch.size();
+          results.push_back(std::move(*r));
+        } catch (const ray::ActorDiedError& e) {
+          if (!config_.recreate_failed_workers) throw;
+          std::printf("rollout worker %zu died (%s); starting a new one\n", k + 1, e.what());
+          workers_[k] = StartWorker(static_cast<int>(k + 1));
+          ++worker_restarts_;
+        }
+      }
+    }
+    return results;
+  }
+
+  std::string env_;
+  PPOConfig config_;
+  std::string config_json_;
+  json full_config_;
+  std::unique_ptr<RolloutWorker> local_;
+  std::vector<ray::ActorHandle<RemoteWorker>> workers_;
+  std::deque<double> window_;
+  std::deque<int64_t> lengths_;
+  int64_t steps_sampled_ = 0;
+  int64_t worker_restarts_ = 0;
+};
 
 int Rollout(const Args& a) {
   if (a.checkpoint.empty()) throw std::invalid_argument("rollout needs a CHECKPOINT");
@@ -307,10 +292,11 @@ int Rollout(const Args& a) {
 
 }  // namespace
 
+RAY_TUNE_TRAINABLE("PPO", PPOTrainer);
+
 RAY_MAIN(int argc, char** argv) {
   Args a = ParseArgs(argc, argv);
-  if (a.mode == "train") return Train(a);
   if (a.mode == "rollout") return Rollout(a);
-  std::fprintf(stderr, "unknown mode '%s' (train or rollout)\n", a.mode.c_str());
+  std::fprintf(stderr, "unknown mode '%s' (rollout; training runs through Tune)\n", a.mode.c_str());
   return 2;
 }

@@ -23,7 +23,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExperimentSpec, name, trainable,
                                                 num_samples, resources_per_trial,
                                                 checkpoint_freq, checkpoint_at_end,
                                                 keep_checkpoints_num, checkpoint_score_attr,
-                                                max_failures, local_dir, seed, scheduler,
+                                                max_failures, restore, local_dir, seed,
+                                                scheduler,
                                                 scheduler_config, search_alg, search_config,
                                                 metric, mode, verbose, reuse_actors,
                                                 status_interval_s)
@@ -78,6 +79,25 @@ struct TrialState {
   int searcher_index = -1;    // its order among the searcher's suggestions
 };
 
+// A trial's resources may hold "extra_CPU" / "extra_GPU" (Ray's extra_cpu): room the
+// trainable's own actors use (an RLlib trainer's rollout workers). The trial's actor
+// asks for the rest; the runner counts both.
+Resources ActorRequest(const Resources& r) {
+  Resources out;
+  for (const auto& [name, amount] : r) {
+    if (name.rfind("extra_", 0) != 0) out[name] = amount;
+  }
+  return out;
+}
+
+Resources Accounted(const Resources& r) {
+  Resources out = ActorRequest(r);
+  for (const auto& [name, amount] : r) {
+    if (name.rfind("extra_", 0) == 0) out[name.substr(6)] += amount;
+  }
+  return out;
+}
+
 bool Fits(const Resources& need, const Resources& free) {
   for (const auto& [name, amount] : need) {
     if (amount <= 0) continue;
@@ -111,7 +131,9 @@ class Runner final : public TrialRunner {
         scheduler_(std::move(scheduler)),
         experiment_id_(ToHex(RandomBytes(16))) {}
 
-  Status Resume(const Json& state);
+  // The trials of an earlier run of this experiment: resumed (`resume`) or kept as
+  // history beside the new run's.
+  Status Load(const Json& state, bool resume);
   Result<ExperimentOutcome> Run();
 
   // TrialRunner
@@ -154,6 +176,7 @@ class Runner final : public TrialRunner {
   std::unique_ptr<TrialScheduler> scheduler_;
   std::string experiment_id_;
   std::vector<std::unique_ptr<TrialState>> trials_;
+  int first_index_ = 0;  // trials_ before it belong to earlier runs of the experiment
   std::vector<std::unique_ptr<Actor>> actors_;
   Resources total_;
   Clock::time_point last_status_{}, last_save_{};
@@ -166,7 +189,7 @@ class Runner final : public TrialRunner {
 Resources Runner::Held() const {
   Resources held;
   for (const auto& a : actors_) {
-    for (const auto& [name, amount] : a->resources) held[name] += amount;
+    for (const auto& [name, amount] : Accounted(a->resources)) held[name] += amount;
   }
   return held;
 }
@@ -176,10 +199,10 @@ bool Runner::HasResources(const Trial& trial) {
   for (const auto& a : actors_) {
     if (!a->trial && a->resources == trial.resources) return true;
     if (a->trial) {
-      for (const auto& [name, amount] : a->resources) free[name] -= amount;
+      for (const auto& [name, amount] : Accounted(a->resources)) free[name] -= amount;
     }
   }
-  return Fits(trial.resources, free);  // idle actors can be stopped to make room
+  return Fits(Accounted(trial.resources), free);  // idle actors can be stopped to make room
 }
 
 void Runner::KillActor(Actor* a) {
@@ -213,7 +236,7 @@ Status Runner::Start(TrialState& s) {
   }
   if (!actor) {
     // Stop idle actors until the new one fits.
-    while (!Fits(t.resources, [&] {
+    while (!Fits(Accounted(t.resources), [&] {
       Resources free = total_;
       for (const auto& [name, amount] : Held()) free[name] -= amount;
       return free;
@@ -225,7 +248,7 @@ Status Runner::Start(TrialState& s) {
     ri::TaskRequest create;
     create.kind = ri::kActorCreation;
     create.function = internal::kCreate;
-    create.resources = t.resources;
+    create.resources = ActorRequest(t.resources);
     create.max_retries = 0;
     auto ids = ri::SubmitRaw(create);
     actors_.push_back(std::make_unique<Actor>(Actor{ids[0].substr(0, 16), t.resources}));
@@ -279,7 +302,7 @@ void Runner::Release(TrialState& s, TrialStatus status) {
 
 Status Runner::Unrunnable(TrialState& s) {
   s.trial.status = TrialStatus::kError;
-  s.trial.error = "trial needs " + Describe(s.trial.resources) +
+  s.trial.error = "trial needs " + Describe(Accounted(s.trial.resources)) +
                   " but the cluster has only " + Describe(total_);
   Event(fmt::format("Trial {} cannot run: {}", Name(s.trial), s.trial.error));
   scheduler_->OnTrialError(*this, s.trial);
@@ -316,7 +339,6 @@ Status Runner::OnStepDone(TrialState& s) {
 
 Status Runner::OnResult(TrialState& s, Json result) {
   Trial& t = s.trial;
-  RAY_ASSIGN_OR_RETURN(result, s.logger->Log(std::move(result)));
   t.last_result = result;
   int64_t iteration = result.value("training_iteration", int64_t{0});
   bool done = result.value("done", false) || ShouldStop(spec_.stop, result);
@@ -329,6 +351,9 @@ Status Runner::OnResult(TrialState& s, Json result) {
     searcher_->OnTrialResult(s.searcher_index, result);
     if (decision == Decision::kStop) searcher_->OnTrialComplete(s.searcher_index, result, false);
   }
+  // The trial's last result says it is done, however it ended (as Ray logs it).
+  if (decision == Decision::kStop) result["done"] = true;
+  RAY_ASSIGN_OR_RETURN(t.last_result, s.logger->Log(std::move(result)));
   bool periodic = spec_.checkpoint_freq > 0 && iteration % spec_.checkpoint_freq == 0;
   bool at_end = decision == Decision::kStop && spec_.checkpoint_at_end;
   if ((periodic || at_end || decision == Decision::kPause) &&
@@ -493,7 +518,7 @@ Status Runner::AddTrials() {
   // Enough pending trials to fill the cluster, and no more: a searcher that learns
   // from results suggests later configs with more knowledge.
   size_t slots = 1;
-  for (const auto& [name, amount] : spec_.resources_per_trial) {
+  for (const auto& [name, amount] : Accounted(spec_.resources_per_trial)) {
     if (amount > 0 && total_.count(name)) {
       slots = std::max<size_t>(slots, static_cast<size_t>(total_[name] / amount));
     }
@@ -510,9 +535,14 @@ Status Runner::AddTrials() {
                                          : fmt::format("{}_{}", t.index, next->tag);
     t.config = std::move(next->config);
     t.resources = spec_.resources_per_trial;
-    t.logdir = fmt::format("{}/{}_{}_{}", dir_, Sanitize(t.trainable, 40),
+    // Ray's trial names carry the env, when the config has one (PPO_CartPole-v1_0...).
+    std::string env = t.config.is_object() && t.config.contains("env") && t.config["env"].is_string()
+                          ? "_" + Sanitize(t.config["env"].get<std::string>(), 40)
+                          : "";
+    t.logdir = fmt::format("{}/{}{}_{}_{}", dir_, Sanitize(t.trainable, 40), env,
                            Sanitize(t.experiment_tag, 80), t.trial_id);
-    s->searcher_index = t.index;
+    s->searcher_index = t.index - first_index_;
+    s->restore_from = spec_.restore;
     trials_.push_back(std::move(s));
     scheduler_->OnTrialAdd(*this, t);
     ++waiting;
@@ -528,7 +558,7 @@ Result<ExperimentOutcome> Runner::Run() {
     RAY_RETURN_IF_ERROR(AddTrials());
     while (Trial* t = scheduler_->ChooseTrialToRun(*this)) {
       TrialState& s = StateOf(*t);
-      if (!Fits(t->resources, total_)) {
+      if (!Fits(Accounted(t->resources), total_)) {
         RAY_RETURN_IF_ERROR(Unrunnable(s));
         continue;
       }
@@ -551,7 +581,7 @@ Result<ExperimentOutcome> Runner::Run() {
       // Trials wait for resources held elsewhere (another job): look again soon.
       for (auto& s : trials_) {
         if ((s->trial.status == TrialStatus::kPending || s->trial.status == TrialStatus::kPaused) &&
-            !Fits(s->trial.resources, total_)) {
+            !Fits(Accounted(s->trial.resources), total_)) {
           RAY_RETURN_IF_ERROR(Unrunnable(*s));
         }
       }
@@ -607,12 +637,14 @@ void Runner::PrintStatus(bool final) {
   std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
     return static_cast<int>(a->trial.status) < static_cast<int>(b->trial.status);
   });
+  // Columns for what the trials report: timesteps, the experiment's metric, Ray's usual ones.
   std::vector<std::string> metrics;
-  for (const std::string& m : {spec_.metric, std::string("episode_reward_mean"),
-                               std::string("mean_loss"), std::string("mean_accuracy")}) {
+  for (const std::string& m : {std::string("timesteps_total"), spec_.metric,
+                               std::string("episode_reward_mean"), std::string("mean_loss"),
+                               std::string("mean_accuracy")}) {
     if (m.empty() || std::find(metrics.begin(), metrics.end(), m) != metrics.end()) continue;
     for (auto* s : rows) {
-      if (s->trial.Metric(m)) {
+      if (s->trial.Metric(m).value_or(0) != 0) {
         metrics.push_back(m);
         break;
       }
@@ -625,7 +657,8 @@ void Runner::PrintStatus(bool final) {
   table.push_back(header);
   for (size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
     const Trial& t = rows[i]->trial;
-    auto tag = t.experiment_tag.substr(std::min(t.experiment_tag.size(), t.experiment_tag.find('_') + 1));
+    size_t cut = t.experiment_tag.find('_');
+    std::string tag = cut == std::string::npos ? "" : t.experiment_tag.substr(cut + 1);
     std::vector<std::string> row = {Name(t), ToString(t.status), tag.substr(0, 40),
                                     t.last_result.is_object() ? std::to_string(t.last_result.value("training_iteration", 0)) : "",
                                     t.last_result.is_object() ? fmt::format("{:.1f}", t.last_result.value("time_total_s", 0.0)) : ""};
@@ -656,6 +689,7 @@ Status Runner::SaveState(bool force) {
   Json state = {{"name", spec_.name},
                 {"trainable", spec_.trainable},
                 {"experiment_id", experiment_id_},
+                {"first_trial", first_index_},
                 {"timestamp", static_cast<int64_t>(std::time(nullptr))},
                 {"spec", spec_.ToJson()},
                 {"searcher", searcher_->SaveState()},
@@ -668,22 +702,34 @@ Status Runner::SaveState(bool force) {
   return Status::Ok();
 }
 
-Status Runner::Resume(const Json& state) {
-  experiment_id_ = state.value("experiment_id", experiment_id_);
-  if (state.contains("searcher")) RAY_RETURN_IF_ERROR(searcher_->RestoreState(state["searcher"]));
+Status Runner::Load(const Json& state, bool resume) {
+  const int first = state.value("first_trial", 0);
+  if (resume) {
+    experiment_id_ = state.value("experiment_id", experiment_id_);
+    if (state.contains("searcher")) RAY_RETURN_IF_ERROR(searcher_->RestoreState(state["searcher"]));
+  }
   for (const auto& j : state.value("trials", Json::array())) {
     auto s = std::make_unique<TrialState>();
     s->trial = Trial::FromJson(j);
-    s->trial.index = static_cast<int>(trials_.size());
-    s->searcher_index = s->trial.index;
     Trial& t = s->trial;
-    if (t.status == TrialStatus::kRunning || t.status == TrialStatus::kPaused) {
-      t.status = TrialStatus::kPending;
-      s->restore_from = t.checkpoint;
+    t.index = static_cast<int>(trials_.size());
+    bool unfinished = t.status != TrialStatus::kTerminated && t.status != TrialStatus::kError;
+    if (resume && t.index >= first) {
+      // A trial of the run being resumed: it goes on from its last checkpoint.
+      s->searcher_index = t.index - first;
+      if (unfinished) {
+        t.status = TrialStatus::kPending;
+        s->restore_from = t.checkpoint;
+      }
+    } else if (unfinished) {
+      // A trial of an earlier run that a new run leaves behind.
+      t.status = TrialStatus::kError;
+      t.error = "its run ended before it finished, and a new run was started instead of --resume";
     }
     trials_.push_back(std::move(s));
     if (t.status == TrialStatus::kPending) scheduler_->OnTrialAdd(*this, t);
   }
+  first_index_ = resume ? first : static_cast<int>(trials_.size());
   return Status::Ok();
 }
 
@@ -724,13 +770,13 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
   std::string state_file = dir + "/experiment_state.json";
   Json state;
   if (fs::exists(state_file)) {
-    if (!resume) {
-      return Status::AlreadyExists("experiment '" + spec.name + "' already exists in " + dir +
-                                   ": pass --resume to continue it, or choose another --name");
-    }
     RAY_ASSIGN_OR_RETURN(state, LoadState(state_file));
-    RAY_ASSIGN_OR_RETURN(spec, ExperimentSpec::FromJson(state["spec"]));
-    std::printf("Resuming experiment %s (changes to its spec are ignored)\n", spec.name.c_str());
+    if (resume) {
+      RAY_ASSIGN_OR_RETURN(spec, ExperimentSpec::FromJson(state["spec"]));
+      std::printf("Resuming experiment %s (changes to its spec are ignored)\n", spec.name.c_str());
+    }
+  } else if (resume) {
+    return Status::NotFound("no experiment to resume in " + dir);
   }
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -763,7 +809,7 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
                                                    : with_defaults(spec.scheduler_config);
   RAY_ASSIGN_OR_RETURN(auto scheduler, MakeScheduler(spec.scheduler, scheduler_config, spec.seed));
   Runner runner(spec, dir, std::move(searcher), std::move(scheduler));
-  if (!state.is_null()) RAY_RETURN_IF_ERROR(runner.Resume(state));
+  if (!state.is_null()) RAY_RETURN_IF_ERROR(runner.Load(state, resume));
   return runner.Run();
 }
 

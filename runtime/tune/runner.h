@@ -33,6 +33,7 @@ struct ExperimentSpec {
   int64_t keep_checkpoints_num = 0;  // 0: keep all
   std::string checkpoint_score_attr = "training_iteration";  // "min-" prefix: lower is better
   int64_t max_failures = 3;  // recoveries per trial (needs checkpoint_freq > 0); -1: no limit
+  std::string restore;       // a checkpoint dir every trial starts from
   std::string local_dir;     // default ~/ray_results
   uint64_t seed = 0;
   std::string scheduler = "FIFO";
@@ -65,8 +66,10 @@ Result<std::optional<ExperimentSpec>> StoredExperiment(const ExperimentSpec& spe
 
 // Runs (or with `resume`, continues) the experiment until every trial has ended.
 // A resumed experiment keeps its stored spec, skips finished trials and restarts
-// the others from their last checkpoint. Errors: a bad spec or search space, an
-// unknown trainable, an existing experiment without `resume`, an unwritable dir.
+// the others from their last checkpoint. A new run of an existing experiment adds
+// its trials beside the earlier runs' (as Ray's results dirs accumulate); earlier
+// trials that never finished are recorded as ERROR. Errors: a bad spec or search
+// space, nothing to resume, an unwritable dir.
 Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& spec, bool resume,
                                         const SampleFromFn& sample_from);
 

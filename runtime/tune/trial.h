@@ -8,8 +8,10 @@
 //   <local_dir>/<name>/
 //     experiment_state.json   the runner's state (rewritten atomically, at most
 //                             once a second and at the end): {"name", "trainable",
-//                             "timestamp", "spec": {...the experiment...},
-//                             "searcher": {...}, "trials": [Trial::ToJson()...]}
+//                             "timestamp", "experiment_id", "first_trial",
+//                             "spec": {...the latest run...}, "searcher": {...},
+//                             "trials": [Trial::ToJson()...]}; trials before
+//                             first_trial come from earlier runs
 //     <trainable>_<tag>_<trial_id>/   one dir per trial (Trial::logdir)
 //       params.json  result.json  progress.csv  checkpoint_<iteration>/
 

@@ -51,7 +51,9 @@ class RllibTest : public ::testing::Test {
   }
   // The one trial dir under results/<experiment>/.
   std::string TrialDir(const std::string& experiment) {
-    for (const auto& e : fs::directory_iterator(dir_ + "/results/" + experiment)) return e.path();
+    for (const auto& e : fs::directory_iterator(dir_ + "/results/" + experiment)) {
+      if (e.is_directory()) return e.path();
+    }
     return "";
   }
   static std::vector<json> Results(const std::string& trial) {
@@ -78,13 +80,16 @@ TEST_F(RllibTest, TrainWritesResultsAndCheckpointsThatRolloutRestores) {
   ASSERT_FALSE(trial.empty());
   EXPECT_NE(trial.find("PPO_CartPole-v1_"), std::string::npos);
 
+  // params.json holds the trial's config; each result the trainer's, defaults included.
   auto params = json::parse(Slurp(trial + "/params.json"));
   EXPECT_EQ(params["num_workers"], 1);
   EXPECT_EQ(params["model"]["fcnet_hiddens"], json({16, 16}));
-  EXPECT_EQ(params["lr"], 5e-5) << "RLlib's default stays";
+  EXPECT_EQ(params["env"], "CartPole-v1");
 
   auto results = Results(trial);
   ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["config"]["lr"], 5e-5) << "RLlib's default stays";
+  EXPECT_EQ(results[0]["config"]["num_workers"], 1);
   for (size_t i = 0; i < results.size(); ++i) {
     const json& x = results[i];
     EXPECT_EQ(x["training_iteration"], i + 1);
@@ -149,16 +154,18 @@ TEST_F(RllibTest, AKilledRolloutWorkerIsReplaced) {
     for (int i = 0; i < seconds * 20 && !done(); ++i) usleep(50000);
     return done();
   };
-  // Once training runs, kill a worker process that hosts a rollout worker (it has
-  // the job's plugin mapped from the session's plugins/ dir).
+  // Once training runs, kill a worker process that hosts a rollout worker: it has
+  // the job's plugin mapped from the session's plugins/ dir, and is not the trainer
+  // (the trial's actor, whose pid its results carry).
   ASSERT_TRUE(wait_for([&] {
     return fs::exists(dir_ + "/results/default") && !TrialDir("default").empty() &&
            Results(TrialDir("default")).size() >= 2;
   }, 60)) << Slurp(dir_ + "/err");
+  const int trainer = Results(TrialDir("default")).back()["pid"].get<int>();
   int victim = -1;
   for (const auto& e : fs::directory_iterator("/proc")) {
     std::string pid = e.path().filename();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (pid.find_first_not_of("0123456789") != std::string::npos || std::stoi(pid) == trainer) continue;
     std::string cmdline = Slurp(e.path() / "cmdline");
     if (cmdline.find("_worker") == std::string::npos || cmdline.find(dir_) == std::string::npos) continue;
     if (Slurp(e.path() / "maps").find("/plugins/") != std::string::npos) victim = std::stoi(pid);

@@ -266,11 +266,24 @@ TEST_F(TuneRunTest, BadInputIsRefusedWithAClearMessage) {
   EXPECT_EQ(too_big.exit_code, 1);
   EXPECT_NE(too_big.err.find("cluster has only"), std::string::npos) << too_big.err;
 
-  ASSERT_EQ(Tune(kExamples, {"--run", "quadratic", "--name", "once", "--stop",
-                             R"({"training_iteration": 1})"}).exit_code, 0);
-  auto twice = Tune(kExamples, {"--run", "quadratic", "--name", "once"});
-  EXPECT_EQ(twice.exit_code, 1);
-  EXPECT_NE(twice.err.find("--resume"), std::string::npos) << twice.err;
+  auto nothing = Tune(kExamples, {"--run", "quadratic", "--name", "never", "--resume"});
+  EXPECT_EQ(nothing.exit_code, 1);
+  EXPECT_NE(nothing.err.find("no experiment to resume"), std::string::npos) << nothing.err;
+}
+
+TEST_F(TuneRunTest, ANewRunAddsItsTrialsBesideTheEarlierOnes) {
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_EQ(Tune(kExamples, {"--run", "quadratic", "--name", "again", "--stop",
+                               R"({"training_iteration": 2})"}).exit_code, 0);
+  }
+  json state = State("again");
+  ASSERT_EQ(state["trials"].size(), 2u);
+  EXPECT_EQ(state["first_trial"], 1);
+  EXPECT_NE(state["trials"][0]["logdir"], state["trials"][1]["logdir"]);
+  for (const auto& t : state["trials"]) {
+    EXPECT_EQ(t["status"], "TERMINATED");
+    EXPECT_EQ(ResultLines(t["logdir"]).size(), 2u);
+  }
 }
 
 TEST_F(TuneRunTest, ExperimentFileRunsEachExperiment) {

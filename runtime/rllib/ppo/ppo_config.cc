@@ -146,6 +146,8 @@ Result<PPOConfig> PPOConfig::FromJson(const std::string& json, const PPOConfig& 
       {"rollout_fragment_length", Integer(&c.sample_batch_size)},
       {"num_workers", Integer(&c.num_workers)},
       {"num_envs_per_worker", Integer(&c.num_envs_per_worker)},
+      {"num_cpus_per_worker", Double(&c.num_cpus_per_worker)},
+      {"num_cpus_for_driver", Double(&c.num_cpus_for_driver)},
       {"num_gpus", Integer(&c.num_gpus)},
       {"batch_mode", String(&c.batch_mode)},
       {"observation_filter", String(&c.observation_filter)},
@@ -188,6 +190,8 @@ std::string PPOConfig::ToJson() const {
       {"sample_batch_size", sample_batch_size},
       {"num_workers", num_workers},
       {"num_envs_per_worker", num_envs_per_worker},
+      {"num_cpus_per_worker", num_cpus_per_worker},
+      {"num_cpus_for_driver", num_cpus_for_driver},
       {"num_gpus", num_gpus},
       {"batch_mode", batch_mode},
       {"observation_filter", observation_filter},
@@ -240,6 +244,9 @@ Status PPOConfig::Validate() const {
   if (num_sgd_iter <= 0) return bad("config key 'num_sgd_iter' must be > 0");
   if (num_envs_per_worker <= 0) return bad("config key 'num_envs_per_worker' must be > 0");
   if (num_workers < 0) return bad("config key 'num_workers' must be >= 0");
+  if (num_cpus_per_worker < 0 || num_cpus_for_driver < 0) {
+    return bad("config keys 'num_cpus_per_worker' and 'num_cpus_for_driver' must be >= 0");
+  }
   if (num_gpus != 0) return bad("config key 'num_gpus' must be 0 (CPU-only libtorch)");
   if (use_gae && !use_critic) return bad("config key 'use_gae' requires 'use_critic'");
   if (batch_mode != "truncate_episodes" && batch_mode != "complete_episodes") {

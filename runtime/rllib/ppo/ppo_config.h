@@ -38,6 +38,8 @@ struct PPOConfig {
   int64_t sample_batch_size = 200;       // rollout fragment length per env
   int num_workers = 2;                   // rollout workers (ignored in-process)
   int num_envs_per_worker = 1;           // envs stepped as one batch per worker
+  double num_cpus_per_worker = 1;        // CPUs each rollout-worker actor holds
+  double num_cpus_for_driver = 1;        // CPUs the trainer (the trial's actor) holds
   int num_gpus = 0;                      // must be 0: the Debian libtorch is CPU-only
   std::string batch_mode = "truncate_episodes";  // or "complete_episodes"
   std::string observation_filter = "NoFilter";   // only "NoFilter" is implemented
