@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,7 @@ namespace ray::cli {
 namespace {
 
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 // Algorithms with a plugin, by RLlib's name.
 const std::vector<std::string> kAlgorithms = {"PPO"};
@@ -32,6 +34,7 @@ struct Experiment {
   bool checkpoint_at_end = false;
   std::string local_dir;
   std::string restore;
+  std::string env_plugin;
 };
 
 struct TrainOptions {
@@ -111,6 +114,11 @@ tune::ExperimentSpec ToSpec(const Experiment& x) {
   spec.trainable = x.run;
   spec.config = json::parse(x.config);
   spec.config["env"] = x.env;
+  // An env plugin is loaded by every worker: give them a path that works anywhere.
+  if (!x.env_plugin.empty()) spec.config["env_plugin"] = x.env_plugin;
+  if (spec.config.contains("env_plugin") && spec.config["env_plugin"].is_string()) {
+    spec.config["env_plugin"] = fs::absolute(spec.config["env_plugin"].get<std::string>()).string();
+  }
   spec.stop = json::parse(x.stop);
   spec.checkpoint_freq = x.checkpoint_freq;
   spec.checkpoint_at_end = x.checkpoint_at_end;
@@ -134,6 +142,7 @@ void Train(const TrainOptions& o) {
     experiments = LoadExperiments(o.file);
     for (auto& x : experiments) {  // flags given with -f win over the file
       if (!o.flags.local_dir.empty()) x.local_dir = o.flags.local_dir;
+      if (!o.flags.env_plugin.empty()) x.env_plugin = o.flags.env_plugin;
       if (!o.flags.restore.empty()) x.restore = o.flags.restore;
     }
   } else {
@@ -185,6 +194,8 @@ void AddRllib(CLI::App& app) {
   auto* train = rllib->add_subcommand("train", "Train an algorithm on an environment");
   train->add_option("--run", t->flags.run, "the algorithm (PPO)");
   train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
+  train->add_option("--env-plugin", t->flags.env_plugin,
+                    "a library of envs to load (RAY_ENV_PLUGIN), for --env");
   train->add_option("--config", t->flags.config, "algorithm config overrides, JSON");
   train->add_option("--stop", t->flags.stop,
                     "stop criteria, JSON, e.g. '{\"episode_reward_mean\": 475}'");

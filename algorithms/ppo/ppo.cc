@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/util.h"
+#include "runtime/rllib/env/env_plugin.h"
 #include "runtime/rllib/rollout_worker.h"
 
 namespace {
@@ -261,6 +262,7 @@ int Rollout(const Args& a) {
   }
   PPOConfig config = ParseConfig(config_json);
   config.num_envs_per_worker = 1;
+  if (!config.env_plugin.empty()) OrThrow(ray::rllib::LoadEnvPlugin(config.env_plugin));
   ray::rllib::SetTorchNumThreads(1);
   auto env = OrThrow(ray::rllib::VectorEnv::Make(a.env, 1));
   auto policy = OrThrow(ray::rllib::PPOPolicy::Create(RolloutWorker::SpecFor(*env), config));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/rllib/env/env_plugin.h"
 #include "runtime/rllib/ppo/postprocessing.h"
 
 namespace ray::rllib {
@@ -18,6 +19,7 @@ PolicySpec RolloutWorker::SpecFor(const VectorEnv& env) {
 Result<std::unique_ptr<RolloutWorker>> RolloutWorker::Create(const std::string& env_name,
                                                              const PPOConfig& config,
                                                              int worker_index) {
+  if (!config.env_plugin.empty()) RAY_RETURN_IF_ERROR(LoadEnvPlugin(config.env_plugin));
   EnvConfig env_config;
   env_config.set_worker_index(worker_index);
   RAY_ASSIGN_OR_RETURN(auto env, VectorEnv::Make(env_name, config.num_envs_per_worker, env_config));

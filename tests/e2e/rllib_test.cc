@@ -180,6 +180,26 @@ TEST_F(RllibTest, AKilledRolloutWorkerIsReplaced) {
   EXPECT_GE(results.back()["num_remote_worker_restarts"].get<int>(), 1) << Slurp(dir_ + "/out");
 }
 
+// A user env from a plugin of its own trains like a builtin one.
+TEST_F(RllibTest, AnEnvFromAPluginTrains) {
+  std::string plugin = std::string(RAY_EXAMPLES_DIR) + "/reach_target_env.so";
+  auto r = Rllib("train --run PPO --env ReachTarget-v0 --env-plugin " + plugin +
+                 " --stop '{\"training_iteration\": 10}' --config '{\"num_workers\": 1, "
+                 "\"num_envs_per_worker\": 4, \"train_batch_size\": 2000, \"sgd_minibatch_size\": 250, "
+                 "\"num_sgd_iter\": 10, \"lr\": 0.001, \"gamma\": 0.9, \"seed\": 1, "
+                 "\"model\": {\"fcnet_hiddens\": [32, 32]}}' --local-dir " + dir_ + "/results");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto results = Results(TrialDir("default"));
+  ASSERT_EQ(results.size(), 10u);
+  double first = results.front()["episode_reward_mean"], last = results.back()["episode_reward_mean"];
+  EXPECT_GT(last, first / 2) << "PPO should learn to reach the target: " << first << " -> " << last;
+
+  auto bad = Rllib("train --run PPO --env ReachTarget-v0 --env-plugin /nonexistent/envs.so "
+                   "--stop '{\"training_iteration\": 1}' --local-dir " + dir_ + "/results");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("/nonexistent/envs.so"), std::string::npos) << bad.err;
+}
+
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.
 TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
   auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +
