@@ -25,6 +25,7 @@
 
 #include "runtime/base/util.h"
 #include "runtime/rllib/env/env_plugin.h"
+#include "runtime/rllib/execution/env_runner_group.h"
 #include "runtime/rllib/rollout_worker.h"
 
 namespace {
@@ -63,13 +64,14 @@ class RemoteWorker {
     OrThrow(worker_->SetWeights(weights));
     return OrThrow(worker_->Sample());
   }
+  bool Ping() { return true; }
 
  private:
   explicit RemoteWorker(std::unique_ptr<RolloutWorker> w) : worker_(std::move(w)) {}
   std::unique_ptr<RolloutWorker> worker_;
 };
 
-RAY_REMOTE(RemoteWorker::Create, &RemoteWorker::Sample);
+RAY_REMOTE(RemoteWorker::Create, &RemoteWorker::Sample, &RemoteWorker::Ping);
 
 // `rollout CHECKPOINT --env E [--config JSON] [--steps N] [--episodes N]`.
 struct Args {
@@ -125,15 +127,28 @@ class PPOTrainer : public ray::tune::Trainable {
     local_ = OrThrow(RolloutWorker::Create(env_, config_, 0));
     config_json_ = config_.ToJson();
     full_config_ = json::parse(config_json_);
-    for (int i = 1; i <= config_.num_workers; ++i) workers_.push_back(StartWorker(i));
+    // The samplers: num_workers actors, or (with none) one in this process.
+    ray::rllib::EnvRunnerGroup<RemoteWorker>::Spec spec;
+    spec.create_remote = [this](int id) {
+      return ray::Actor(RemoteWorker::Create)
+          .SetResource("CPU", config_.num_cpus_per_worker)
+          .Remote(env_, config_json_, id);
+    };
+    spec.create_local = [this] {
+      return std::unique_ptr<RemoteWorker>(RemoteWorker::Create(env_, config_json_, 0));
+    };
+    spec.probe = ray::rllib::HealthProbe<RemoteWorker>(&RemoteWorker::Ping);
+    ray::rllib::EnvRunnerGroup<RemoteWorker>::Options options;
+    options.num_workers = config_.num_workers;
+    options.local_worker = config_.num_workers == 0;
+    options.recreate_failed_workers = config_.recreate_failed_workers;
+    workers_ = std::make_unique<ray::rllib::EnvRunnerGroup<RemoteWorker>>(spec, options);
   }
 
   ~PPOTrainer() override {
-    for (auto& w : workers_) {
-      try {
-        w.Kill();
-      } catch (const std::exception&) {
-      }
+    try {
+      if (workers_) workers_->Stop();  // null when Setup failed
+    } catch (const std::exception&) {
     }
   }
 
@@ -175,8 +190,8 @@ class PPOTrainer : public ray::tune::Trainable {
     r["episode_len_mean"] = mean(lengths_);
     r["episodes_this_iter"] = episodes_this_iter;
     r["timesteps_this_iter"] = batch.size();
-    r["num_healthy_workers"] = workers_.size();
-    r["num_remote_worker_restarts"] = worker_restarts_;
+    r["num_healthy_workers"] = workers_->num_healthy_remote_workers();
+    r["num_remote_worker_restarts"] = workers_->num_remote_worker_restarts();
     r["config"] = full_config_;  // the trainer's config, defaults included (params.json: the trial's)
     r["info"] = {{"learner", {{"default_policy", stats.ToMap()}}},
                  {"num_steps_sampled", steps_sampled_},
@@ -200,36 +215,21 @@ class PPOTrainer : public ray::tune::Trainable {
   }
 
  private:
-  ray::ActorHandle<RemoteWorker> StartWorker(int index) {
-    return ray::Actor(RemoteWorker::Create)
-        .SetResource("CPU", config_.num_cpus_per_worker)
-        .Remote(env_, config_json_, index);
-  }
-
-  // Until the train batch is full: every worker in parallel, each round; a dead
-  // worker is replaced when recreate_failed_workers is set (RLlib's semantics).
+  // Every healthy worker samples with the current weights, round after round, until
+  // the train batch is full. A dead worker is replaced when recreate_failed_workers
+  // is set (its samples of that round are lost), else its error ends the step.
   std::vector<SampleResult> Sample() {
     std::vector<SampleResult> results;
     int64_t collected = 0;
     auto weights = ray::Put(local_->policy().GetWeights());
     while (collected < config_.train_batch_size) {
-      if (workers_.empty()) {
-        results.push_back(OrThrow(local_->Sample()));
-        collected += results.back().batch.size();
-        continue;
+      for (auto& r : workers_->ForeachWorker(&RemoteWorker::Sample, weights)) {
+        collected += r.value.batch.size();
+        results.push_back(std::move(r.value));
       }
-      std::vector<ray::ObjectRef<SampleResult>> refs;
-      for (auto& w : workers_) refs.push_back(w.Task(&RemoteWorker::Sample).Remote(weights));
-      for (size_t k = 0; k < refs.size(); ++k) {
-        try {
-          auto r = ray::Get(refs[k]);
-          collected += r->batch.size();
-          results.push_back(std::move(*r));
-        } catch (const ray::ActorDiedError& e) {
-          if (!config_.recreate_failed_workers) throw;
-          std::printf("rollout worker %zu died (%s); starting a new one\n", k + 1, e.what());
-          workers_[k] = StartWorker(static_cast<int>(k + 1));
-          ++worker_restarts_;
+      if (workers_->num_healthy_workers() < std::max(1, config_.num_workers)) {
+        for (int id : workers_->ProbeUnhealthyWorkers()) {
+          std::printf("rollout worker %d was replaced\n", id);
         }
       }
     }
@@ -240,12 +240,11 @@ class PPOTrainer : public ray::tune::Trainable {
   PPOConfig config_;
   std::string config_json_;
   json full_config_;
-  std::unique_ptr<RolloutWorker> local_;
-  std::vector<ray::ActorHandle<RemoteWorker>> workers_;
+  std::unique_ptr<RolloutWorker> local_;  // the policy that learns
+  std::unique_ptr<ray::rllib::EnvRunnerGroup<RemoteWorker>> workers_;
   std::deque<double> window_;
   std::deque<int64_t> lengths_;
   int64_t steps_sampled_ = 0;
-  int64_t worker_restarts_ = 0;
 };
 
 int Rollout(const Args& a) {
