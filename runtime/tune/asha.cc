@@ -84,10 +84,8 @@ class Bracket {
   std::vector<Rung> rungs_;
 };
 
-struct AshaOptions {
-  std::string time_attr = "training_iteration";
-  std::string metric = "episode_reward_mean";
-  double metric_op = 1;  // mode "max": +1, "min": -1
+struct AshaOptions : SchedulerMetric {
+  AshaOptions() { time_attr = "training_iteration"; }
   double max_t = 100;
   double grace_period = 1;
   double reduction_factor = 4;
@@ -173,9 +171,7 @@ class AsyncHyperBandScheduler : public TrialScheduler {
 Result<std::unique_ptr<TrialScheduler>> MakeAsyncHyperBand(const Json& config, uint64_t seed) {
   KeywordArgs args("AsyncHyperBand", config);
   AshaOptions o;
-  o.time_attr = args.String("time_attr", o.time_attr);
-  o.metric = args.String("metric", o.metric);
-  o.metric_op = args.Mode();
+  ReadSchedulerMetric(args, o);
   o.max_t = args.Number("max_t", o.max_t);
   o.grace_period = args.Number("grace_period", o.grace_period);
   o.reduction_factor = args.Number("reduction_factor", o.reduction_factor);

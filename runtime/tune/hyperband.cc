@@ -159,10 +159,8 @@ class Bracket {
   std::vector<Trial*> all_;
 };
 
-struct HyperBandOptions {
-  std::string time_attr = "training_iteration";
-  std::string metric = "episode_reward_mean";
-  double metric_op = 1;  // mode "max": +1, "min": -1
+struct HyperBandOptions : SchedulerMetric {
+  HyperBandOptions() { time_attr = "training_iteration"; }
   double max_t = 81;
   double reduction_factor = 3;
   bool stop_last_trials = true;
@@ -312,9 +310,7 @@ class HyperBandScheduler : public TrialScheduler {
 Result<std::unique_ptr<TrialScheduler>> MakeHyperBand(const Json& config, uint64_t) {
   KeywordArgs args("HyperBand", config);
   HyperBandOptions o;
-  o.time_attr = args.String("time_attr", o.time_attr);
-  o.metric = args.String("metric", o.metric);
-  o.metric_op = args.Mode();
+  ReadSchedulerMetric(args, o);
   o.max_t = args.Number("max_t", o.max_t);
   o.reduction_factor = args.Number("reduction_factor", o.reduction_factor);
   o.stop_last_trials = args.Bool("stop_last_trials", o.stop_last_trials);

@@ -21,10 +21,8 @@
 namespace ray::tune {
 namespace {
 
-struct MedianStoppingOptions {
-  std::string time_attr = "time_total_s";
-  std::string metric = "episode_reward_mean";
-  double metric_op = 1;  // mode "max": +1, "min": -1
+struct MedianStoppingOptions : SchedulerMetric {
+  MedianStoppingOptions() { time_attr = "time_total_s"; }
   double grace_period = 60;
   int min_samples_required = 3;
   double min_time_slice = 0;
@@ -111,9 +109,7 @@ class MedianStoppingRule : public TrialScheduler {
 Result<std::unique_ptr<TrialScheduler>> MakeMedianStopping(const Json& config, uint64_t) {
   KeywordArgs args("MedianStopping", config);
   MedianStoppingOptions o;
-  o.time_attr = args.String("time_attr", o.time_attr);
-  o.metric = args.String("metric", o.metric);
-  o.metric_op = args.Mode();
+  ReadSchedulerMetric(args, o);
   o.grace_period = args.Number("grace_period", o.grace_period);
   o.min_samples_required =
       static_cast<int>(args.Integer("min_samples_required", o.min_samples_required));

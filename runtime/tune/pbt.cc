@@ -30,10 +30,8 @@
 namespace ray::tune {
 namespace {
 
-struct PbtOptions {
-  std::string time_attr = "time_total_s";
-  std::string metric = "episode_reward_mean";
-  double metric_op = 1;  // mode "max": +1, "min": -1
+struct PbtOptions : SchedulerMetric {
+  PbtOptions() { time_attr = "time_total_s"; }
   double perturbation_interval = 60;
   Json hyperparam_mutations;  // checked by CheckMutations
   double quantile_fraction = 0.25;
@@ -279,9 +277,7 @@ Result<std::unique_ptr<TrialScheduler>> MakePopulationBasedTraining(const Json& 
                                                                     uint64_t seed) {
   KeywordArgs args("PopulationBasedTraining", config);
   PbtOptions o;
-  o.time_attr = args.String("time_attr", o.time_attr);
-  o.metric = args.String("metric", o.metric);
-  o.metric_op = args.Mode();
+  ReadSchedulerMetric(args, o);
   o.perturbation_interval = args.Number("perturbation_interval", o.perturbation_interval);
   o.hyperparam_mutations = args.Raw("hyperparam_mutations");
   o.quantile_fraction = args.Number("quantile_fraction", o.quantile_fraction);

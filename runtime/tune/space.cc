@@ -297,4 +297,10 @@ Status KeywordArgs::Finish() const {
   return Status::Ok();
 }
 
+void ReadSchedulerMetric(KeywordArgs& args, SchedulerMetric& m) {
+  m.time_attr = args.String("time_attr", m.time_attr);
+  m.metric = args.String("metric", m.metric);
+  m.metric_op = args.Mode();
+}
+
 }  // namespace ray::tune

@@ -122,4 +122,15 @@ class KeywordArgs {
   Status status_;
 };
 
+// What every scheduler optimises: the result field that measures time (time_attr),
+// the metric, and its direction.
+struct SchedulerMetric {
+  std::string time_attr;
+  std::string metric = "episode_reward_mean";
+  double metric_op = 1;  // mode "max": +1, "min": -1
+};
+
+// Reads time_attr, metric and mode into `m` (its time_attr is the default).
+void ReadSchedulerMetric(KeywordArgs& args, SchedulerMetric& m);
+
 }  // namespace ray::tune
