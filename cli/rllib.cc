@@ -126,14 +126,7 @@ tune::ExperimentSpec ToSpec(const Experiment& x) {
   spec.restore = x.restore;
   spec.metric = "episode_reward_mean";
   spec.mode = "max";
-  auto number = [&](const char* key, double fallback) {
-    return spec.config.contains(key) && spec.config[key].is_number() ? spec.config[key].get<double>()
-                                                                     : fallback;
-  };
-  spec.resources_per_trial = {
-      {"CPU", number("num_cpus_for_driver", 1)},
-      {"extra_CPU", number("num_workers", 2) * number("num_cpus_per_worker", 1)}};
-  return spec;
+  return spec;  // resources: the trainer's DefaultResourceRequest
 }
 
 void Train(const TrainOptions& o) {
@@ -161,11 +154,13 @@ void Train(const TrainOptions& o) {
     }
     if (x.env.empty()) Fail("rllib train", Status::InvalidArgument("--env is required"));
     specs.push_back(ToSpec(x));
-    const auto& r = specs.back().resources_per_trial;
-    cpus_needed = std::max(cpus_needed, r.at("CPU") + r.at("extra_CPU"));
   }
   std::string plugin = AlgorithmPlugin("rllib train", experiments[0].run);
-  for (const Experiment& x : experiments) AlgorithmPlugin("rllib train", x.run);
+  for (const auto& spec : specs) {
+    auto cpus = TrialCpus(plugin, spec.trainable, spec.config);
+    if (!cpus.ok()) Fail("rllib train", cpus.status());
+    cpus_needed = std::max(cpus_needed, *cpus);
+  }
   // A local cluster holds at least one trial, even on a machine with fewer cores
   // (the trainer and its workers take turns: sampling, then learning).
   LocalClusterFlags cluster = o.cluster;

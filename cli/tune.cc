@@ -47,23 +47,13 @@ Result<std::string> CallPlugin(worker::Plugin& plugin, const std::string& name,
   return bytes;
 }
 
-// Ray's resources_per_trial: {"cpu": 1, "gpu": 0, "extra_cpu": 2, "Custom": 2} ->
-// {"CPU": 1, "extra_CPU": 2, "Custom": 2}.
-Result<Json> NormalizeResources(const Json& r) {
-  if (!r.is_object()) return Status::InvalidArgument("resources_per_trial must be a JSON object");
-  Json out = Json::object();
-  for (auto it = r.begin(); it != r.end(); ++it) {
-    if (!it->is_number() || it->get<double>() < 0) {
-      return Status::InvalidArgument("resources_per_trial." + it.key() +
-                                     " must be a non-negative number");
-    }
-    static const std::map<std::string, std::string> kRay = {
-        {"cpu", "CPU"}, {"gpu", "GPU"}, {"extra_cpu", "extra_CPU"}, {"extra_gpu", "extra_GPU"}};
-    auto known = kRay.find(it.key());
-    std::string name = known == kRay.end() ? it.key() : known->second;
-    if (it->get<double>() > 0) out[name] = *it;
-  }
-  return out;
+// The trainable's DefaultResourceRequest for a config (nullopt: it has none).
+Result<std::optional<Json>> RequestResources(worker::Plugin& plugin, const std::string& trainable,
+                                             const Json& config) {
+  RAY_ASSIGN_OR_RETURN(std::string out, CallPlugin(plugin, tune::internal::kResourceRequest,
+                                                   {ri::Pack(trainable), ri::Pack(config.dump())}));
+  Json j = Json::parse(ri::Unpack<std::string>(out.data(), out.size()));
+  return j.is_null() ? std::optional<Json>() : std::optional<Json>(std::move(j));
 }
 
 // The experiments to run: from -f (Ray's {name: {run, config, stop, ...}}) or from
@@ -95,7 +85,7 @@ std::vector<ExperimentSpec> Experiments(const TuneRunOptions& o) {
     std::string where = o.file.empty() ? "" : o.file + ": " + e.value("name", "") + ".";
     e.update(o.given);
     if (e.contains("resources_per_trial")) {
-      auto r = NormalizeResources(e["resources_per_trial"]);
+      auto r = tune::ParseTrialResources(e["resources_per_trial"]);
       if (!r.ok()) Fail(cmd, Status::InvalidArgument(where + r.status().message()));
       e["resources_per_trial"] = *r;
     }
@@ -187,6 +177,9 @@ int DriveExperiments(const std::string& command, const std::string& plugin_path,
                                                      {ri::Pack(name), ri::Pack(config.dump())}));
     return Json::parse(ri::Unpack<std::string>(out.data(), out.size()));
   };
+  tune::ResourceRequestFn resource_request = [&](const std::string& trainable, const Json& config) {
+    return RequestResources(plugin, trainable, config);
+  };
   int code = 0;
   for (auto& spec : experiments) {
     if (spec.trainable.empty() && names.size() == 1) spec.trainable = names[0];
@@ -207,7 +200,7 @@ int DriveExperiments(const std::string& command, const std::string& plugin_path,
                    known.c_str());
       return 1;
     }
-    auto outcome = tune::RunExperiment(spec, resume, sample_from);
+    auto outcome = tune::RunExperiment(spec, resume, sample_from, resource_request);
     if (!outcome.ok()) {
       std::fprintf(stderr, "%s%s\n", prefix.c_str(), outcome.status().message().c_str());
       return 1;
@@ -226,6 +219,14 @@ int DriveExperiments(const std::string& command, const std::string& plugin_path,
     }
   }
   return code;
+}
+
+Result<double> TrialCpus(const std::string& plugin_path, const std::string& trainable,
+                         const Json& config) {
+  RAY_ASSIGN_OR_RETURN(auto plugin, worker::Plugin::Load(plugin_path));
+  RAY_ASSIGN_OR_RETURN(auto request, RequestResources(*plugin, trainable, config));
+  RAY_ASSIGN_OR_RETURN(auto resources, tune::ParseTrialResources(request.value_or(Json::object())));
+  return resources["CPU"] + resources["extra_CPU"];
 }
 
 void AddTune(CLI::App& app) {
@@ -251,6 +252,7 @@ void AddTune(CLI::App& app) {
   AddKey<std::string>(run, *o, "--checkpoint-score-attr", "checkpoint_score_attr",
                       "which checkpoints to keep (default training_iteration; min- prefix: lowest)");
   AddKey<int64_t>(run, *o, "--max-failures", "max_failures", "recoveries per trial from its last checkpoint (default 3, -1: no limit)");
+  AddKey<std::string>(run, *o, "--restore", "restore", "a checkpoint dir every trial starts from");
   AddKey<std::string>(run, *o, "--local-dir", "local_dir", "results root (default ~/ray_results)");
   AddKey<uint64_t>(run, *o, "--seed", "seed", "seed of every random choice (default 0)");
   AddKey<std::string>(run, *o, "--scheduler", "scheduler", "FIFO, AsyncHyperBand, HyperBand, MedianStopping, PBT");

@@ -22,4 +22,9 @@ int DriveExperiments(const std::string& command, const std::string& plugin_path,
                      std::vector<tune::ExperimentSpec> experiments, bool resume,
                      worker::Plugin& plugin, const RayRuntimeApi* api);
 
+// The CPUs one trial of `trainable` takes with `config` (its own and its extra
+// CPUs), as the plugin's DefaultResourceRequest says: to size a local cluster.
+Result<double> TrialCpus(const std::string& plugin_path, const std::string& trainable,
+                         const tune::Json& config);
+
 }  // namespace ray::cli

@@ -116,6 +116,15 @@ std::string PolicyFile(const std::string& checkpoint) {
 // the trainer creates, holding the trial's extra CPUs), then SGD on the local policy.
 class PPOTrainer : public ray::tune::Trainable {
  public:
+  // The trainer's CPU and its rollout workers', as RLlib's default_resource_request.
+  static json DefaultResourceRequest(const json& config) {
+    auto number = [&](const char* key, double fallback) {
+      return config.contains(key) && config[key].is_number() ? config[key].get<double>() : fallback;
+    };
+    return {{"cpu", number("num_cpus_for_driver", 1)},
+            {"extra_cpu", number("num_workers", 2) * number("num_cpus_per_worker", 1)}};
+  }
+
   void Setup(const json& trial_config) override {
     json c = trial_config;
     env_ = c.value("env", "");
@@ -230,6 +239,9 @@ class PPOTrainer : public ray::tune::Trainable {
       if (workers_->num_healthy_workers() < std::max(1, config_.num_workers)) {
         for (int id : workers_->ProbeUnhealthyWorkers()) {
           std::printf("rollout worker %d was replaced\n", id);
+        }
+        if (workers_->num_healthy_workers() == 0) {
+          throw std::runtime_error("no rollout worker is healthy, even after recreating them");
         }
       }
     }

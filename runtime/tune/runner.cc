@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -66,6 +67,7 @@ struct Actor {
   std::string id;
   Resources resources;
   struct TrialState* trial = nullptr;
+  std::string stop_id;  // the last Stop sent to it: its trainable is being destroyed
 };
 
 // A trial with the runner's bookkeeping.
@@ -113,6 +115,24 @@ std::string Describe(const Resources& r) {
   return "{" + out + "}";
 }
 
+// Result fields as the runner reads them: the trainable is user code, so a field of
+// the wrong type reads as absent instead of failing the experiment.
+double NumberOr(const Json& j, const char* key, double fallback) {
+  auto it = j.is_object() ? j.find(key) : j.end();
+  return j.is_object() && it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+bool Done(const Json& j) {
+  auto it = j.find("done");
+  if (it == j.end()) return false;
+  return it->is_boolean() ? it->get<bool>() : it->is_number() && it->get<double>() != 0;
+}
+
+// error.txt keeps every error of the trial, in order.
+void AppendError(const Trial& t, const std::string& error) {
+  std::ofstream(t.logdir + "/error.txt", std::ios::app) << error << "\n";
+}
+
 // A file-system-safe piece of a dir name.
 std::string Sanitize(std::string s, size_t max) {
   for (char& c : s) {
@@ -124,11 +144,12 @@ std::string Sanitize(std::string s, size_t max) {
 class Runner final : public TrialRunner {
  public:
   Runner(ExperimentSpec spec, std::string dir, std::unique_ptr<Searcher> searcher,
-         std::unique_ptr<TrialScheduler> scheduler)
+         std::unique_ptr<TrialScheduler> scheduler, ResourceRequestFn resource_request)
       : spec_(std::move(spec)),
         dir_(std::move(dir)),
         searcher_(std::move(searcher)),
         scheduler_(std::move(scheduler)),
+        resource_request_(std::move(resource_request)),
         experiment_id_(ToHex(RandomBytes(16))) {}
 
   // The trials of an earlier run of this experiment: resumed (`resume`) or kept as
@@ -151,6 +172,7 @@ class Runner final : public TrialRunner {
  private:
   TrialState& StateOf(const Trial& t) { return *trials_[t.index]; }
   Status AddTrials();
+  Result<Resources> ResourcesFor(const std::string& trainable, const Json& config);
   Status Start(TrialState& s);
   void SubmitStep(TrialState& s);
   Status OnStepDone(TrialState& s);
@@ -174,6 +196,7 @@ class Runner final : public TrialRunner {
   std::string dir_;
   std::unique_ptr<Searcher> searcher_;
   std::unique_ptr<TrialScheduler> scheduler_;
+  ResourceRequestFn resource_request_;
   std::string experiment_id_;
   std::vector<std::unique_ptr<TrialState>> trials_;
   int first_index_ = 0;  // trials_ before it belong to earlier runs of the experiment
@@ -207,6 +230,12 @@ bool Runner::HasResources(const Trial& trial) {
 
 void Runner::KillActor(Actor* a) {
   try {
+    // Let its trainable clean up first (a trainer stops the actors it made).
+    if (!a->stop_id.empty()) {
+      (void)ray::Wait(std::vector<ray::ObjectRef<msgpack::type::nil_t>>{
+                          ray::ObjectRef<msgpack::type::nil_t>(a->stop_id)},
+                      1, std::chrono::seconds(10));
+    }
     ray::ActorHandle<Actor>(a->id).Kill();
   } catch (const std::exception&) {
     // Already gone.
@@ -273,7 +302,15 @@ void Runner::SubmitStep(TrialState& s) {
     // The trial (re)starts on its actor: a new trial, a resumed one, or a new config
     // (PBT), restoring the checkpoint if there is one. Start's errors surface at Step.
     std::map<std::string, Blob> files;
-    if (!s.restore_from.empty()) files = internal::ReadTree(s.restore_from);
+    try {
+      if (!s.restore_from.empty()) files = internal::ReadTree(s.restore_from);
+    } catch (const std::exception& e) {
+      std::string error = "cannot read checkpoint " + s.restore_from + ": " + e.what();
+      s.restore_from.clear();
+      s.restart = false;
+      OnFailure(s, error, false);
+      return;
+    }
     Json info = {{"trial_id", s.trial.trial_id}, {"experiment_id", experiment_id_}};
     ri::TaskRequest start = ActorCall(s.actor->id, internal::kStart);
     start.args = {ri::TaskArg{false, ri::Pack(s.trial.trainable)},
@@ -292,11 +329,8 @@ void Runner::Release(TrialState& s, TrialStatus status) {
   if (Actor* a = s.actor) {
     s.actor = nullptr;
     a->trial = nullptr;
-    if (spec_.reuse_actors) {
-      ri::SubmitRaw(ActorCall(a->id, internal::kStop));
-    } else {
-      KillActor(a);
-    }
+    a->stop_id = ri::SubmitRaw(ActorCall(a->id, internal::kStop))[0];
+    if (!spec_.reuse_actors) KillActor(a);
   }
 }
 
@@ -340,8 +374,8 @@ Status Runner::OnStepDone(TrialState& s) {
 Status Runner::OnResult(TrialState& s, Json result) {
   Trial& t = s.trial;
   t.last_result = result;
-  int64_t iteration = result.value("training_iteration", int64_t{0});
-  bool done = result.value("done", false) || ShouldStop(spec_.stop, result);
+  auto iteration = static_cast<int64_t>(NumberOr(result, "training_iteration", 0));
+  bool done = Done(result) || ShouldStop(spec_.stop, result);
   Decision decision = Decision::kStop;
   if (done) {
     scheduler_->OnTrialComplete(*this, t, result);
@@ -356,10 +390,14 @@ Status Runner::OnResult(TrialState& s, Json result) {
   RAY_ASSIGN_OR_RETURN(t.last_result, s.logger->Log(std::move(result)));
   bool periodic = spec_.checkpoint_freq > 0 && iteration % spec_.checkpoint_freq == 0;
   bool at_end = decision == Decision::kStop && spec_.checkpoint_at_end;
-  if ((periodic || at_end || decision == Decision::kPause) &&
+  // (Not after a PBT exploit: the actor still holds the state it is about to drop.)
+  if ((periodic || at_end || decision == Decision::kPause) && !s.restart &&
       t.checkpoint_iteration != iteration) {
     auto saved = Checkpoint(s);
-    if (!saved.ok()) {
+    if (!saved.ok() && decision == Decision::kStop) {
+      // The trial is over and its results are in: it ends without that checkpoint.
+      AppendError(t, "checkpoint at end failed: " + saved.status().message());
+    } else if (!saved.ok()) {
       OnFailure(s, "checkpoint failed: " + saved.status().message(), false);
       return Status::Ok();
     }
@@ -390,7 +428,7 @@ void Runner::OnFailure(TrialState& s, const std::string& error, bool actor_died)
     KillActor(a);
   }
   ++t.num_failures;
-  (void)WriteFile(t.logdir + "/error.txt", error + "\n");
+  AppendError(t, fmt::format("failure {}: {}", t.num_failures, error));
   bool recover = spec_.checkpoint_freq > 0 &&
                  (spec_.max_failures < 0 || t.num_failures <= spec_.max_failures);
   if (recover) {
@@ -423,7 +461,8 @@ Result<std::string> Runner::Checkpoint(TrialState& s) {
   }
   int64_t iteration = 0;
   if (auto meta = files.find(".tune_metadata"); meta != files.end()) {
-    iteration = Json::parse(meta->second.str(), nullptr, false).value("training_iteration", int64_t{0});
+    iteration = static_cast<int64_t>(
+        NumberOr(Json::parse(meta->second.str(), nullptr, false), "training_iteration", 0));
   }
   std::string dir = fmt::format("{}/checkpoint_{}", t.logdir, iteration);
   std::string tmp = dir + ".tmp";
@@ -461,7 +500,7 @@ void Runner::PruneCheckpoints(TrialState& s) {
         size_t end = std::min(text->find('\n', start), text->size());
         Json r = Json::parse(text->substr(start, end - start), nullptr, false);
         if (r.is_object() && r.contains(attr) && r[attr].is_number()) {
-          score[r.value("training_iteration", int64_t{0})] = r[attr].get<double>();
+          score[static_cast<int64_t>(NumberOr(r, "training_iteration", 0))] = r[attr].get<double>();
         }
         start = end + 1;
       }
@@ -512,17 +551,33 @@ Status Runner::ResetTrial(Trial& trial, Json new_config, std::string new_tag,
 // ---------------------------------------------------------------------------
 // The loop.
 
+Result<Resources> Runner::ResourcesFor(const std::string& trainable, const Json& config) {
+  if (!spec_.resources_per_trial.empty()) return spec_.resources_per_trial;
+  if (resource_request_) {
+    RAY_ASSIGN_OR_RETURN(auto requested, resource_request_(trainable, config));
+    if (requested) {
+      auto parsed = ParseTrialResources(*requested);
+      if (!parsed.ok()) {
+        return Status::InvalidArgument(trainable + "'s DefaultResourceRequest: " +
+                                       parsed.status().message());
+      }
+      return parsed;
+    }
+  }
+  return Resources{{"CPU", 1}};
+}
+
 Status Runner::AddTrials() {
   size_t waiting = 0;
   for (const auto& s : trials_) waiting += s->trial.status == TrialStatus::kPending;
   // Enough pending trials to fill the cluster, and no more: a searcher that learns
   // from results suggests later configs with more knowledge.
-  size_t slots = 1;
-  for (const auto& [name, amount] : Accounted(spec_.resources_per_trial)) {
-    if (amount > 0 && total_.count(name)) {
-      slots = std::max<size_t>(slots, static_cast<size_t>(total_[name] / amount));
-    }
+  Resources typical = trials_.empty() ? Resources{{"CPU", 1}} : trials_.back()->trial.resources;
+  size_t slots = SIZE_MAX;
+  for (const auto& [name, amount] : Accounted(typical)) {
+    if (amount > 0) slots = std::min(slots, static_cast<size_t>(total_[name] / amount));
   }
+  slots = std::max<size_t>(1, std::min<size_t>(slots, 1 << 16));
   while (waiting < slots && !searcher_->Finished()) {
     RAY_ASSIGN_OR_RETURN(auto next, searcher_->Next());
     if (!next) break;
@@ -534,7 +589,7 @@ Status Runner::AddTrials() {
     t.experiment_tag = next->tag.empty() ? std::to_string(t.index)
                                          : fmt::format("{}_{}", t.index, next->tag);
     t.config = std::move(next->config);
-    t.resources = spec_.resources_per_trial;
+    RAY_ASSIGN_OR_RETURN(t.resources, ResourcesFor(t.trainable, t.config));
     // Ray's trial names carry the env, when the config has one (PPO_CartPole-v1_0...).
     std::string env = t.config.is_object() && t.config.contains("env") && t.config["env"].is_string()
                           ? "_" + Sanitize(t.config["env"].get<std::string>(), 40)
@@ -660,8 +715,8 @@ void Runner::PrintStatus(bool final) {
     size_t cut = t.experiment_tag.find('_');
     std::string tag = cut == std::string::npos ? "" : t.experiment_tag.substr(cut + 1);
     std::vector<std::string> row = {Name(t), ToString(t.status), tag.substr(0, 40),
-                                    t.last_result.is_object() ? std::to_string(t.last_result.value("training_iteration", 0)) : "",
-                                    t.last_result.is_object() ? fmt::format("{:.1f}", t.last_result.value("time_total_s", 0.0)) : ""};
+                                    t.last_result.is_object() ? fmt::format("{}", NumberOr(t.last_result, "training_iteration", 0)) : "",
+                                    t.last_result.is_object() ? fmt::format("{:.1f}", NumberOr(t.last_result, "time_total_s", 0)) : ""};
     for (const auto& m : metrics) row.push_back(t.Metric(m) ? fmt::format("{:.5g}", *t.Metric(m)) : "");
     table.push_back(row);
   }
@@ -710,7 +765,12 @@ Status Runner::Load(const Json& state, bool resume) {
   }
   for (const auto& j : state.value("trials", Json::array())) {
     auto s = std::make_unique<TrialState>();
-    s->trial = Trial::FromJson(j);
+    try {
+      s->trial = Trial::FromJson(j);
+    } catch (const std::exception& e) {
+      return Status::DataLoss("a trial in the experiment state is malformed: " +
+                              std::string(e.what()));
+    }
     Trial& t = s->trial;
     t.index = static_cast<int>(trials_.size());
     bool unfinished = t.status != TrialStatus::kTerminated && t.status != TrialStatus::kError;
@@ -761,10 +821,31 @@ Result<std::optional<ExperimentSpec>> StoredExperiment(const ExperimentSpec& spe
   return std::optional<ExperimentSpec>(std::move(stored));
 }
 
+Result<std::map<std::string, double>> ParseTrialResources(const Json& r) {
+  if (!r.is_object()) return Status::InvalidArgument("resources_per_trial must be a JSON object");
+  static const std::map<std::string, std::string> kRay = {
+      {"cpu", "CPU"}, {"gpu", "GPU"}, {"extra_cpu", "extra_CPU"}, {"extra_gpu", "extra_GPU"}};
+  std::map<std::string, double> out = {{"CPU", 1}};
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    if (!it->is_number() || it->get<double>() < 0) {
+      return Status::InvalidArgument("resources_per_trial." + it.key() +
+                                     " must be a non-negative number");
+    }
+    auto known = kRay.find(it.key());
+    out[known == kRay.end() ? it.key() : known->second] = it->get<double>();
+  }
+  std::erase_if(out, [](const auto& kv) { return kv.second == 0; });
+  return out;
+}
+
 Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume,
-                                        const SampleFromFn& sample_from) {
+                                        const SampleFromFn& sample_from,
+                                        const ResourceRequestFn& resource_request) {
   ExperimentSpec spec = given;
   std::string dir = ExperimentDir(spec);
+  if (!spec.restore.empty() && !fs::is_directory(spec.restore)) {
+    return Status::InvalidArgument("restore: " + spec.restore + " is not a checkpoint directory");
+  }
   if (spec.local_dir.empty()) spec.local_dir = DefaultLocalDir();
   if (spec.name.empty()) spec.name = spec.trainable;
   std::string state_file = dir + "/experiment_state.json";
@@ -808,7 +889,7 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
   Json scheduler_config = spec.scheduler == "FIFO" ? spec.scheduler_config
                                                    : with_defaults(spec.scheduler_config);
   RAY_ASSIGN_OR_RETURN(auto scheduler, MakeScheduler(spec.scheduler, scheduler_config, spec.seed));
-  Runner runner(spec, dir, std::move(searcher), std::move(scheduler));
+  Runner runner(spec, dir, std::move(searcher), std::move(scheduler), resource_request);
   if (!state.is_null()) RAY_RETURN_IF_ERROR(runner.Load(state, resume));
   return runner.Run();
 }

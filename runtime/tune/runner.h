@@ -9,6 +9,7 @@
 // (ray::internal::Api() set), and talks to trials through <ray/tune.h>'s actor.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,7 +28,9 @@ struct ExperimentSpec {
   Json config = Json::object();  // search space (see search.h)
   Json stop = Json::object();    // {"field": threshold}: stop once result[field] >= threshold
   int64_t num_samples = 1;
-  std::map<std::string, double> resources_per_trial = {{"CPU", 1}};
+  // Per trial; empty: the trainable's DefaultResourceRequest, else {"CPU": 1}.
+  // "extra_CPU"/"extra_GPU": held for the actors the trainable starts itself.
+  std::map<std::string, double> resources_per_trial;
   int64_t checkpoint_freq = 0;  // iterations between checkpoints; 0: none
   bool checkpoint_at_end = false;
   int64_t keep_checkpoints_num = 0;  // 0: keep all
@@ -57,6 +60,16 @@ struct ExperimentOutcome {
   int errored = 0;  // trials that ended in ERROR
 };
 
+// Ray's resources_per_trial spelling ({"cpu": 1, "gpu": 0, "extra_cpu": 2,
+// "Custom": 1}) as resources ({"CPU": 1, "extra_CPU": 2, "Custom": 1}); "cpu"
+// defaults to 1. InvalidArgument names a bad entry.
+Result<std::map<std::string, double>> ParseTrialResources(const Json& resources);
+
+// A trainable's DefaultResourceRequest for a trial's resolved config (in Ray's
+// spelling), or nullopt when it has none.
+using ResourceRequestFn =
+    std::function<Result<std::optional<Json>>(const std::string& trainable, const Json& config)>;
+
 // The experiment dir of a spec: <local_dir or ~/ray_results>/<name or trainable>.
 std::string ExperimentDir(const ExperimentSpec& spec);
 
@@ -71,6 +84,7 @@ Result<std::optional<ExperimentSpec>> StoredExperiment(const ExperimentSpec& spe
 // trials that never finished are recorded as ERROR. Errors: a bad spec or search
 // space, nothing to resume, an unwritable dir.
 Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& spec, bool resume,
-                                        const SampleFromFn& sample_from);
+                                        const SampleFromFn& sample_from,
+                                        const ResourceRequestFn& resource_request = nullptr);
 
 }  // namespace ray::tune

@@ -180,6 +180,26 @@ TEST_F(RllibTest, AKilledRolloutWorkerIsReplaced) {
   EXPECT_GE(results.back()["num_remote_worker_restarts"].get<int>(), 1) << Slurp(dir_ + "/out");
 }
 
+// `tune run` searches over PPO: each trial holds the trainer's CPU and its workers'
+// (the trainer's DefaultResourceRequest), so trials never starve their own workers.
+TEST_F(RllibTest, TuneRunSearchesOverPpoConfigs) {
+  std::string tune = fs::path(RAY_BINARY).parent_path() / "tune";
+  std::string cmd = "timeout 120 " + tune + " run " + fs::path(RAY_BINARY).parent_path().parent_path().string() +
+                    "/algorithms/ppo/ppo.so --run PPO --name search --num-cpus 2 --temp-dir " + dir_ +
+                    " --local-dir " + dir_ + "/results --config '{\"env\": \"CartPole-v1\", "
+                    "\"lr\": {\"grid_search\": [0.001, 0.003]}, \"num_workers\": 1, \"num_sgd_iter\": 2, "
+                    "\"train_batch_size\": 400, \"model\": {\"fcnet_hiddens\": [16]}}' "
+                    "--stop '{\"training_iteration\": 2}' >" + dir_ + "/out 2>" + dir_ + "/err";
+  int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << Slurp(dir_ + "/err");
+  auto state = json::parse(Slurp(dir_ + "/results/search/experiment_state.json"));
+  ASSERT_EQ(state["trials"].size(), 2u);
+  for (const auto& t : state["trials"]) {
+    EXPECT_EQ(t["status"], "TERMINATED");
+    EXPECT_EQ(t["resources"], json({{"CPU", 1.0}, {"extra_CPU", 1.0}}));
+  }
+}
+
 // A user env from a plugin of its own trains like a builtin one.
 TEST_F(RllibTest, AnEnvFromAPluginTrains) {
   std::string plugin = std::string(RAY_EXAMPLES_DIR) + "/reach_target_env.so";
@@ -211,6 +231,19 @@ TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
   const json& last = results.back();
   EXPECT_GE(last["episode_reward_mean"].get<double>(), 475.0) << r.out;
   EXPECT_LE(last["timesteps_total"].get<int64_t>(), 100000);
+}
+
+// The tuned Pendulum example swings up and balances: -200 within 200k steps.
+TEST_F(RllibTest, TunedPendulumExampleReachesMinus200) {
+  auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +
+                     "/share/tuned_examples/pendulum-ppo.yaml --local-dir " + dir_ + "/results",
+                 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto results = Results(TrialDir("pendulum-ppo"));
+  ASSERT_FALSE(results.empty());
+  const json& last = results.back();
+  EXPECT_GE(last["episode_reward_mean"].get<double>(), -200.0) << r.out;
+  EXPECT_LT(last["timesteps_total"].get<int64_t>(), 200000);
 }
 
 }  // namespace

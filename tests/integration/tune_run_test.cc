@@ -266,6 +266,11 @@ TEST_F(TuneRunTest, BadInputIsRefusedWithAClearMessage) {
   EXPECT_EQ(too_big.exit_code, 1);
   EXPECT_NE(too_big.err.find("cluster has only"), std::string::npos) << too_big.err;
 
+  auto restore = Tune(kExamples, {"--run", "quadratic", "--name", "restore", "--restore",
+                                  "/nonexistent/checkpoint_1"});
+  EXPECT_EQ(restore.exit_code, 1);
+  EXPECT_NE(restore.err.find("not a checkpoint directory"), std::string::npos) << restore.err;
+
   auto nothing = Tune(kExamples, {"--run", "quadratic", "--name", "never", "--resume"});
   EXPECT_EQ(nothing.exit_code, 1);
   EXPECT_NE(nothing.err.find("no experiment to resume"), std::string::npos) << nothing.err;

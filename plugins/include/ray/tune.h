@@ -67,9 +67,17 @@ class Trainable {
   virtual void Restore(const std::string& dir) {
     throw std::logic_error("this trainable cannot be restored (it has no Restore)");
   }
-  // Takes a new config in place (actor reuse, PBT). false: Tune builds a new
-  // instance and calls Setup instead.
+  // Takes a new config in place (PBT's explore). false: Tune builds a new instance
+  // and calls Setup instead.
   virtual bool ResetConfig(const Json& new_config) { return false; }
+
+  // A class may also say what one trial needs, given its config, when the
+  // experiment does not set resources_per_trial (Ray's default_resource_request):
+  //   static ray::tune::Json DefaultResourceRequest(const ray::tune::Json& config) {
+  //     return {{"cpu", 1}, {"extra_cpu", config.value("num_workers", 2)}};
+  //   }
+  // "extra_cpu" / "extra_gpu" are held for the actors the trainable starts itself.
+  // Without it a trial takes 1 CPU.
 };
 
 // Thrown by a Reporter when the trial is being stopped; function trainables let it
@@ -91,6 +99,7 @@ namespace internal {
 
 struct TuneRegistry {
   std::map<std::string, std::function<std::unique_ptr<Trainable>()>> trainables;
+  std::map<std::string, std::function<Json(const Json&)>> resource_requests;
   std::map<std::string, SampleFromFunction> samplers;
   static TuneRegistry& Get() {
     static TuneRegistry r;
@@ -140,12 +149,14 @@ class FunctionTrainable : public Trainable, private Reporter {
     std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
     error_ = error;
+    if (!result_.is_object()) result_ = Json::object();
     result_["done"] = true;  // the last result again, marked done (as in Ray)
     turn_ = kStep;
     cv_.notify_all();
   }
 
   void operator()(Json result) override {
+    if (!result.is_object()) throw std::invalid_argument("a report must be a JSON object");
     std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) throw StopTrial{};
     result_ = std::move(result);
@@ -193,7 +204,9 @@ inline void WriteTree(const std::string& root, const std::map<std::string, Blob>
   namespace fs = std::filesystem;
   for (const auto& [name, blob] : files) {
     fs::path p = fs::path(root) / name;
-    if (name.find("..") != std::string::npos) throw std::invalid_argument("bad file name " + name);
+    if (name.find("..") != std::string::npos || fs::path(name).is_absolute()) {
+      throw std::invalid_argument("bad file name in a checkpoint: " + name);
+    }
     fs::create_directories(p.parent_path());
     std::ofstream out(p, std::ios::binary);
     out.write(blob.data(), static_cast<std::streamsize>(blob.size()));
@@ -338,6 +351,15 @@ inline std::vector<std::string> Trainables() {
   return names;
 }
 
+// A trainable's DefaultResourceRequest for a trial's config, as JSON text ("null":
+// it has none).
+inline std::string ResourceRequest(std::string trainable, std::string config_json) {
+  auto& reg = TuneRegistry::Get().resource_requests;
+  auto it = reg.find(trainable);
+  if (it == reg.end()) return "null";
+  return it->second(Json::parse(config_json)).dump();
+}
+
 // {"sample_from": name} evaluated on the config resolved so far (JSON text in and out).
 inline std::string SampleFrom(std::string name, std::string config_json) {
   auto& reg = TuneRegistry::Get().samplers;
@@ -354,6 +376,7 @@ constexpr char kSave[] = "ray::tune::TrialActor::Save";
 constexpr char kStop[] = "ray::tune::TrialActor::Stop";
 constexpr char kTrainables[] = "ray::tune::Trainables";
 constexpr char kSampleFrom[] = "ray::tune::SampleFrom";
+constexpr char kResourceRequest[] = "ray::tune::ResourceRequest";
 
 // Registers them once per plugin.
 inline bool RegisterTuneRuntime() {
@@ -366,6 +389,7 @@ inline bool RegisterTuneRuntime() {
     RegisterOne<&TrialActor::Stop>(kStop);
     RegisterOne<&Trainables>(kTrainables);
     RegisterOne<&SampleFrom>(kSampleFrom);
+    RegisterOne<&ResourceRequest>(kResourceRequest);
     return true;
   }();
   return done;
@@ -378,6 +402,14 @@ bool RegisterTrainable(const char* name, Make make) {
   return true;
 }
 
+template <typename Class>
+bool RegisterTrainableClass(const char* name) {
+  if constexpr (requires(const Json& c) { Class::DefaultResourceRequest(c); }) {
+    TuneRegistry::Get().resource_requests[name] = &Class::DefaultResourceRequest;
+  }
+  return RegisterTrainable(name, [] { return std::unique_ptr<Trainable>(new Class()); });
+}
+
 inline bool RegisterSampleFrom(const char* name, SampleFromFunction fn) {
   RegisterTuneRuntime();
   TuneRegistry::Get().samplers[name] = fn;
@@ -388,10 +420,9 @@ inline bool RegisterSampleFrom(const char* name, SampleFromFunction fn) {
 }  // namespace ray::tune
 
 // Registers a Trainable subclass (default-constructible) under `name`.
-#define RAY_TUNE_TRAINABLE(name, Class)                                              \
-  static const bool RAY_CONCAT_NAME(ray_tune_trainable_, __LINE__) =                 \
-      ::ray::tune::internal::RegisterTrainable(                                      \
-          name, [] { return std::unique_ptr<::ray::tune::Trainable>(new Class()); })
+#define RAY_TUNE_TRAINABLE(name, Class)                              \
+  static const bool RAY_CONCAT_NAME(ray_tune_trainable_, __LINE__) = \
+      ::ray::tune::internal::RegisterTrainableClass<Class>(name)
 
 // Registers a function trainable `void fn(const Json& config, Reporter& report)`.
 #define RAY_TUNE_FUNCTION(name, fn)                                                  \
