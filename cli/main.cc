@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const ray::cli::Exit& e) {
     return e.code;
+  } catch (const std::exception& e) {
+    // A command that failed in a way it did not foresee still fails cleanly.
+    std::fprintf(stderr, "ray: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

@@ -1,13 +1,9 @@
 #include "runtime/tune/result_logger.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "runtime/base/util.h"
 
@@ -56,18 +52,12 @@ std::string CsvCell(const nlohmann::json& v) {
 
 }  // namespace
 
-std::string TrialName(const std::string& trainable, const std::string& tag) {
-  return fmt::format("{}_{}_{}", trainable, tag, Now("%Y-%m-%d_%H-%M-%S"));
-}
-
 ResultLogger::ResultLogger(std::string dir, nlohmann::json config, std::string experiment_id,
                            std::string trial_id)
     : dir_(std::move(dir)),
       config_(std::move(config)),
       trial_id_(trial_id.empty() ? ToHex(RandomBytes(4)) : std::move(trial_id)),
-      experiment_id_(std::move(experiment_id)),
-      start_(std::chrono::steady_clock::now()),
-      last_(start_) {}
+      experiment_id_(std::move(experiment_id)) {}
 
 Result<std::unique_ptr<ResultLogger>> ResultLogger::Create(const std::string& trial_dir,
                                                            const nlohmann::json& config,
@@ -102,27 +92,15 @@ Status ResultLogger::SetConfig(const nlohmann::json& config) {
 }
 
 Result<nlohmann::json> ResultLogger::Log(nlohmann::json r) {
-  auto now = std::chrono::steady_clock::now();
-  auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-  ++iteration_;
   auto fill = [&](const char* key, nlohmann::json value) {
     if (!r.contains(key)) r[key] = std::move(value);
   };
-  fill("training_iteration", iteration_);
-  fill("time_this_iter_s", secs(last_, now));
-  fill("time_total_s", secs(start_, now));
   fill("done", false);
   fill("trial_id", trial_id_);
   fill("experiment_id", experiment_id_);
   fill("date", Now("%Y-%m-%d_%H-%M-%S"));
   fill("timestamp", static_cast<int64_t>(std::time(nullptr)));
-  char host[256] = {0};
-  ::gethostname(host, sizeof(host) - 1);
-  fill("hostname", std::string(host));
-  fill("node_ip", "127.0.0.1");
-  fill("pid", static_cast<int>(::getpid()));
   fill("config", config_);
-  last_ = now;
 
   json_ << r.dump() << "\n";
   json_.flush();

@@ -7,11 +7,11 @@
 //     progress.csv    the same results, flattened ("info/learner/kl"), header from
 //                     the first result
 //
-// Log() fills in the fields Tune adds to every result (date, timestamp, hostname,
-// node_ip, pid, time_this_iter_s, time_total_s, training_iteration, trial_id,
-// experiment_id, done, config) unless the result sets them. Not thread-safe.
+// The trial's actor fills in the fields measured where the trainable runs
+// (training_iteration, time_*, timesteps_total, pid, hostname, node_ip, ...; see
+// <ray/tune.h>); Log() adds the driver's: trial_id, experiment_id, date, timestamp,
+// done and config, unless the result sets them. Not thread-safe.
 
-#include <chrono>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -25,9 +25,6 @@ namespace ray::tune {
 
 // ~/ray_results, or $TUNE_RESULT_DIR when set (as in Ray).
 std::string DefaultLocalDir();
-
-// "<trainable>_<env or tag>_<date>": a trial dir name unique to the second.
-std::string TrialName(const std::string& trainable, const std::string& tag);
 
 class ResultLogger {
  public:
@@ -55,8 +52,6 @@ class ResultLogger {
   std::ofstream json_;
   std::ofstream csv_;
   std::vector<std::string> csv_columns_;
-  std::chrono::steady_clock::time_point start_, last_;
-  int64_t iteration_ = 0;
 };
 
 // RLlib/Tune stop criteria: {"episode_reward_mean": 475, "training_iteration": 50}

@@ -98,6 +98,9 @@ TEST_F(TuneRunTest, FunctionTrainableReportsUntilItReturns) {
     ASSERT_EQ(results.size(), 5u);  // four reports, then the last one again, done
     EXPECT_FALSE(results[3]["done"].get<bool>());
     EXPECT_TRUE(results[4]["done"].get<bool>());
+    EXPECT_EQ(results[4]["training_iteration"], 4) << "the repeat is not counted";
+    EXPECT_EQ(results[4]["timesteps_total"], 40);
+    EXPECT_EQ(results[4]["mean_accuracy"], results[3]["mean_accuracy"]);
     EXPECT_GT(results[3]["mean_accuracy"].get<double>(), results[0]["mean_accuracy"].get<double>());
   }
 }

@@ -107,18 +107,29 @@ struct TuneRegistry {
   }
 };
 
+// Marks a Step result that repeats the previous one (a function trainable that
+// returned): Tune logs the previous result again with done, counting nothing twice.
+constexpr char kDuplicate[] = "__duplicate__";
+
 // Runs a function trainable on its own thread, one report per Step().
 class FunctionTrainable : public Trainable, private Reporter {
  public:
   explicit FunctionTrainable(TrainFunction fn) : fn_(fn) {}
+  // Stops the function at its next report. One that does not stop (it ignores
+  // StopTrial, or computes without reporting) for 30 s takes its worker down with
+  // it, as Ray kills the actor: the thread cannot be left running without its state.
   ~FunctionTrainable() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-      turn_ = kFunction;
-    }
+    std::unique_lock<std::mutex> lock(mu_);
+    stopping_ = true;
+    turn_ = kFunction;
     cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    if (!thread_.joinable()) return;
+    if (!cv_.wait_for(lock, std::chrono::seconds(30), [this] { return finished_; })) {
+      std::fprintf(stderr, "a function trainable did not stop within 30 s; its worker exits\n");
+      std::_Exit(1);
+    }
+    lock.unlock();
+    thread_.join();
   }
   void Setup(const Json& config) override { config_ = config; }
   Json Step() override {
@@ -149,8 +160,8 @@ class FunctionTrainable : public Trainable, private Reporter {
     std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
     error_ = error;
-    if (!result_.is_object()) result_ = Json::object();
-    result_["done"] = true;  // the last result again, marked done (as in Ray)
+    // The last result again, marked done (Ray's duplicate result: not counted again).
+    result_ = Json{{"done", true}, {kDuplicate, true}};
     turn_ = kStep;
     cv_.notify_all();
   }
@@ -243,6 +254,7 @@ class TrialActor {
       Json config = Json::parse(config_json);
       info_ = Json::parse(info_json);
       progress_ = Progress{};
+      last_ = Json();
       bool reused = instance_ && trainable == trainable_ && instance_->ResetConfig(config);
       if (!reused) {
         instance_.reset();
@@ -280,6 +292,11 @@ class TrialActor {
     Json r = instance_->Step();
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     if (!r.is_object()) throw std::invalid_argument("Step() must return a JSON object");
+    if (r.value(kDuplicate, false)) {
+      Json again = last_.is_object() ? last_ : Json::object();
+      again["done"] = true;
+      return again.dump();
+    }
     auto fill = [&](const char* key, Json value) {
       if (!r.contains(key)) r[key] = std::move(value);
     };
@@ -298,6 +315,7 @@ class TrialActor {
     fill("node_ip", NodeIp());
     fill("trial_id", info_.value("trial_id", ""));
     fill("experiment_id", info_.value("experiment_id", ""));
+    last_ = r;
     return r.dump();
   }
 
@@ -340,6 +358,7 @@ class TrialActor {
   std::string trainable_;
   Json info_ = Json::object();
   Progress progress_;
+  Json last_;  // the last result Step returned
   std::exception_ptr start_error_;
   std::string node_ip_;
 };
