@@ -144,7 +144,9 @@ TEST_F(StateApiTest, ListsTheNodesActorsObjectsAndTasksOfARunningJob) {
     EXPECT_NE(t["worker_pid"], "");
   }
   json span = Row(tasks, "name", "SpanInTask");
-  if (!span.is_null()) EXPECT_GE(span["duration_ms"].get<int64_t>(), 30) << span.dump();
+  if (!span.is_null()) {
+    EXPECT_GE(span["duration_ms"].get<int64_t>(), 30) << span.dump();
+  }
 
   // The job ends: its actors are DEAD and its objects leave the directory.
   std::ofstream(sync + "/release").put('x');
