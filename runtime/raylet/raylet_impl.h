@@ -167,6 +167,9 @@ class Raylet {
   void PumpActor(Actor& a);
   void OnActorDied(const std::string& actor_id, const std::string& cause);
   // Kills an actor for good, whether it runs on a worker or still waits to be placed.
+  // Actors created by this (dead) worker, on this node: they share its fate, as in
+  // Ray's ownership model. Actors it created on other nodes live until the job ends.
+  void KillActorsOwnedBy(const std::string& worker_id);
   void KillActor(const std::string& actor_id);
 
   // --- the other nodes (cluster.cc)

@@ -305,6 +305,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   }
   available_.Add(c.held);
   gpus_.Release(c.gpus);
+  KillActorsOwnedBy(e.worker_id);
   if (c.state == Client::kActor) {
     OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
     return;
@@ -413,6 +414,19 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   a.queue.clear();
   // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
   if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
+}
+
+void Raylet::KillActorsOwnedBy(const std::string& worker_id) {
+  std::vector<std::string> owned;
+  for (const auto& [id, a] : actors_) {
+    if (a.creation.caller == worker_id && a.remote_node.empty() && a.state != Actor::kDead) {
+      owned.push_back(id);
+    }
+  }
+  for (const auto& id : owned) {
+    RAY_LOG_INFO("actor {} dies with the worker that created it", Hex(id));
+    KillActor(id);
+  }
 }
 
 void Raylet::KillActor(const std::string& actor_id) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -264,6 +265,19 @@ class Broken {
   int Ping() { return 1; }
 };
 
+// Creates an actor of its own: the child lives only as long as this actor does.
+class Parent {
+ public:
+  static Parent* Create() { return new Parent(); }
+  ray::ActorHandle<Counter> MakeChild() {
+    child_ = ray::Actor(Counter::Create).Remote(0, std::string());
+    return child_;
+  }
+
+ private:
+  ray::ActorHandle<Counter> child_;
+};
+
 int CallCounter(ray::ActorHandle<Counter> counter, int x) {
   return *ray::Get(counter.Task(&Counter::Add).Remote(x));
 }
@@ -280,6 +294,7 @@ RAY_REMOTE(Add2, Increment, SubExperiment, RunExperiment, MovePoint, ReturnThree
 RAY_REMOTE(Recorder::Create, &Recorder::Append);
 RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Die);
 RAY_REMOTE(Broken::Create, &Broken::Ping);
+RAY_REMOTE(Parent::Create, &Parent::MakeChild);
 
 // ---------------------------------------------------------------------------
 // Cases.
@@ -504,6 +519,22 @@ void Actors(const std::string& dir) {
                                    "method after Kill");
   ExpectThrow<ray::ActorDiedError>([&] { ray::Get(victim.Task(&Counter::Add).Remote(1)); },
                                    "second method after Kill");
+
+  // An actor's own actors die with it (Ray's ownership: they share its fate).
+  auto parent = ray::Actor(Parent::Create).Remote();
+  auto child = *ray::Get(parent.Task(&Parent::MakeChild).Remote());
+  CHECK_THAT(*ray::Get(child.Task(&Counter::Add).Remote(1)) == 1, "the child runs");
+  parent.Kill();
+  bool child_died = false;
+  for (int i = 0; i < 50 && !child_died; ++i) {
+    try {
+      ray::Get(child.Task(&Counter::Add).Remote(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } catch (const ray::ActorDiedError&) {
+      child_died = true;
+    }
+  }
+  CHECK_THAT(child_died, "the child outlived the parent that created it");
 
   // Restart after the worker dies.
   auto phoenix = ray::Actor(Counter::Create).SetMaxRestarts(1).Remote(10, dir);
