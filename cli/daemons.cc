@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/transport/floor.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "runtime/base/logging.h"
@@ -72,6 +73,12 @@ void AddDaemons(CLI::App& app) {
     Status st = raylet::RunRaylet(r->options, g_stop);
     if (!st.ok()) Fail("_raylet", st);
   });
+
+  // The peer of `ray microbenchmark`'s ZeroMQ floor measurement.
+  auto endpoint = std::make_shared<std::string>();
+  auto* fp = app.add_subcommand("_floor_peer", "")->group("");
+  fp->add_option("endpoint", *endpoint)->required();
+  fp->callback([endpoint] { throw Exit{transport::RunFloorPeer(*endpoint)}; });
 
   auto w = std::make_shared<worker::WorkerOptions>();
   auto* wk = app.add_subcommand("_worker", "")->group("");

@@ -1,7 +1,12 @@
 // `ray microbenchmark`: Ray's microbenchmark set on a local cluster started for it.
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "runtime/base/util.h"
+#include "runtime/transport/floor.h"
 
 namespace ray::cli {
 
@@ -18,8 +23,17 @@ struct BenchOptions {
 void Run(const BenchOptions& o) {
   auto plugin = FindBundledPlugin("plugins/bench", "microbenchmark");
   if (!plugin.ok()) Fail("microbenchmark", plugin.status());
+  // The floor first, on an idle machine: raw ZeroMQ between this process and a peer.
+  char dir[] = "/tmp/ray-floor-XXXXXX";
+  if (!::mkdtemp(dir)) Fail("microbenchmark", Status::Internal("cannot create a socket dir"));
+  auto floor = transport::MeasureFloor({SelfExecutable(), "_floor_peer"}, dir, o.duration);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!floor.ok()) Fail("microbenchmark", floor.status());
   std::vector<std::string> args = {"--duration", std::to_string(o.duration), "--repeat",
-                                   std::to_string(o.repeat)};
+                                   std::to_string(o.repeat), "--floor-roundtrips",
+                                   std::to_string(floor->roundtrips_per_s), "--floor-messages",
+                                   std::to_string(floor->messages_per_s)};
   if (o.json) args.push_back("--json");
   if (!o.filter.empty()) args.insert(args.end(), {"--filter", o.filter});
   RunOnLocalCluster("microbenchmark", o.cluster, *plugin, args);

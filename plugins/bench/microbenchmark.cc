@@ -62,11 +62,16 @@ struct Settings {
   int repeat = 3;
   bool json = false;
   std::string filter;
+  // The hardware floor, measured by `ray microbenchmark` just before (0: unknown):
+  // raw ZeroMQ round trips and one-way messages per second between two processes.
+  double floor_roundtrips = 0;
+  double floor_messages = 0;
 };
 
 struct Metric {
   std::string name;
   double mean = 0, stddev = 0;
+  double floor = 0;  // what the hardware allows for it (0: no floor to compare with)
 };
 
 double Now() {
@@ -98,8 +103,11 @@ Metric Measure(const Settings& s, const std::string& name, double per_call,
 
 void Print(const Settings& s, const Metric& m, bool first) {
   if (s.json) {
-    std::printf("%s\n  {\"name\": \"%s\", \"per_second\": %.2f, \"stddev\": %.2f}", first ? "" : ",",
-                m.name.c_str(), m.mean, m.stddev);
+    std::printf("%s\n  {\"name\": \"%s\", \"per_second\": %.2f, \"stddev\": %.2f, \"floor\": %.2f}",
+                first ? "" : ",", m.name.c_str(), m.mean, m.stddev, m.floor);
+  } else if (m.floor > 0) {
+    std::printf("%-45s per second %14.2f +- %-12.2f %5.1f%% of floor %.*f\n", m.name.c_str(),
+                m.mean, m.stddev, 100 * m.mean / m.floor, m.floor >= 100 ? 0 : 2, m.floor);
   } else {
     std::printf("%-45s per second %14.2f +- %.2f\n", m.name.c_str(), m.mean, m.stddev);
   }
@@ -120,6 +128,10 @@ RAY_MAIN(int argc, char** argv) {
       s.json = true;
     } else if (a == "--filter" && i + 1 < argc) {
       s.filter = argv[++i];
+    } else if (a == "--floor-roundtrips" && i + 1 < argc) {
+      s.floor_roundtrips = std::atof(argv[++i]);
+    } else if (a == "--floor-messages" && i + 1 < argc) {
+      s.floor_messages = std::atof(argv[++i]);
     } else {
       std::fprintf(stderr, "microbenchmark: unknown argument '%s'\n", a.c_str());
       return 2;
@@ -127,25 +139,44 @@ RAY_MAIN(int argc, char** argv) {
   }
   int cpus = std::max(1, static_cast<int>(ray::ClusterResources()["CPU"]));
   bool first = true;
+  // Each metric against its floor: a sync call is at best a round trip, an async one
+  // at best a one-way message, a put of bytes at best a memcpy.
+  double memcpy_gb = 0;
+  auto floor_of = [&](const std::string& name) {
+    if (name.find("_sync") != std::string::npos || name.find("get_calls") != std::string::npos) {
+      return s.floor_roundtrips;
+    }
+    if (name.find("_async") != std::string::npos) return s.floor_messages;
+    if (name == "single_client_put_gigabytes") return memcpy_gb;
+    return 0.0;
+  };
   auto run = [&](const std::string& name, double per_call, const std::function<void()>& body) {
-    if (!s.filter.empty() && name.find(s.filter) == std::string::npos) return;
-    Print(s, Measure(s, name, per_call, body), first);
+    if (!s.filter.empty() && name.find(s.filter) == std::string::npos) return Metric{};
+    Metric m = Measure(s, name, per_call, body);
+    m.floor = floor_of(name);
+    Print(s, m, first);
     first = false;
+    return m;
   };
   if (s.json) std::printf("[");
+  if (s.floor_roundtrips > 0) {
+    Print(s, Metric{"zeromq_roundtrips (hardware floor)", s.floor_roundtrips}, first);
+    Print(s, Metric{"zeromq_one_way_messages (hardware floor)", s.floor_messages}, false);
+    first = false;
+  }
 
   // Objects.
+  constexpr size_t kBig = 100 << 20;
+  {
+    std::string src(kBig, 'y'), dst(kBig, 'z');
+    memcpy_gb = run("memcpy_gigabytes (hardware floor)", kBig / 1e9,
+                    [&] { std::memcpy(dst.data(), src.data(), kBig); }).mean;
+  }
   auto small = ray::Put(0);
   run("single_client_get_calls_Plasma_Store", 1, [&] { ray::Get(small); });
   run("single_client_put_calls_Plasma_Store", 1, [&] { ray::Put(0); });
-  constexpr size_t kBig = 100 << 20;
   ray::Blob big(std::string(kBig, 'x'));
   run("single_client_put_gigabytes", kBig / 1e9, [&] { ray::Put(big); });
-  {
-    std::string src(kBig, 'y'), dst(kBig, 'z');
-    run("memcpy_gigabytes (hardware floor)", kBig / 1e9,
-        [&] { std::memcpy(dst.data(), src.data(), kBig); });
-  }
 
   // Tasks.
   run("single_client_tasks_sync", 1, [&] { ray::Get(ray::Task(Small).Remote()); });

@@ -226,7 +226,12 @@ TEST_F(CliTest, MicrobenchmarkReportsRaysMetrics) {
   for (const auto& m : j) {
     names.insert(m["name"]);
     EXPECT_GT(m["per_second"].get<double>(), 0) << m["name"];
+    // Sync calls are read against the ZeroMQ round trip measured in the same run.
+    if (m["name"] == "single_client_tasks_sync") EXPECT_GT(m["floor"].get<double>(), 0);
   }
+  EXPECT_TRUE(names.count("zeromq_roundtrips (hardware floor)"));
+  EXPECT_TRUE(names.count("zeromq_one_way_messages (hardware floor)"));
+  EXPECT_TRUE(names.count("memcpy_gigabytes (hardware floor)"));
   for (const char* want :
        {"single_client_tasks_sync", "single_client_tasks_async", "multi_client_tasks_async",
         "1_1_actor_calls_sync", "1_1_actor_calls_async", "1_n_actor_calls_async",
