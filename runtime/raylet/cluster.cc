@@ -100,8 +100,7 @@ void Raylet::FinishJob(const std::string& job_id) {
     // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
     if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(id);
   }
-  for (auto& [key, slot] : ready_) {
-    auto& q = slot.second;
+  for (auto& [need, q] : ready_) {
     size_t before = q.size();
     q.erase(std::remove_if(q.begin(), q.end(), [&](const TaskSpec& t) { return t.job_id == job_id; }),
             q.end());
@@ -201,8 +200,7 @@ std::optional<std::string> Raylet::RemoteWithRoom(const ResourceSet& need) const
 }
 
 void Raylet::SpillQueued() {
-  for (auto& [key, slot] : ready_) {
-    auto& [need, queue] = slot;
+  for (auto& [need, queue] : ready_) {
     if (available_.Contains(need)) continue;  // runs here soon enough
     for (auto it = queue.begin(); it != queue.end();) {
       auto node = task_origin_.count(it->task_id) ? std::nullopt : RemoteWithRoom(need);
@@ -220,8 +218,8 @@ void Raylet::SpillQueued() {
 
 std::optional<std::string> Raylet::ChooseNode(const ResourceSet& need) const {
   // Here, if it can start now and nothing of its shape waits before it.
-  auto queued = ready_.find(need.ToString());
-  bool queue_empty = queued == ready_.end() || queued->second.second.empty();
+  auto queued = ready_.find(need);
+  bool queue_empty = queued == ready_.end() || queued->second.empty();
   if (available_.Contains(need) && queue_empty) return std::string();
   // Spill to a node with room now; else wait here if this node could ever run it;
   // else wait on a node that could.

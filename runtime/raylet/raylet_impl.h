@@ -231,7 +231,7 @@ class Raylet {
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
   std::multimap<int64_t, std::weak_ptr<Waiter>> deadlines_;
   // Tasks whose arguments are ready, grouped by resource shape, FIFO within a shape.
-  std::map<std::string, std::pair<ResourceSet, std::deque<TaskSpec>>> ready_;
+  std::map<ResourceSet, std::deque<TaskSpec>> ready_;
   size_t num_ready_ = 0;
   std::unordered_map<std::string, Actor> actors_;
   std::set<std::string> finished_jobs_;

@@ -122,9 +122,7 @@ void Raylet::OnArgsReady(TaskSpec t) {
     if (a != actors_.end() && a->second.state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
-  auto& slot = ready_[need.ToString()];
-  slot.first = need;
-  slot.second.push_back(std::move(t));
+  ready_[need].push_back(std::move(t));
   ++num_ready_;
 }
 
@@ -148,7 +146,8 @@ void Raylet::Dispatch() {
   while (progress && num_ready_ > 0) {
     progress = false;
     for (auto it = ready_.begin(); it != ready_.end();) {
-      auto& [need, queue] = it->second;
+      const ResourceSet& need = it->first;
+      auto& queue = it->second;
       if (!queue.empty() && available_.Contains(need) && GpusFit(need)) {
         // Skip idle entries whose worker has gone away.
         while (!idle_.empty() && (!clients_.count(idle_.front()) ||
@@ -186,8 +185,8 @@ void Raylet::Dispatch() {
   if (MultiNode()) SpillQueued();
   // Start workers for tasks that fit but found no idle worker.
   size_t runnable = 0;
-  for (auto& [key, slot] : ready_) {
-    if (available_.Contains(slot.first)) runnable += slot.second.size();
+  for (auto& [need, queue] : ready_) {
+    if (available_.Contains(need)) runnable += queue.size();
   }
   size_t idle = idle_.size();
   if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
@@ -440,8 +439,7 @@ void Raylet::KillActor(const std::string& actor_id) {
   }
   // Not placed (yet, or again): drop the queued creation task. One still waiting for
   // its arguments is dropped by OnArgsReady.
-  for (auto& [key, slot] : ready_) {
-    auto& q = slot.second;
+  for (auto& [need, q] : ready_) {
     size_t before = q.size();
     q.erase(std::remove_if(q.begin(), q.end(),
                            [&](const TaskSpec& t) {

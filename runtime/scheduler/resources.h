@@ -2,6 +2,7 @@
 // Resource quantities in fixed point (1/10000 of a unit), so that fractional
 // requests such as 0.5 GPU add up and subtract exactly.
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,6 +29,9 @@ class ResourceSet {
   bool empty() const { return amounts_.empty(); }
   // {"CPU": 2, "GPU": 0.5}
   std::string ToString() const;
+  // An order, so that sets can key maps (the raylet's queue per resource shape).
+  auto operator<=>(const ResourceSet&) const = default;
+  bool operator==(const ResourceSet&) const = default;
 
  private:
   std::map<std::string, int64_t> amounts_;

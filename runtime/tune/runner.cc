@@ -695,7 +695,8 @@ void Runner::PrintStatus(bool final) {
   // Columns for what the trials report: timesteps, the experiment's metric, Ray's usual ones.
   std::vector<std::string> metrics;
   for (const std::string& m : {std::string("timesteps_total"), spec_.metric,
-                               std::string("episode_reward_mean"), std::string("mean_loss"),
+                               std::string("episode_reward_mean"), std::string("episode_reward_min"),
+                               std::string("episode_reward_max"), std::string("mean_loss"),
                                std::string("mean_accuracy")}) {
     if (m.empty() || std::find(metrics.begin(), metrics.end(), m) != metrics.end()) continue;
     for (auto* s : rows) {
