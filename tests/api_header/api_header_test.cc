@@ -61,6 +61,16 @@ TEST(PackTest, RoundTrips) {
   EXPECT_EQ(ref.ID(), "0101010101010101010101010101010101010101");
 }
 
+TEST(PackTest, ABlobPacksExactlyAsMsgpackBin) {
+  for (size_t n : {0, 1, 255, 256, 65535, 65536, 1 << 20}) {
+    ray::Blob blob(std::string(n, 'b'));
+    msgpack::sbuffer reference;
+    msgpack::pack(reference, blob);
+    EXPECT_EQ(ri::Pack(blob), std::string(reference.data(), reference.size())) << n << " bytes";
+    EXPECT_EQ(ri::Unpack<ray::Blob>(ri::Pack(blob).data(), ri::Pack(blob).size()).size(), n);
+  }
+}
+
 TEST(PackTest, UnpackOfGarbageThrowsMsgpackErrors) {
   std::string truncated = ri::Pack(std::string(100, 'x')).substr(0, 10);
   EXPECT_THROW(ri::Unpack<std::string>(truncated.data(), truncated.size()),

@@ -248,6 +248,28 @@ class Blob {
   std::shared_ptr<const void> keep_;
 };
 
+namespace internal {
+// A Blob as msgpack bin with a single copy of its bytes (the generic Pack grows a
+// buffer by doubling, copying a large Blob several times).
+inline std::string Pack(const Blob& blob) {
+  const size_t n = blob.size();
+  std::string out;
+  out.reserve(n + 5);
+  if (n < 256) {
+    out += static_cast<char>(0xc4);
+  } else if (n < 65536) {
+    out += static_cast<char>(0xc5);
+    out += static_cast<char>(n >> 8);
+  } else {
+    out += static_cast<char>(0xc6);
+    for (int shift = 24; shift >= 8; shift -= 8) out += static_cast<char>((n >> shift) & 0xff);
+  }
+  out += static_cast<char>(n & 0xff);
+  out.append(blob.data(), n);
+  return out;
+}
+}  // namespace internal
+
 // Several results from one task; each element becomes its own object.
 template <typename... Ts>
 struct Returns : std::tuple<Ts...> {
