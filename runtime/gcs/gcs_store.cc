@@ -372,21 +372,7 @@ Status GcsStore::BufferTaskEvents(std::vector<TaskEvent> events) {
   return Status::Ok();
 }
 
-Result<std::vector<TaskEvent>> GcsStore::LoadTaskEvents() {
-  RAY_ASSIGN_OR_RETURN(Statement * stmt,
-                       Prepared("SELECT task_id, job_id, name, node_id, worker, start_ms, end_ms, "
-                                "state FROM task_events ORDER BY rowid"));
-  Use use(stmt->get());
-  std::vector<TaskEvent> events;
-  int rc;
-  while ((rc = use.Step()) == SQLITE_ROW) {
-    events.push_back(TaskEvent{use.ColumnBytes(0), use.ColumnBytes(1), use.ColumnBytes(2),
-                               use.ColumnBytes(3), use.ColumnBytes(4), use.ColumnInt(5),
-                               use.ColumnInt(6), use.ColumnBytes(7)});
-  }
-  if (rc != SQLITE_DONE) return Error("reading task events");
-  return events;
-}
+Result<std::vector<TaskEvent>> GcsStore::LoadTaskEvents() { return LoadTaskEvents("", 0); }
 
 Result<std::vector<TaskEvent>> GcsStore::LoadTaskEvents(const std::string& job_id,
                                                         size_t limit) {

@@ -280,7 +280,7 @@ Status Runner::Start(TrialState& s) {
     create.resources = ActorRequest(t.resources);
     create.max_retries = 0;
     auto ids = ri::SubmitRaw(create);
-    actors_.push_back(std::make_unique<Actor>(Actor{ids[0].substr(0, 16), t.resources}));
+    actors_.push_back(std::make_unique<Actor>(Actor{ids[0].substr(0, 16), t.resources, nullptr, ""}));
     actor = actors_.back().get();
   }
   actor->trial = &s;
@@ -337,7 +337,8 @@ void Runner::Release(TrialState& s, TrialStatus status) {
 Status Runner::Unrunnable(TrialState& s) {
   s.trial.status = TrialStatus::kError;
   s.trial.error = "trial needs " + Describe(Accounted(s.trial.resources)) +
-                  " but the cluster has only " + Describe(total_);
+                  " but the cluster has only " + Describe(total_) +
+                  ": lower resources_per_trial, or give the cluster more (--num-cpus, more nodes)";
   Event(fmt::format("Trial {} cannot run: {}", Name(s.trial), s.trial.error));
   scheduler_->OnTrialError(*this, s.trial);
   searcher_->OnTrialComplete(s.searcher_index, s.trial.last_result, true);
@@ -845,7 +846,8 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
   ExperimentSpec spec = given;
   std::string dir = ExperimentDir(spec);
   if (!spec.restore.empty() && !fs::is_directory(spec.restore)) {
-    return Status::InvalidArgument("restore: " + spec.restore + " is not a checkpoint directory");
+    return Status::InvalidArgument("restore: " + spec.restore +
+                                   " is not a checkpoint directory (give a trial's checkpoint_<N>/)");
   }
   if (spec.local_dir.empty()) spec.local_dir = DefaultLocalDir();
   if (spec.name.empty()) spec.name = spec.trainable;
@@ -858,7 +860,8 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
       std::printf("Resuming experiment %s (changes to its spec are ignored)\n", spec.name.c_str());
     }
   } else if (resume) {
-    return Status::NotFound("no experiment to resume in " + dir);
+    return Status::NotFound("no experiment to resume in " + dir +
+                            ": check --name and --local-dir, or run without --resume to start it");
   }
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -24,37 +24,12 @@
 
 #include <ray/api.h>
 
+#include "tests/test_util/plugin_check.h"
+
 namespace {
 
 // ---------------------------------------------------------------------------
-// Checks and helpers.
-
-struct CheckFailed {
-  std::string what;
-};
-
-#define CHECK_THAT(cond, detail)                                                           \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      std::ostringstream os_;                                                              \
-      os_ << "line " << __LINE__ << ": " #cond " -- " << detail;                                      \
-      throw CheckFailed{os_.str()};                                                        \
-    }                                                                                      \
-  } while (0)
-
-// Runs `call` and checks that it throws E; returns the exception for more checks.
-template <typename E, typename Call>
-E ExpectThrow(Call&& call, const std::string& what) {
-  try {
-    call();
-  } catch (const E& e) {
-    return e;
-  } catch (const std::exception& e) {
-    throw CheckFailed{what + ": threw the wrong exception (" + ray::internal::Demangle(typeid(e).name()) +
-                      "): " + e.what()};
-  }
-  throw CheckFailed{what + ": did not throw"};
-}
+// Helpers.
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -139,13 +114,6 @@ int MaxConcurrency(const std::vector<std::pair<int64_t, int64_t>>& spans) {
   return best;
 }
 
-template <typename T>
-std::string Str(const std::vector<T>& v) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-  return os.str() + "]";
-}
 
 // ---------------------------------------------------------------------------
 // Remote functions.

@@ -22,6 +22,7 @@
 
 #include "runtime/rllib/execution/async_requests_manager.h"
 #include "runtime/rllib/execution/env_runner_group.h"
+#include "tests/test_util/plugin_check.h"
 
 namespace {
 
@@ -99,33 +100,7 @@ using Handle = ray::ActorHandle<Toy>;
 using Group = EnvRunnerGroup<Toy>;
 
 // ---------------------------------------------------------------------------
-// Checks.
-
-struct CheckFailed {
-  std::string what;
-};
-
-#define CHECK_THAT(cond, detail)                                 \
-  do {                                                           \
-    if (!(cond)) {                                               \
-      std::ostringstream os_;                                    \
-      os_ << "line " << __LINE__ << ": " #cond " -- " << detail; \
-      throw CheckFailed{os_.str()};                              \
-    }                                                            \
-  } while (0)
-
-template <typename E, typename Call>
-E ExpectThrow(Call&& call, const std::string& what) {
-  try {
-    call();
-  } catch (const E& e) {
-    return e;
-  } catch (const std::exception& e) {
-    throw CheckFailed{what + ": threw the wrong exception (" +
-                      ray::internal::Demangle(typeid(e).name()) + "): " + e.what()};
-  }
-  throw CheckFailed{what + ": did not throw"};
-}
+// Helpers.
 
 int64_t NowMs() {
   return std::chrono::duration_cast<milliseconds>(
@@ -133,14 +108,6 @@ int64_t NowMs() {
       .count();
 }
 
-template <typename T>
-std::string Str(const std::vector<T>& v) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-  os << "]";
-  return os.str();
-}
 
 std::vector<Handle> StartToys(int n) {
   std::vector<Handle> out;
