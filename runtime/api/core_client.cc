@@ -30,7 +30,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   protocol::RegisterClient reg{identity, static_cast<int32_t>(::getpid()), is_driver,
                                job.Binary()};
   c->dealer_->Send(protocol::Encode(MessageType::kRegisterClient, 0, reg));
-  auto frame = c->dealer_->Recv(10000);
+  auto frame = c->Receive(10000);
   if (!frame) return Status::Unavailable("the raylet at " + raylet_endpoint + " did not answer");
   auto env = protocol::DecodeEnvelope(*frame);
   if (!env.ok()) return env.status();
@@ -57,6 +57,25 @@ void CoreClient::SetCurrentTask(const TaskId& task, const JobId& job) {
   put_index_ = 0;
 }
 
+std::optional<std::string> CoreClient::Receive(int timeout_ms) {
+  if (inbox_.empty()) {
+    auto frame = dealer_->Recv(timeout_ms);
+    if (!frame) return std::nullopt;
+    auto env = protocol::DecodeEnvelope(*frame);
+    if (!env.ok() || env->type != MessageType::kBatch) return frame;
+    auto frames = protocol::DecodeBatch(env->body);
+    if (!frames.ok()) {
+      RAY_LOG_WARN("dropped a frame from the raylet: {}", frames.status().message());
+      return std::nullopt;
+    }
+    for (std::string_view f : *frames) inbox_.emplace_back(f);
+    if (inbox_.empty()) return std::nullopt;
+  }
+  std::string frame = std::move(inbox_.front());
+  inbox_.pop_front();
+  return frame;
+}
+
 void CoreClient::Stash(std::string frame) {
   auto env = protocol::DecodeEnvelope(frame);
   if (!env.ok()) {
@@ -64,9 +83,24 @@ void CoreClient::Stash(std::string frame) {
     return;
   }
   switch (env->type) {
-    case MessageType::kExecuteTask:
-      pending_tasks_.push_back(std::move(frame));
+    case MessageType::kExecuteTask: {
+      auto task = protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask");
+      if (task.ok()) {
+        pending_tasks_.push_back(std::move(task).value());
+      } else {
+        RAY_LOG_ERROR("dropped a task: {}", task.status().message());
+      }
       break;
+    }
+    case MessageType::kRevokeTasks: {
+      auto revoke = protocol::DecodeBody<protocol::RevokeTasks>(env->body, "RevokeTasks");
+      if (!revoke.ok()) break;
+      std::unordered_set<std::string> ids(revoke->task_ids.begin(), revoke->task_ids.end());
+      std::erase_if(pending_tasks_, [&](const protocol::ExecuteTask& t) {
+        return ids.count(t.spec.task_id) > 0;
+      });
+      break;
+    }
     case MessageType::kExit:
       exit_requested_ = true;
       break;
@@ -97,7 +131,7 @@ Result<std::string> CoreClient::Roundtrip(MessageType type, const std::string& b
   uint64_t id = next_request_++;
   dealer_->Send(protocol::Encode(type, id, body));
   while (true) {
-    auto frame = dealer_->Recv(1000);
+    auto frame = Receive(1000);
     if (!frame) {
       if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) {
         return Status::Unavailable("the raylet (pid " + std::to_string(node_.raylet_pid) +
@@ -267,16 +301,12 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
 std::optional<protocol::ExecuteTask> CoreClient::NextTask() {
   while (true) {
     if (!pending_tasks_.empty()) {
-      std::string frame = std::move(pending_tasks_.front());
+      protocol::ExecuteTask task = std::move(pending_tasks_.front());
       pending_tasks_.pop_front();
-      auto env = protocol::DecodeEnvelope(frame);
-      auto task = protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask");
-      if (task.ok()) return std::move(task).value();
-      RAY_LOG_ERROR("dropped a task: {}", task.status().message());
-      continue;
+      return task;
     }
     if (exit_requested_) return std::nullopt;
-    auto frame = dealer_->Recv(1000);
+    auto frame = Receive(1000);
     if (!frame) {
       if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) return std::nullopt;
       continue;

@@ -69,6 +69,8 @@ class CoreClient {
   // Sends a request and waits for the reply with its request id.
   Result<std::string> Roundtrip(protocol::MessageType type, const std::string& body,
                                 protocol::MessageType reply_type);
+  // The next frame from the raylet, batches taken apart (timeout_ms -1: wait forever).
+  std::optional<std::string> Receive(int timeout_ms);
   // Handles a frame that is not the awaited reply.
   void Stash(std::string frame);
 
@@ -80,7 +82,8 @@ class CoreClient {
   TaskId current_task_;
   uint32_t put_index_ = 0;
   uint64_t next_request_ = 1;
-  std::deque<std::string> pending_tasks_;  // ExecuteTask frames received while busy
+  std::deque<std::string> inbox_;          // the rest of a batch being read
+  std::deque<protocol::ExecuteTask> pending_tasks_;  // received, not yet started
   bool exit_requested_ = false;
   bool disconnected_ = false;
 };

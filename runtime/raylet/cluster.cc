@@ -435,7 +435,7 @@ void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view te
   protocol::LogLines lines{fmt::format("pid={}", pid), std::string(text), is_stderr};
   std::string frame = protocol::Encode(MessageType::kLogLines, 0, lines);
   for (const auto& [peer, c] : clients_) {
-    if (c.is_driver && (job.empty() || c.job_id == job)) router_.Send(peer, frame);
+    if (c.is_driver && (job.empty() || c.job_id == job)) Queue(peer, frame);
   }
 }
 

@@ -67,7 +67,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     for (int i = 0; i < 4096; ++i) {
       auto in = router_.Recv(0);
       if (!in) break;
-      HandleFrame(*in);
+      HandleFrame(in->peer, in->frame);
     }
     peers_->Poll();
     pool_->ReadOutput();
@@ -75,7 +75,9 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     ExpireWaiters();
     Dispatch();
     if (MonoMillis() >= next_periodic_ms_) Periodic();
+    FlushOutbox();
   }
+  FlushOutbox();
   RAY_LOG_INFO("raylet stopping");
   // Briefly: with `ray run` interrupted, the GCS may be gone already.
   gcs::GcsClient last_words(options_.gcs_address, options_.token, 300);
@@ -87,25 +89,57 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   return Status::Ok();
 }
 
-void Raylet::HandleFrame(const transport::Incoming& in) {
-  auto env = protocol::DecodeEnvelope(in.frame);
+void Raylet::Queue(const std::string& peer, std::string frame) {
+  auto& frames = outbox_[peer];
+  if (frames.empty()) outbox_order_.push_back(peer);
+  frames.push_back(std::move(frame));
+}
+
+void Raylet::FlushOutbox() {
+  for (const auto& peer : outbox_order_) {
+    auto it = outbox_.find(peer);
+    if (it == outbox_.end()) continue;
+    auto& frames = it->second;
+    router_.Send(peer, frames.size() == 1 ? frames[0] : protocol::EncodeBatch(frames));
+    frames.clear();
+    // Peers that come and go (drivers) do not accumulate entries.
+    if (!clients_.count(peer)) outbox_.erase(it);
+  }
+  outbox_order_.clear();
+}
+
+void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool in_batch) {
+  auto env = protocol::DecodeEnvelope(frame);
   if (!env.ok()) {
-    RAY_LOG_WARN("dropped frame from peer {}: {}", Hex(in.peer), env.status().message());
+    RAY_LOG_WARN("dropped frame from peer {}: {}", Hex(peer), env.status().message());
     return;
   }
   if (env->type == MessageType::kRegisterClient) {
-    HandleRegister(in.peer, env->request_id, env->body);
+    HandleRegister(peer, env->request_id, env->body);
     return;
   }
-  auto it = clients_.find(in.peer);
+  auto it = clients_.find(peer);
   if (it == clients_.end() || !it->second.registered) {
     RAY_LOG_WARN("dropped message type {} from unregistered peer {}",
-                 static_cast<int>(env->type), Hex(in.peer));
+                 static_cast<int>(env->type), Hex(peer));
     return;
   }
   Client& c = it->second;
   switch (env->type) {
-    case MessageType::kSubmitTask: return HandleSubmit(in.peer, env->body);
+    case MessageType::kBatch: {
+      if (in_batch) {
+        RAY_LOG_WARN("dropped a batch nested in a batch from peer {}", Hex(peer));
+        return;
+      }
+      auto frames = protocol::DecodeBatch(env->body);
+      if (!frames.ok()) {
+        RAY_LOG_WARN("dropped frame from peer {}: {}", Hex(peer), frames.status().message());
+        return;
+      }
+      for (std::string_view f : *frames) HandleFrame(peer, f, /*in_batch=*/true);
+      return;
+    }
+    case MessageType::kSubmitTask: return HandleSubmit(peer, env->body);
     case MessageType::kGetObjects: return HandleGet(c, env->request_id, env->body);
     case MessageType::kWaitObjects: return HandleWait(c, env->request_id, env->body);
     case MessageType::kPutObject: return HandlePut(c, env->request_id, env->body);
@@ -117,7 +151,7 @@ void Raylet::HandleFrame(const transport::Incoming& in) {
       return;
     default:
       RAY_LOG_WARN("dropped unexpected message type {} from {}", static_cast<int>(env->type),
-                   Hex(in.peer));
+                   Hex(peer));
   }
 }
 
@@ -316,6 +350,7 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
     RAY_LOG_WARN("peer {}: dropped a Get of ids that are not object ids", Hex(c.peer));
     return;
   }
+  TakeBackTasksAhead(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kGet;
   w->peer = c.peer;
@@ -350,6 +385,7 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
     RAY_LOG_WARN("peer {}: dropped a Wait on ids that are not object ids", Hex(c.peer));
     return;
   }
+  TakeBackTasksAhead(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kWait;
   w->peer = c.peer;

@@ -71,6 +71,9 @@ struct Client {
   // Workers.
   enum State { kStarting, kIdle, kBusy, kActor } state = kStarting;
   std::optional<TaskSpec> running;
+  // Normal tasks sent ahead to run after `running`, holding the same resources.
+  std::deque<TaskSpec> queued;
+  bool no_pipelining = false;  // the running task called Get or Wait
   ResourceSet held;      // subtracted from the node's available resources
   bool blocked = false;  // in a Get for objects not yet ready; CPU lent back
   std::string actor_id;
@@ -119,7 +122,7 @@ class Raylet {
 
  private:
   // --- messages
-  void HandleFrame(const transport::Incoming& in);
+  void HandleFrame(const std::string& peer, std::string_view frame, bool in_batch = false);
   void HandleRegister(const std::string& peer, uint64_t req, std::string_view body);
   void HandleSubmit(const std::string& peer, std::string_view body);
   void HandleGet(Client& c, uint64_t req, std::string_view body);
@@ -129,13 +132,17 @@ class Raylet {
   void HandleCall(Client& c, uint64_t req, std::string_view body);
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
+  // Frames to clients wait in an outbox until the end of the loop turn, so that a
+  // burst to one client (tasks, replies) leaves as one batch.
   void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {
-    router_.Send(peer, protocol::Encode(type, req, body));
+    Queue(peer, protocol::Encode(type, req, body));
   }
   template <typename T>
   void SendMsg(const std::string& peer, MessageType type, uint64_t req, const T& body) {
-    router_.Send(peer, protocol::Encode(type, req, body));
+    Queue(peer, protocol::Encode(type, req, body));
   }
+  void Queue(const std::string& peer, std::string frame);
+  void FlushOutbox();
 
   // --- objects
   void StoreObject(const ObjectPayload& p);
@@ -157,7 +164,15 @@ class Raylet {
   ResourceSet ResourcesOf(const TaskSpec& t) const;
   // Whether the node's free GPU ids can hold `need`'s GPU amount now.
   bool GpusFit(const ResourceSet& need) const;
-  void SendExecute(Client& w, const TaskSpec& t);
+  // Sends a task to a worker; it counts as running from now unless `ahead`.
+  void SendExecute(Client& w, const TaskSpec& t, bool ahead = false);
+  // When every CPU is taken, sends waiting tasks ahead to busy workers (see .cc).
+  void Pipeline();
+  // A worker calling Get or Wait may wait for the tasks sent ahead to it: they go
+  // back to the ready queues, and none go ahead to it until its running task ends.
+  void TakeBackTasksAhead(Client& w);
+  // Puts tasks back at the head of the ready queues, in their order.
+  void Requeue(std::deque<TaskSpec> tasks);
   void StartWorkers(size_t wanted);
   void OnWorkerExit(const WorkerPool::Exit& e);
   void Unblock(Client& c);
@@ -226,6 +241,8 @@ class Raylet {
   size_t starting_ = 0;
 
   std::unordered_map<std::string, Client> clients_;
+  std::unordered_map<std::string, std::vector<std::string>> outbox_;  // peer -> frames
+  std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;

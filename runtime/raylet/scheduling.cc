@@ -182,6 +182,7 @@ void Raylet::Dispatch() {
       }
     }
   }
+  if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
   // Start workers for tasks that fit but found no idle worker.
   size_t runnable = 0;
@@ -192,7 +193,7 @@ void Raylet::Dispatch() {
   if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
 }
 
-void Raylet::SendExecute(Client& w, const TaskSpec& t) {
+void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   protocol::ExecuteTask msg;
   msg.spec = t;
   for (const auto& a : t.args) {
@@ -201,9 +202,75 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t) {
   msg.plugin_path = PluginPath(t.plugin);
   for (int id : w.gpus.ids()) msg.gpu_ids.push_back(id);
   w.last_job = t.job_id;
-  w.dispatched_ms = NowMillis();
-  RecordTask(w, t, gcs::kTaskRunning, w.dispatched_ms, 0);
+  if (!ahead) {
+    w.dispatched_ms = NowMillis();
+    RecordTask(w, t, gcs::kTaskRunning, w.dispatched_ms, 0);
+  }
   SendMsg(w.peer, MessageType::kExecuteTask, 0, msg);
+}
+
+// Tasks sent ahead per worker: enough to cover a round trip to the raylet with
+// short tasks, few enough that a long task delays little behind it.
+constexpr size_t kPipelineDepth = 16;
+
+// A task that cannot start because every CPU is taken would wait for a worker to
+// finish anyway. Sending it ahead to a busy worker running the same resource shape
+// (round robin) lets that worker start it without a round trip through the raylet.
+// Only plain tasks of the running task's job go ahead: GPUs and max_calls are per
+// task, and a worker that called Get or Wait may be waiting for them
+// (TakeBackTasksAhead). Single-node clusters only: with other nodes, a waiting task
+// may spill to one with room instead (SpillQueued).
+void Raylet::Pipeline() {
+  bool looked = false;
+  for (auto& [need, queue] : ready_) {
+    if (queue.empty() || available_.Contains(need) || GpuAmount(need) > 0) continue;
+    if (!looked) {  // a node may have joined since the last look
+      looked = true;
+      RefreshCluster();
+      if (MultiNode()) return;
+    }
+    std::vector<Client*> busy;
+    for (auto& [peer, c] : clients_) {
+      if (c.state == Client::kBusy && !c.blocked && !c.no_pipelining && c.running &&
+          c.running->max_calls == 0 && c.held == need && c.queued.size() < kPipelineDepth) {
+        busy.push_back(&c);
+      }
+    }
+    for (bool sent = true; sent && !queue.empty();) {
+      sent = false;
+      for (Client* w : busy) {
+        if (queue.empty()) break;
+        TaskSpec& t = queue.front();
+        if (w->queued.size() >= kPipelineDepth || t.max_calls != 0 || t.kind != ri::kNormalTask ||
+            t.job_id != w->running->job_id) {
+          continue;
+        }
+        SendExecute(*w, t, /*ahead=*/true);
+        w->queued.push_back(std::move(t));
+        queue.pop_front();
+        --num_ready_;
+        sent = true;
+      }
+    }
+  }
+}
+
+void Raylet::TakeBackTasksAhead(Client& w) {
+  if (w.is_driver || w.state != Client::kBusy) return;
+  w.no_pipelining = true;
+  if (w.queued.empty()) return;
+  protocol::RevokeTasks revoke;
+  for (const auto& t : w.queued) revoke.task_ids.push_back(t.task_id);
+  SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
+  Requeue(std::move(w.queued));
+  w.queued.clear();
+}
+
+void Raylet::Requeue(std::deque<TaskSpec> tasks) {
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
+    ready_[ResourcesOf(*it)].push_front(std::move(*it));
+    ++num_ready_;
+  }
 }
 
 std::string Raylet::PluginPath(const std::string& hash) {
@@ -276,12 +343,20 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
   TaskSpec done = std::move(*c.running);
   c.running.reset();
+  c.no_pipelining = false;
+  int calls = ++c.calls[done.function];
+  if (!c.queued.empty()) {  // the next task sent ahead starts now, on the same resources
+    c.running = std::move(c.queued.front());
+    c.queued.pop_front();
+    c.dispatched_ms = NowMillis();
+    RecordTask(c, *c.running, gcs::kTaskRunning, c.dispatched_ms, 0);
+    return;
+  }
   available_.Add(c.held);
   c.held = ResourceSet();
   gpus_.Release(c.gpus);
   c.gpus = GpuGrant();
   c.blocked = false;
-  int calls = ++c.calls[done.function];
   if (done.max_calls > 0 && calls >= done.max_calls) {
     Send(c.peer, MessageType::kExit, 0, "");
     c.state = Client::kStarting;  // never reused; reaped on exit
@@ -304,6 +379,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   }
   available_.Add(c.held);
   gpus_.Release(c.gpus);
+  Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(e.worker_id);
   if (c.state == Client::kActor) {
     OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));

@@ -48,6 +48,49 @@ Result<Envelope> DecodeEnvelope(std::string_view frame) {
   return env;
 }
 
+std::string EncodeBatch(const std::vector<std::string>& frames) {
+  size_t bytes = 16;
+  for (const auto& f : frames) bytes += f.size() + 5;
+  msgpack::sbuffer buf(bytes);
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_array(3);
+  pk.pack(kProtocolVersion);
+  pk.pack(static_cast<uint16_t>(MessageType::kBatch));
+  pk.pack(uint64_t{0});
+  pk.pack_array(static_cast<uint32_t>(frames.size()));
+  for (const auto& f : frames) {
+    pk.pack_bin(static_cast<uint32_t>(f.size()));
+    pk.pack_bin_body(f.data(), f.size());
+  }
+  return std::string(buf.data(), buf.size());
+}
+
+Result<std::vector<std::string_view>> DecodeBatch(std::string_view body) {
+  std::vector<std::string_view> frames;
+  // Bins are referenced, not copied: the views point into `body`.
+  auto reference = [](msgpack::type::object_type type, size_t, void*) {
+    return type == msgpack::type::BIN;
+  };
+  try {
+    size_t off = 0;
+    msgpack::object_handle oh =
+        msgpack::unpack(body.data(), body.size(), off, reference, nullptr, Limits());
+    const msgpack::object& o = oh.get();
+    if (off != body.size() || o.type != msgpack::type::ARRAY) {
+      return Status::InvalidArgument("a batch is not one array of frames");
+    }
+    for (uint32_t i = 0; i < o.via.array.size; ++i) {
+      const msgpack::object& f = o.via.array.ptr[i];
+      if (f.type != msgpack::type::BIN) return Status::InvalidArgument("a batch holds a non-frame");
+      frames.emplace_back(f.via.bin.ptr, f.via.bin.size);
+    }
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(fmt::format("malformed batch of {} bytes: {}", body.size(),
+                                               e.what()));
+  }
+  return frames;
+}
+
 Status DecodeBodyInto(std::string_view body, const char* what,
                       const std::function<void(const msgpack::object&)>& convert) {
   try {

@@ -35,6 +35,9 @@ enum class MessageType : uint16_t {
   kTaskDone = 6,        // TaskDone (worker; no reply)
   kCall = 7,            // CallRequest -> CallReply (named actors, resources, ...)
   kDisconnect = 8,      // empty body
+  // either way between a client and its raylet: several frames in one (EncodeBatch),
+  // so that a burst costs the sockets one message
+  kBatch = 9,
   // raylet -> client
   kRegisterReply = 20,
   kGetReply = 21,
@@ -43,6 +46,7 @@ enum class MessageType : uint16_t {
   kCallReply = 24,
   kLogLines = 25,  // LogLines (to drivers)
   kExit = 26,      // worker: exit now (empty body)
+  kRevokeTasks = 27,  // RevokeTasks: drop these tasks sent ahead, not yet started
   // raylet/cli -> gcs
   kRegisterNode = 40,   // NodeInfo -> GcsReply
   kHeartbeat = 41,      // Heartbeat -> GcsReply
@@ -73,6 +77,11 @@ std::string Encode(MessageType type, uint64_t request_id, const T& body) {
 }
 
 Result<Envelope> DecodeEnvelope(std::string_view frame);
+
+// A kBatch frame holding `frames` (each a whole frame, in order), and its inverse:
+// the views point into `body`. Batches do not nest.
+std::string EncodeBatch(const std::vector<std::string>& frames);
+Result<std::vector<std::string_view>> DecodeBatch(std::string_view body);
 
 // Decodes a body into T; InvalidArgument (naming T's role) on any mismatch.
 Status DecodeBodyInto(std::string_view body, const char* what,
@@ -212,6 +221,13 @@ struct TaskDone {
   int64_t start_ms = 0;     // wall clock: when the worker began and ended the task
   int64_t end_ms = 0;       // (0: not reported)
   MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms);
+};
+
+// Tasks the raylet sent to a worker ahead of time and takes back (the worker blocked
+// in a Get or Wait, and they might be what it waits for).
+struct RevokeTasks {
+  std::vector<std::string> task_ids;
+  MSGPACK_DEFINE_ARRAY(task_ids);
 };
 
 struct CallRequest {

@@ -156,6 +156,11 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
       {MessageType::kPutObject, Pack(protocol::PutRequest{})},
       {MessageType::kTaskDone, Pack(protocol::TaskDone{})},
       {MessageType::kCall, Pack(protocol::CallRequest{"cluster_resources", "", ""})},
+      {MessageType::kBatch,
+       std::string(protocol::DecodeEnvelope(protocol::EncodeBatch({protocol::Encode(
+                                                MessageType::kCall, 0,
+                                                protocol::CallRequest{"node_id", "", ""})}))
+                       ->body)},
   };
   for (const auto& [type, body] : valid) {
     std::string name = "message type " + std::to_string(static_cast<int>(type));
@@ -212,6 +217,11 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec), "a task of kind 9");
   ExpectDropped(*driver, protocol::Encode(MessageType::kTaskDone, 0, protocol::TaskDone{spec.task_id, {}, false}),
                 "TaskDone from a driver");
+
+  std::string call = protocol::Encode(MessageType::kCall, 0, protocol::CallRequest{"node_id", "", ""});
+  ExpectDropped(*driver, protocol::EncodeBatch({call, protocol::EncodeBatch({call})}),
+                "a batch inside a batch");
+  ExpectDropped(*driver, protocol::EncodeBatch({call, "\xc1\xc1"}), "a batch holding a junk frame");
 
   // An unknown operation is answered with an error, not dropped.
   driver->send(zmq::buffer(protocol::Encode(MessageType::kCall, 11,

@@ -166,6 +166,47 @@ TEST(EnvelopeTest, EmptyBody) {
   EXPECT_TRUE(env->body.empty());
 }
 
+TEST(BatchTest, RoundTripKeepsFramesAndOrder) {
+  std::vector<std::string> frames{Encode(MessageType::kCall, 1, std::string("a")),
+                                  std::string(), std::string(200000, 'x'),
+                                  Encode(MessageType::kExit, 2, std::string())};
+  std::string batch = EncodeBatch(frames);
+  Result<Envelope> env = DecodeEnvelope(batch);
+  ASSERT_TRUE(env.ok()) << env.status().ToString();
+  EXPECT_EQ(env->type, MessageType::kBatch);
+  auto back = DecodeBatch(env->body);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), frames.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    EXPECT_EQ((*back)[i], frames[i]) << "frame " << i;
+    // Views into the batch, not copies.
+    if (!frames[i].empty()) {
+      EXPECT_GE((*back)[i].data(), batch.data());
+      EXPECT_LE((*back)[i].data() + (*back)[i].size(), batch.data() + batch.size());
+    }
+  }
+  auto none = DecodeBatch(DecodeEnvelope(EncodeBatch({}))->body);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(BatchTest, MalformedBatchesAreRejected) {
+  const std::string bad[] = {
+      "",
+      Pack(1),
+      Pack(std::vector<std::string>{"strings are not frames"}),
+      Pack(std::vector<int>{1, 2}),
+      Pack(std::vector<std::string>{}) + "\x01",  // trailing bytes
+      "\xdd\xff\xff\xff\xff\x01",               // claims 4G frames
+      "\x91\xc6\x10\x00\x00\x00",               // a 256 MiB frame, no bytes
+  };
+  for (const auto& body : bad) {
+    Result<std::vector<std::string_view>> frames = Status::Ok();
+    ASSERT_NO_THROW(frames = DecodeBatch(body));
+    EXPECT_FALSE(frames.ok()) << "a body of " << body.size() << " bytes decoded";
+  }
+}
+
 TEST(EnvelopeTest, WrongVersionIsRejected) {
   std::string frame = Header(uint32_t{2}, uint16_t{7}, uint64_t{1}) + Pack(CallRequest{});
   Result<Envelope> env = DecodeEnvelope(frame);
