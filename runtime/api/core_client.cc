@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <unordered_set>
 
@@ -239,6 +240,7 @@ Result<ObjectId> CoreClient::Put(std::string_view value) {
   protocol::PutRequest put{std::move(p)};
   if (put.object.state == static_cast<uint8_t>(ObjectState::kInline)) {
     dealer_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+    cache_.Insert(id, ObjectState::kInline, std::make_shared<const std::string>(value));
     return id;
   }
   // Shared-memory puts are acknowledged: the store may refuse them.
@@ -251,19 +253,32 @@ Result<ObjectId> CoreClient::Put(std::string_view value) {
 
 Result<std::vector<Fetched>> CoreClient::Get(const std::vector<ObjectId>& ids,
                                              int64_t timeout_ms) {
+  std::vector<Fetched> out(ids.size());
   protocol::GetRequest req;
-  for (const auto& id : ids) req.ids.push_back(id.Binary());
+  std::vector<size_t> asked;  // positions of the ids not in the cache
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (const ObjectCache::Entry* e = cache_.Find(ids[i])) {
+      out[i] = Fetched{e->state, e->data->data(), e->data->size(), e->data};
+    } else {
+      req.ids.push_back(ids[i].Binary());
+      asked.push_back(i);
+    }
+  }
+  if (asked.empty()) return out;
   req.timeout_ms = timeout_ms;
   RAY_ASSIGN_OR_RETURN(std::string body,
                        Roundtrip(MessageType::kGetObjects, ri::Pack(req), MessageType::kGetReply));
   RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::GetReply>(body, "GetReply"));
-  if (reply.objects.size() != ids.size()) {
+  if (reply.objects.size() != asked.size()) {
     return Status::Internal("the raylet answered a Get with the wrong number of objects");
   }
-  std::vector<Fetched> out;
-  for (const auto& p : reply.objects) {
-    RAY_ASSIGN_OR_RETURN(Fetched f, Materialize(p));
-    out.push_back(std::move(f));
+  for (size_t k = 0; k < asked.size(); ++k) {
+    RAY_ASSIGN_OR_RETURN(Fetched f, Materialize(reply.objects[k]));
+    if (f.state == ObjectState::kInline || f.state == ObjectState::kError) {
+      // Materialize keeps inline and error bytes in a std::string.
+      cache_.Insert(ids[asked[k]], f.state, std::static_pointer_cast<const std::string>(f.keep));
+    }
+    out[asked[k]] = std::move(f);
   }
   return out;
 }
@@ -273,6 +288,12 @@ Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, siz
   std::unordered_set<ObjectId, IdHash> unique(ids.begin(), ids.end());
   if (unique.size() != ids.size()) return Status::InvalidArgument("Wait: object ids must be unique");
   if (num > ids.size()) return Status::InvalidArgument("Wait: num exceeds the number of objects");
+  std::vector<bool> out(ids.size());
+  size_t taken = 0;
+  if (std::all_of(ids.begin(), ids.end(), [&](const ObjectId& id) { return cache_.Find(id); })) {
+    for (size_t i = 0; i < ids.size(); ++i) out[i] = taken++ < num;
+    return out;
+  }
   protocol::WaitRequest req;
   for (const auto& id : ids) req.ids.push_back(id.Binary());
   req.num = static_cast<uint32_t>(num);
@@ -281,8 +302,6 @@ Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, siz
                                                    MessageType::kWaitReply));
   RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::WaitReply>(body, "WaitReply"));
   if (reply.ready.size() != ids.size()) return Status::Internal("malformed WaitReply");
-  std::vector<bool> out(ids.size());
-  size_t taken = 0;
   // Report at most `num` ready, in input order (Ray's contract).
   for (size_t i = 0; i < ids.size(); ++i) out[i] = reply.ready[i] && taken++ < num;
   return out;

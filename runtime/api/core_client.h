@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/api/object_cache.h"
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
 #include "runtime/serialization/protocol.h"
@@ -82,6 +83,8 @@ class CoreClient {
   TaskId current_task_;
   uint32_t put_index_ = 0;
   uint64_t next_request_ = 1;
+  // Small objects put or fetched here: Get and Wait on them ask no one.
+  ObjectCache cache_{20000, 16 << 20};
   std::deque<std::string> inbox_;          // the rest of a batch being read
   std::deque<protocol::ExecuteTask> pending_tasks_;  // received, not yet started
   bool exit_requested_ = false;
