@@ -106,6 +106,9 @@ void Raylet::FinishJob(const std::string& job_id) {
             q.end());
     num_ready_ -= before - q.size();
   }
+  std::erase_if(reported_running_, [&](const std::string& task) {
+    return TaskJob(TaskId::FromBinary(task)).Binary() == job_id;
+  });
   for (auto it = objects_.begin(); it != objects_.end();) {
     if (TaskJob(it->first.Task()).Binary() == job_id) {
       store_.Free(it->first);

@@ -252,7 +252,7 @@ class Raylet {
   size_t num_ready_ = 0;
   std::unordered_map<std::string, Actor> actors_;
   std::set<std::string> finished_jobs_;
-  std::set<std::string> known_plugins_;
+  std::map<std::string, std::string> known_plugins_;  // hash -> path of the local copy
   int64_t next_periodic_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   bool gcs_warned_ = false;
@@ -273,7 +273,7 @@ class Raylet {
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
   std::vector<gcs::TaskEvent> task_events_;  // not yet sent to the GCS
-  std::unordered_map<std::string, size_t> unsent_running_;  // task id -> its RUNNING event
+  std::unordered_set<std::string> reported_running_;  // task ids with a RUNNING event
   size_t dropped_events_ = 0;                // while the GCS could not take them
   GpuAllocator gpus_;
 };

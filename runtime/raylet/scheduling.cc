@@ -107,6 +107,12 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
 }
 
 void Raylet::Enqueue(TaskSpec t) {
+  if (std::none_of(t.args.begin(), t.args.end(), [&](const ri::TaskArg& a) {
+        return a.is_ref && !Ready(ObjectId::FromBinary(a.data));
+      })) {
+    OnArgsReady(std::move(t));
+    return;
+  }
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kTask;
   for (const auto& a : t.args) {
@@ -194,19 +200,17 @@ void Raylet::Dispatch() {
 }
 
 void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
-  protocol::ExecuteTask msg;
-  msg.spec = t;
+  std::vector<ObjectPayload> resolved;
   for (const auto& a : t.args) {
-    if (a.is_ref) msg.resolved.push_back(PayloadOf(ObjectId::FromBinary(a.data)));
+    if (a.is_ref) resolved.push_back(PayloadOf(ObjectId::FromBinary(a.data)));
   }
-  msg.plugin_path = PluginPath(t.plugin);
-  for (int id : w.gpus.ids()) msg.gpu_ids.push_back(id);
+  std::vector<int32_t> gpu_ids;
+  for (int id : w.gpus.ids()) gpu_ids.push_back(id);
   w.last_job = t.job_id;
-  if (!ahead) {
-    w.dispatched_ms = NowMillis();
-    RecordTask(w, t, gcs::kTaskRunning, w.dispatched_ms, 0);
-  }
-  SendMsg(w.peer, MessageType::kExecuteTask, 0, msg);
+  if (!ahead) w.dispatched_ms = NowMillis();
+  // An ExecuteTask, packed field by field so that the spec is not copied.
+  SendMsg(w.peer, MessageType::kExecuteTask, 0,
+          std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids));
 }
 
 // Tasks sent ahead per worker: enough to cover a round trip to the raylet with
@@ -274,8 +278,8 @@ void Raylet::Requeue(std::deque<TaskSpec> tasks) {
 }
 
 std::string Raylet::PluginPath(const std::string& hash) {
+  if (auto known = known_plugins_.find(hash); known != known_plugins_.end()) return known->second;
   std::string path = options_.session_dir + "/plugins/" + hash + ".so";
-  if (known_plugins_.count(hash)) return path;
   if (::access(path.c_str(), R_OK) != 0) {
     auto bytes = gcs_.GetPlugin(hash);
     if (!bytes.ok()) {
@@ -285,7 +289,7 @@ std::string Raylet::PluginPath(const std::string& hash) {
     Status st = WriteFile(path, *bytes, 0755);
     if (!st.ok()) RAY_LOG_ERROR("{}", st.message());
   }
-  known_plugins_.insert(hash);
+  known_plugins_.emplace(hash, path);
   return path;
 }
 
@@ -349,7 +353,6 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     c.running = std::move(c.queued.front());
     c.queued.pop_front();
     c.dispatched_ms = NowMillis();
-    RecordTask(c, *c.running, gcs::kTaskRunning, c.dispatched_ms, 0);
     return;
   }
   available_.Add(c.held);

@@ -24,29 +24,24 @@ const TaskSpec* Raylet::CurrentTask(const Client& c) const {
 void Raylet::RecordTask(const Client& w, const TaskSpec& t, const char* state, int64_t start_ms,
                         int64_t end_ms) {
   std::string worker = w.is_driver ? fmt::format("driver:{}", w.pid) : std::to_string(w.pid);
-  gcs::TaskEvent event{t.task_id, t.job_id, t.function, node_id_.Binary(),
-                      std::move(worker), start_ms, end_ms, state};
-  // A task that ends before its RUNNING event was sent replaces that event: short
-  // tasks cost the GCS one event, long ones show as RUNNING meanwhile.
-  bool running = event.state == gcs::kTaskRunning;
-  if (!running && event.state != gcs::kTaskProfile) {
-    auto it = unsent_running_.find(t.task_id);
-    if (it != unsent_running_.end()) {
-      task_events_[it->second] = std::move(event);
-      unsent_running_.erase(it);
-      return;
-    }
-  }
+  std::string_view s = state;
+  if (s == gcs::kTaskFinished || s == gcs::kTaskFailed) reported_running_.erase(t.task_id);
   if (task_events_.size() >= kMaxBufferedEvents) {
     task_events_.erase(task_events_.begin());
-    unsent_running_.clear();  // indices moved; later events are simply appended
     ++dropped_events_;
   }
-  if (running) unsent_running_[t.task_id] = task_events_.size();
-  task_events_.push_back(std::move(event));
+  task_events_.push_back(gcs::TaskEvent{t.task_id, t.job_id, t.function, node_id_.Binary(),
+                                        std::move(worker), start_ms, end_ms, state});
 }
 
 void Raylet::FlushTaskEvents() {
+  // RUNNING events only for tasks still running now: a short task costs the GCS one
+  // event (its end), a long one shows as RUNNING meanwhile.
+  for (const auto& [peer, c] : clients_) {
+    const TaskSpec* t = CurrentTask(c);
+    if (!t || !reported_running_.insert(t->task_id).second) continue;
+    RecordTask(c, *t, gcs::kTaskRunning, c.dispatched_ms, 0);
+  }
   if (task_events_.empty()) return;
   if (Status st = gcs_.AddTaskEvents(task_events_); !st.ok()) {
     RAY_LOG_WARN("cannot send {} task events to the GCS (kept for later): {}",
@@ -58,7 +53,6 @@ void Raylet::FlushTaskEvents() {
     dropped_events_ = 0;
   }
   task_events_.clear();
-  unsent_running_.clear();
 }
 
 Result<std::string> Raylet::NodesReply() {

@@ -12,15 +12,20 @@ msgpack::unpack_limit Limits() {
 }
 }  // namespace
 
-std::string Encode(MessageType type, uint64_t request_id, const std::string& body) {
-  msgpack::sbuffer buf(body.size() + 16);
-  msgpack::packer<msgpack::sbuffer> pk(buf);
+void PackHeader(msgpack::packer<FrameBuffer>& pk, MessageType type, uint64_t request_id) {
   pk.pack_array(3);
   pk.pack(kProtocolVersion);
   pk.pack(static_cast<uint16_t>(type));
   pk.pack(request_id);
+}
+
+std::string Encode(MessageType type, uint64_t request_id, const std::string& body) {
+  FrameBuffer buf;
+  buf.bytes.reserve(body.size() + 16);
+  msgpack::packer<FrameBuffer> pk(buf);
+  PackHeader(pk, type, request_id);
   buf.write(body.data(), body.size());
-  return std::string(buf.data(), buf.size());
+  return std::move(buf.bytes);
 }
 
 Result<Envelope> DecodeEnvelope(std::string_view frame) {
@@ -49,20 +54,18 @@ Result<Envelope> DecodeEnvelope(std::string_view frame) {
 }
 
 std::string EncodeBatch(const std::vector<std::string>& frames) {
+  FrameBuffer buf;
   size_t bytes = 16;
   for (const auto& f : frames) bytes += f.size() + 5;
-  msgpack::sbuffer buf(bytes);
-  msgpack::packer<msgpack::sbuffer> pk(buf);
-  pk.pack_array(3);
-  pk.pack(kProtocolVersion);
-  pk.pack(static_cast<uint16_t>(MessageType::kBatch));
-  pk.pack(uint64_t{0});
+  buf.bytes.reserve(bytes);
+  msgpack::packer<FrameBuffer> pk(buf);
+  PackHeader(pk, MessageType::kBatch, 0);
   pk.pack_array(static_cast<uint32_t>(frames.size()));
   for (const auto& f : frames) {
     pk.pack_bin(static_cast<uint32_t>(f.size()));
     pk.pack_bin_body(f.data(), f.size());
   }
-  return std::string(buf.data(), buf.size());
+  return std::move(buf.bytes);
 }
 
 Result<std::vector<std::string_view>> DecodeBatch(std::string_view body) {

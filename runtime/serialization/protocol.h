@@ -68,12 +68,21 @@ struct Envelope {
   std::string_view body;  // points into the decoded frame
 };
 
+// A msgpack output buffer that is the frame itself: no copy out of a staging buffer.
+struct FrameBuffer {
+  std::string bytes;
+  void write(const char* data, size_t n) { bytes.append(data, n); }
+};
+void PackHeader(msgpack::packer<FrameBuffer>& pk, MessageType type, uint64_t request_id);
+
 std::string Encode(MessageType type, uint64_t request_id, const std::string& body);
 template <typename T>
 std::string Encode(MessageType type, uint64_t request_id, const T& body) {
-  msgpack::sbuffer buf;
-  msgpack::pack(buf, body);
-  return Encode(type, request_id, std::string(buf.data(), buf.size()));
+  FrameBuffer buf;
+  msgpack::packer<FrameBuffer> pk(buf);
+  PackHeader(pk, type, request_id);
+  pk.pack(body);
+  return std::move(buf.bytes);
 }
 
 Result<Envelope> DecodeEnvelope(std::string_view frame);
