@@ -129,6 +129,7 @@ void CoreClient::Stash(std::string frame) {
 
 Result<std::string> CoreClient::Roundtrip(MessageType type, const std::string& body,
                                           MessageType reply_type) {
+  SendFrees(/*now=*/true);
   uint64_t id = next_request_++;
   dealer_->Send(protocol::Encode(type, id, body));
   while (true) {
@@ -221,6 +222,7 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
     if (arg.is_ref && arg.data.size() != ObjectId::kSize) {
       return Status::InvalidArgument("an ObjectRef argument is not a valid object id");
     }
+    if (arg.is_ref) RefEscaped(ObjectId::FromBinary(arg.data));
   }
   spec.args = std::move(req->args);
   if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
@@ -230,7 +232,11 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
   }
   dealer_->Send(protocol::Encode(MessageType::kSubmitTask, 0, spec));
   std::vector<ObjectId> ids;
-  for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
+  for (uint32_t i = 1; i <= spec.num_returns; ++i) {
+    ids.push_back(ObjectId::ForTaskReturn(task, i));
+    Own(ids.back());
+  }
+  SendFrees(/*now=*/false);
   return ids;
 }
 
@@ -238,9 +244,11 @@ Result<ObjectId> CoreClient::Put(std::string_view value) {
   ObjectId id = ObjectId::ForPut(current_task_, ++put_index_);
   RAY_ASSIGN_OR_RETURN(ObjectPayload p, MakePayload(id, value));
   protocol::PutRequest put{std::move(p)};
+  Own(id);
   if (put.object.state == static_cast<uint8_t>(ObjectState::kInline)) {
     dealer_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
     cache_.Insert(id, ObjectState::kInline, std::make_shared<const std::string>(value));
+    SendFrees(/*now=*/false);
     return id;
   }
   // Shared-memory puts are acknowledged: the store may refuse them.
@@ -336,6 +344,45 @@ std::optional<protocol::ExecuteTask> CoreClient::NextTask() {
 
 void CoreClient::SendTaskDone(const protocol::TaskDone& done) {
   dealer_->Send(protocol::Encode(MessageType::kTaskDone, 0, done));
+  SendFrees(/*now=*/true);
+}
+
+void CoreClient::Own(const ObjectId& id) {
+  std::lock_guard<std::mutex> lock(refs_mu_);
+  refs_.try_emplace(id);
+}
+
+void CoreClient::RefDelta(const ObjectId& id, int32_t delta) {
+  std::lock_guard<std::mutex> lock(refs_mu_);
+  auto it = refs_.find(id);
+  if (it == refs_.end()) return;  // not made here: its owner decides
+  it->second.refs += delta;
+  if (it->second.refs <= 0 && !it->second.escaped) unreferenced_.push_back(id);
+}
+
+void CoreClient::RefEscaped(const ObjectId& id) {
+  std::lock_guard<std::mutex> lock(refs_mu_);
+  auto it = refs_.find(id);
+  if (it != refs_.end()) it->second.escaped = true;
+}
+
+void CoreClient::SendFrees(bool now) {
+  protocol::FreeObjects frees;
+  {
+    std::lock_guard<std::mutex> lock(refs_mu_);
+    // One message per batch of frees, so that a put-and-drop loop costs little.
+    if (unreferenced_.empty() || (!now && unreferenced_.size() < 256)) return;
+    for (const ObjectId& id : unreferenced_) {
+      // Only if still unreferenced: a raw id may have become an ObjectRef again.
+      auto it = refs_.find(id);
+      if (it == refs_.end() || it->second.refs > 0 || it->second.escaped) continue;
+      refs_.erase(it);
+      frees.ids.push_back(id.Binary());
+    }
+    unreferenced_.clear();
+  }
+  for (const auto& id : frees.ids) cache_.Erase(ObjectId::FromBinary(id));
+  if (!frees.ids.empty()) dealer_->Send(protocol::Encode(MessageType::kFreeObjects, 0, frees));
 }
 
 }  // namespace ray::core

@@ -9,6 +9,8 @@
 
 #include <deque>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +61,12 @@ class CoreClient {
   // Reads a payload as delivered by the raylet (maps shared memory).
   Result<Fetched> Materialize(const protocol::ObjectPayload& p);
 
+  // Reference counting of ObjectRefs (see RayRuntimeApi::ref_delta). Safe from any
+  // thread; frees are sent from the client's own thread, before its next blocking
+  // call, and only for objects still unreferenced then.
+  void RefDelta(const ObjectId& id, int32_t delta);
+  void RefEscaped(const ObjectId& id);
+
   // Drivers: says goodbye so the raylet frees the job's actors and objects.
   void Disconnect();
 
@@ -74,6 +82,10 @@ class CoreClient {
   std::optional<std::string> Receive(int timeout_ms);
   // Handles a frame that is not the awaited reply.
   void Stash(std::string frame);
+  // An object this process created: freed when its last ObjectRef here goes.
+  void Own(const ObjectId& id);
+  // Sends the frees due (all of them if `now`, else only once enough have gathered).
+  void SendFrees(bool now);
 
   transport::Dealer* dealer_ = nullptr;
   std::unique_ptr<transport::Dealer> owned_;
@@ -83,6 +95,13 @@ class CoreClient {
   TaskId current_task_;
   uint32_t put_index_ = 0;
   uint64_t next_request_ = 1;
+  struct Owned {
+    int32_t refs = 0;
+    bool escaped = false;  // its id left the process: kept until the job ends
+  };
+  std::mutex refs_mu_;  // guards refs_ and unreferenced_
+  std::unordered_map<ObjectId, Owned, IdHash> refs_;
+  std::vector<ObjectId> unreferenced_;  // owned objects whose count reached 0
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};
   std::deque<std::string> inbox_;          // the rest of a batch being read

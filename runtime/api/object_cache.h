@@ -34,9 +34,22 @@ class ObjectCache {
     order_.push_back(id);
     while (entries_.size() > max_entries_ || bytes_ > max_bytes_) {
       auto it = entries_.find(order_.front());
+      order_.pop_front();
+      if (it == entries_.end()) continue;  // erased before
       bytes_ -= it->second.data->size();
       entries_.erase(it);
-      order_.pop_front();
+    }
+  }
+
+  void Erase(const ObjectId& id) {
+    auto it = entries_.find(id);
+    if (it == entries_.end()) return;
+    bytes_ -= it->second.data->size();
+    entries_.erase(it);
+    // `order_` keeps the id until it reaches the front; drop such ids in bulk when
+    // they outnumber the entries, so that put-then-free loops stay bounded.
+    if (order_.size() > 2 * entries_.size() + 1024) {
+      std::erase_if(order_, [&](const ObjectId& o) { return !entries_.count(o); });
     }
   }
 

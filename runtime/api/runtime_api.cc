@@ -33,6 +33,12 @@ RuntimeBinding::RuntimeBinding(CoreClient* client, std::string plugin_hash)
   api_.wait = &Wait;
   api_.call = &Call;
   api_.last_error = &LastError;
+  api_.ref_delta = [](void* ctx, const char* id, int32_t delta) {
+    Self(ctx)->client_->RefDelta(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)), delta);
+  };
+  api_.ref_escaped = [](void* ctx, const char* id) {
+    Self(ctx)->client_->RefEscaped(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)));
+  };
 }
 
 int RuntimeBinding::Fail(const Status& st) {

@@ -106,6 +106,8 @@ void Raylet::FinishJob(const std::string& job_id) {
             q.end());
     num_ready_ -= before - q.size();
   }
+  std::erase_if(free_on_arrival_,
+                [&](const ObjectId& id) { return TaskJob(id.Task()).Binary() == job_id; });
   std::erase_if(reported_running_, [&](const std::string& task) {
     return TaskJob(TaskId::FromBinary(task)).Binary() == job_id;
   });

@@ -144,6 +144,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kWaitObjects: return HandleWait(c, env->request_id, env->body);
     case MessageType::kPutObject: return HandlePut(c, env->request_id, env->body);
     case MessageType::kTaskDone: return HandleTaskDone(c, env->body);
+    case MessageType::kFreeObjects: return HandleFree(c, env->body);
     case MessageType::kCall: return HandleCall(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
@@ -203,7 +204,7 @@ void Raylet::StoreObject(const ObjectPayload& p) {
                  p.shm_name);
     return;
   }
-  if (finished_jobs_.count(TaskJob(id.Task()).Binary())) {
+  if (free_on_arrival_.erase(id) || finished_jobs_.count(TaskJob(id.Task()).Binary())) {
     if (p.state == static_cast<uint8_t>(ObjectState::kShared)) object_store::UnlinkSegment(p.shm_name);
     return;
   }
@@ -364,6 +365,29 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
     available_.Add(cpu);
     c.held.Subtract(cpu);
     c.blocked = true;
+  }
+}
+
+void Raylet::HandleFree(Client& c, std::string_view body) {
+  auto msg = protocol::DecodeBody<protocol::FreeObjects>(body, "FreeObjects");
+  if (!msg.ok()) {
+    RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
+    return;
+  }
+  if (!AllObjectIds(msg->ids)) {
+    RAY_LOG_WARN("peer {}: dropped a Free of ids that are not object ids", Hex(c.peer));
+    return;
+  }
+  for (const auto& bin : msg->ids) {
+    ObjectId id = ObjectId::FromBinary(bin);
+    auto it = objects_.find(id);
+    if (it == objects_.end()) {
+      // Its task has not finished: the result is dropped when it comes.
+      if (!remote_objects_.count(id)) free_on_arrival_.insert(id);
+      continue;
+    }
+    if (it->second.state == ObjectState::kShared) store_.Free(id);
+    objects_.erase(it);
   }
 }
 

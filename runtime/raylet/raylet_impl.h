@@ -129,6 +129,8 @@ class Raylet {
   void HandleWait(Client& c, uint64_t req, std::string_view body);
   void HandlePut(Client& c, uint64_t req, std::string_view body);
   void HandleTaskDone(Client& c, std::string_view body);
+  // The client's objects it no longer refers to (their ids never left it).
+  void HandleFree(Client& c, std::string_view body);
   void HandleCall(Client& c, uint64_t req, std::string_view body);
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
@@ -245,6 +247,7 @@ class Raylet {
   std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
+  std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
   std::multimap<int64_t, std::weak_ptr<Waiter>> deadlines_;
   // Tasks whose arguments are ready, grouped by resource shape, FIFO within a shape.

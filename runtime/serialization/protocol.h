@@ -35,6 +35,7 @@ enum class MessageType : uint16_t {
   kTaskDone = 6,        // TaskDone (worker; no reply)
   kCall = 7,            // CallRequest -> CallReply (named actors, resources, ...)
   kDisconnect = 8,      // empty body
+  kFreeObjects = 10,    // FreeObjects (no reply)
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -230,6 +231,12 @@ struct TaskDone {
   int64_t start_ms = 0;     // wall clock: when the worker began and ended the task
   int64_t end_ms = 0;       // (0: not reported)
   MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms);
+};
+
+// Objects the client created and no longer refers to; their ids never left it.
+struct FreeObjects {
+  std::vector<std::string> ids;
+  MSGPACK_DEFINE_ARRAY(ids);
 };
 
 // Tasks the raylet sent to a worker ahead of time and takes back (the worker blocked

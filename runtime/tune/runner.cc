@@ -67,7 +67,8 @@ struct Actor {
   std::string id;
   Resources resources;
   struct TrialState* trial = nullptr;
-  std::string stop_id;  // the last Stop sent to it: its trainable is being destroyed
+  // The last Stop sent to it: its trainable is being destroyed.
+  std::optional<ray::ObjectRef<msgpack::type::nil_t>> stopping;
 };
 
 // A trial with the runner's bookkeeping.
@@ -75,7 +76,7 @@ struct TrialState {
   Trial trial;
   std::unique_ptr<ResultLogger> logger;
   Actor* actor = nullptr;
-  std::string step_id;        // result object of the Step in flight, "" if none
+  std::optional<ray::ObjectRef<std::string>> step;  // the Step in flight, if any
   std::string restore_from;   // checkpoint to restore at the next start
   bool restart = false;       // call Start before the next Step
   int searcher_index = -1;    // its order among the searcher's suggestions
@@ -231,11 +232,7 @@ bool Runner::HasResources(const Trial& trial) {
 void Runner::KillActor(Actor* a) {
   try {
     // Let its trainable clean up first (a trainer stops the actors it made).
-    if (!a->stop_id.empty()) {
-      (void)ray::Wait(std::vector<ray::ObjectRef<msgpack::type::nil_t>>{
-                          ray::ObjectRef<msgpack::type::nil_t>(a->stop_id)},
-                      1, std::chrono::seconds(10));
-    }
+    if (a->stopping) (void)ray::Wait(std::vector{*a->stopping}, 1, std::chrono::seconds(10));
     ray::ActorHandle<Actor>(a->id).Kill();
   } catch (const std::exception&) {
     // Already gone.
@@ -280,7 +277,7 @@ Status Runner::Start(TrialState& s) {
     create.resources = ActorRequest(t.resources);
     create.max_retries = 0;
     auto ids = ri::SubmitRaw(create);
-    actors_.push_back(std::make_unique<Actor>(Actor{ids[0].substr(0, 16), t.resources, nullptr, ""}));
+    actors_.push_back(std::make_unique<Actor>(Actor{ids[0].substr(0, 16), t.resources, nullptr, std::nullopt}));
     actor = actors_.back().get();
   }
   actor->trial = &s;
@@ -320,16 +317,16 @@ void Runner::SubmitStep(TrialState& s) {
     s.restore_from.clear();
     s.restart = false;
   }
-  s.step_id = ri::SubmitRaw(ActorCall(s.actor->id, internal::kStep))[0];
+  s.step.emplace(ri::SubmitRaw(ActorCall(s.actor->id, internal::kStep))[0]);
 }
 
 void Runner::Release(TrialState& s, TrialStatus status) {
   s.trial.status = status;
-  s.step_id.clear();
+  s.step.reset();
   if (Actor* a = s.actor) {
     s.actor = nullptr;
     a->trial = nullptr;
-    a->stop_id = ri::SubmitRaw(ActorCall(a->id, internal::kStop))[0];
+    a->stopping.emplace(ri::SubmitRaw(ActorCall(a->id, internal::kStop))[0]);
     if (!spec_.reuse_actors) KillActor(a);
   }
 }
@@ -349,11 +346,11 @@ Status Runner::Unrunnable(TrialState& s) {
 // Results and failures.
 
 Status Runner::OnStepDone(TrialState& s) {
-  std::string id = std::move(s.step_id);
-  s.step_id.clear();
+  ray::ObjectRef<std::string> step = std::move(*s.step);
+  s.step.reset();
   std::shared_ptr<std::string> text;
   try {
-    text = ray::Get(ray::ObjectRef<std::string>(id));
+    text = ray::Get(step);
   } catch (const ray::ActorDiedError& e) {
     OnFailure(s, e.what(), true);
     return Status::Ok();
@@ -623,8 +620,8 @@ Result<ExperimentOutcome> Runner::Run() {
     std::vector<ray::ObjectRef<std::string>> in_flight;
     std::vector<TrialState*> owners;
     for (auto& s : trials_) {
-      if (!s->step_id.empty()) {
-        in_flight.emplace_back(s->step_id);
+      if (s->step) {
+        in_flight.push_back(*s->step);
         owners.push_back(s.get());
       }
     }

@@ -84,6 +84,10 @@ TEST_F(CoreSemanticsTest, LargeObjectsUseSharedMemory) {
   ExpectPassed("large_objects", {"--num-cpus", "1"});
 }
 
+TEST_F(CoreSemanticsTest, ObjectsGoWithTheirLastRefUnlessItEscaped) {
+  ExpectPassed("free", {"--num-cpus", "1", "--object-store-memory", "300000000"});
+}
+
 TEST_F(CoreSemanticsTest, WorkerOutputReachesTheDriverWithItsPid) {
   ExpectPassed("output", {"--num-cpus", "1"});
   // "(pid=N) hello from task 1", N being a worker, not the driver.

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RAY_PLUGIN_ABI_VERSION 1u
+#define RAY_PLUGIN_ABI_VERSION 2u
 #define RAY_OBJECT_ID_SIZE 20
 
 extern "C" {
@@ -43,6 +43,12 @@ typedef struct RayRuntimeApi {
   // Rarer operations by name (named actors, cluster state): msgpack in, msgpack out.
   int (*call)(void* ctx, const char* op, const char* req, size_t len, RayObject* reply);
   const char* (*last_error)(void* ctx);
+  // Reference counting (either may be null): every ObjectRef alive in the process
+  // counts +1 for its id (RAY_OBJECT_ID_SIZE bytes). An object this process created
+  // is freed once no ObjectRef here holds it, unless its id escaped: serialized into
+  // a value or a task, another process may hold it, so it lives until the job ends.
+  void (*ref_delta)(void* ctx, const char* id, int32_t delta);
+  void (*ref_escaped)(void* ctx, const char* id);
 } RayRuntimeApi;
 
 // What a plugin function produced. `data` is freed with `free_fn`.

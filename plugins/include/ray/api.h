@@ -176,6 +176,16 @@ inline const RayRuntimeApi& CheckedApi() {
   return *Api();
 }
 
+// Reference counting hooks for ObjectRef (no-ops without a runtime that counts).
+inline void RefDelta(const std::string& id, int32_t delta) {
+  const RayRuntimeApi* api = Api();
+  if (api && api->ref_delta && id.size() == RAY_OBJECT_ID_SIZE) api->ref_delta(api->ctx, id.data(), delta);
+}
+inline void RefEscaped(const std::string& id) {
+  const RayRuntimeApi* api = Api();
+  if (api && api->ref_escaped && id.size() == RAY_OBJECT_ID_SIZE) api->ref_escaped(api->ctx, id.data());
+}
+
 [[noreturn]] inline void ThrowRuntimeError(const char* what) {
   throw RayException(std::string(what) + ": " + CheckedApi().last_error(CheckedApi().ctx));
 }
@@ -277,11 +287,33 @@ struct Returns : std::tuple<Ts...> {
   using std::tuple<Ts...>::tuple;
 };
 
+// A reference to an object. While any ObjectRef to an object this process created
+// is alive, the object is kept; serializing the ref (into a value or a task argument)
+// keeps it until the job ends, since another process may hold it then.
 template <typename T>
 class ObjectRef {
  public:
   ObjectRef() = default;
-  explicit ObjectRef(std::string id) : id_(std::move(id)) {}
+  explicit ObjectRef(std::string id) : id_(std::move(id)) { internal::RefDelta(id_, +1); }
+  ObjectRef(const ObjectRef& o) : id_(o.id_) { internal::RefDelta(id_, +1); }
+  ObjectRef(ObjectRef&& o) noexcept : id_(std::move(o.id_)) { o.id_.clear(); }
+  ObjectRef& operator=(const ObjectRef& o) {
+    if (this != &o) {
+      internal::RefDelta(o.id_, +1);
+      internal::RefDelta(id_, -1);
+      id_ = o.id_;
+    }
+    return *this;
+  }
+  ObjectRef& operator=(ObjectRef&& o) noexcept {
+    if (this != &o) {
+      internal::RefDelta(id_, -1);
+      id_ = std::move(o.id_);
+      o.id_.clear();
+    }
+    return *this;
+  }
+  ~ObjectRef() { internal::RefDelta(id_, -1); }
   // The 20-byte id.
   const std::string& Binary() const { return id_; }
   // The id as 40 hex characters.
@@ -295,7 +327,18 @@ class ObjectRef {
     return out;
   }
   bool operator==(const ObjectRef& o) const { return id_ == o.id_; }
-  MSGPACK_DEFINE(id_);
+
+  // msgpack: [id], as MSGPACK_DEFINE(id_) would write it.
+  template <typename Packer>
+  void msgpack_pack(Packer& pk) const {
+    internal::RefEscaped(id_);
+    pk.pack_array(1);
+    pk.pack(id_);
+  }
+  void msgpack_unpack(const msgpack::object& o) {
+    if (o.type != msgpack::type::ARRAY || o.via.array.size != 1) throw msgpack::type_error();
+    *this = ObjectRef(o.via.array.ptr[0].as<std::string>());
+  }
 
  private:
   std::string id_;
