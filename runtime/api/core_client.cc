@@ -42,8 +42,14 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   return c;
 }
 
+namespace {
+// Spare segments a process keeps, in bytes: beyond this, freed segments go.
+constexpr size_t kMaxSpareBytes = 1ull << 30;
+}  // namespace
+
 CoreClient::~CoreClient() {
   if (is_driver_) Disconnect();
+  for (const auto& segment : spare_) object_store::UnlinkSegment(segment->name());
 }
 
 void CoreClient::Disconnect() {
@@ -157,11 +163,28 @@ Result<ObjectPayload> CoreClient::MakePayload(const ObjectId& id, std::string_vi
     p.data = std::string(bytes);
     return p;
   }
+  RAY_ASSIGN_OR_RETURN(auto segment, WriteSegment(id, {bytes}, bytes.size()));
   p.state = static_cast<uint8_t>(ObjectState::kShared);
-  p.shm_name = object_store::SegmentName(node_.store_tag, id);
+  p.shm_name = segment->name();
   p.size = bytes.size();
-  RAY_RETURN_IF_ERROR(object_store::WriteSegment(p.shm_name, bytes));
   return p;
+}
+
+Result<std::shared_ptr<object_store::WritableSegment>> CoreClient::WriteSegment(
+    const ObjectId& id, const std::vector<std::string_view>& parts, size_t size) {
+  std::string name = object_store::SegmentName(node_.store_tag, id);
+  std::shared_ptr<object_store::WritableSegment> segment;
+  auto spare = std::find_if(spare_.begin(), spare_.end(),
+                            [&](const auto& s) { return s->size() == size; });
+  if (spare != spare_.end() && (*spare)->Rename(name).ok()) {
+    segment = std::move(*spare);
+    spare_.erase(spare);
+    spare_bytes_ -= size;
+  } else {
+    RAY_ASSIGN_OR_RETURN(segment, object_store::WritableSegment::Create(name, size));
+  }
+  segment->Fill(parts);
+  return segment;
 }
 
 Result<Fetched> CoreClient::Materialize(const ObjectPayload& p) {
@@ -177,6 +200,13 @@ Result<Fetched> CoreClient::Materialize(const ObjectPayload& p) {
       return f;
     }
     case ObjectState::kShared: {
+      ObjectId id = ObjectId::FromBinary(p.id);
+      if (auto w = written_.find(id); w != written_.end()) {  // put here: already mapped
+        f.data = w->second->data();
+        f.size = w->second->size();
+        f.keep = w->second;
+        return f;
+      }
       RAY_ASSIGN_OR_RETURN(auto mapping, object_store::MapSegment(p.shm_name, p.size));
       f.data = mapping->data();
       f.size = mapping->size();
@@ -240,22 +270,36 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
   return ids;
 }
 
-Result<ObjectId> CoreClient::Put(std::string_view value) {
+Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
   ObjectId id = ObjectId::ForPut(current_task_, ++put_index_);
-  RAY_ASSIGN_OR_RETURN(ObjectPayload p, MakePayload(id, value));
-  protocol::PutRequest put{std::move(p)};
+  size_t size = 0;
+  for (std::string_view part : parts) size += part.size();
+  protocol::PutRequest put;
+  put.object.id = id.Binary();
   Own(id);
-  if (put.object.state == static_cast<uint8_t>(ObjectState::kInline)) {
+  if (size < protocol::kInlineObjectLimit) {
+    auto value = std::make_shared<std::string>();
+    for (std::string_view part : parts) value->append(part);
+    put.object.state = static_cast<uint8_t>(ObjectState::kInline);
+    put.object.data = *value;
     dealer_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
-    cache_.Insert(id, ObjectState::kInline, std::make_shared<const std::string>(value));
+    cache_.Insert(id, ObjectState::kInline, std::move(value));
     SendFrees(/*now=*/false);
     return id;
   }
+  RAY_ASSIGN_OR_RETURN(auto segment, WriteSegment(id, parts, size));
+  put.object.state = static_cast<uint8_t>(ObjectState::kShared);
+  put.object.shm_name = segment->name();
+  put.object.size = size;
+  written_[id] = std::move(segment);
   // Shared-memory puts are acknowledged: the store may refuse them.
   RAY_ASSIGN_OR_RETURN(std::string body,
                        Roundtrip(MessageType::kPutObject, ri::Pack(put), MessageType::kCallReply));
   RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::CallReply>(body, "CallReply"));
-  if (!reply.error.empty()) return Status::ResourceExhausted(reply.error);
+  if (!reply.error.empty()) {
+    written_.erase(id);  // refused: the raylet removed the segment
+    return Status::ResourceExhausted(reply.error);
+  }
   return id;
 }
 
@@ -381,7 +425,20 @@ void CoreClient::SendFrees(bool now) {
     }
     unreferenced_.clear();
   }
-  for (const auto& id : frees.ids) cache_.Erase(ObjectId::FromBinary(id));
+  for (const auto& bin : frees.ids) {
+    ObjectId id = ObjectId::FromBinary(bin);
+    cache_.Erase(id);
+    auto w = written_.find(id);
+    if (w == written_.end()) continue;
+    // Kept as a spare only if nothing here still reads it (no other process can:
+    // the id never left this one).
+    if (w->second.use_count() == 1 && spare_bytes_ + w->second->size() <= kMaxSpareBytes) {
+      spare_bytes_ += w->second->size();
+      spare_.push_back(std::move(w->second));
+      frees.keep_segments.push_back(bin);
+    }
+    written_.erase(w);
+  }
   if (!frees.ids.empty()) dealer_->Send(protocol::Encode(MessageType::kFreeObjects, 0, frees));
 }
 

@@ -18,6 +18,7 @@
 #include "runtime/api/object_cache.h"
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
+#include "runtime/object_store/object_store.h"
 #include "runtime/serialization/protocol.h"
 #include "runtime/transport/transport.h"
 
@@ -43,7 +44,9 @@ class CoreClient {
   // Submits a plugin's TaskRequest (msgpack) for the plugin with content hash
   // `plugin`; returns the ids of the task's results.
   Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
-  Result<ObjectId> Put(std::string_view value);
+  Result<ObjectId> Put(std::string_view value) { return Put(std::vector<std::string_view>{value}); }
+  // Put of the concatenation of `parts` (copied once).
+  Result<ObjectId> Put(const std::vector<std::string_view>& parts);
   // Objects not ready before the timeout (timeout_ms >= 0) come back kMissing.
   Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms);
   Result<std::vector<bool>> Wait(const std::vector<ObjectId>& ids, size_t num,
@@ -84,6 +87,10 @@ class CoreClient {
   void Stash(std::string frame);
   // An object this process created: freed when its last ObjectRef here goes.
   void Own(const ObjectId& id);
+  // A shared-memory segment holding the parts, for object `id`: a spare segment of
+  // the same size if there is one, else a new one.
+  Result<std::shared_ptr<object_store::WritableSegment>> WriteSegment(
+      const ObjectId& id, const std::vector<std::string_view>& parts, size_t size);
   // Sends the frees due (all of them if `now`, else only once enough have gathered).
   void SendFrees(bool now);
 
@@ -102,6 +109,12 @@ class CoreClient {
   std::mutex refs_mu_;  // guards refs_ and unreferenced_
   std::unordered_map<ObjectId, Owned, IdHash> refs_;
   std::vector<ObjectId> unreferenced_;  // owned objects whose count reached 0
+  // Large objects this process put, still mapped for writing: its Gets read them
+  // through this mapping, and once freed and no longer read, the segment becomes a
+  // spare that a later Put of the same size fills again (no new pages to fault in).
+  std::unordered_map<ObjectId, std::shared_ptr<object_store::WritableSegment>, IdHash> written_;
+  std::vector<std::shared_ptr<object_store::WritableSegment>> spare_;
+  size_t spare_bytes_ = 0;
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};
   std::deque<std::string> inbox_;          // the rest of a batch being read

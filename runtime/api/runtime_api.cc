@@ -36,6 +36,15 @@ RuntimeBinding::RuntimeBinding(CoreClient* client, std::string plugin_hash)
   api_.ref_delta = [](void* ctx, const char* id, int32_t delta) {
     Self(ctx)->client_->RefDelta(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)), delta);
   };
+  api_.put_parts = [](void* ctx, const RayArg* parts, size_t n, char* id_out) {
+    auto* self = Self(ctx);
+    std::vector<std::string_view> views;
+    for (size_t i = 0; i < n; ++i) views.emplace_back(parts[i].data, parts[i].size);
+    auto id = self->client_->Put(views);
+    if (!id.ok()) return self->Fail(id.status());
+    std::memcpy(id_out, id->data(), ObjectId::kSize);
+    return 0;
+  };
   api_.ref_escaped = [](void* ctx, const char* id) {
     Self(ctx)->client_->RefEscaped(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)));
   };

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/base/logging.h"
@@ -21,7 +22,8 @@ std::string SegmentName(const std::string& store_tag, const ObjectId& id) {
   return "/ray-" + store_tag + "-" + id.Hex();
 }
 
-Status WriteSegment(const std::string& name, std::string_view data) {
+Result<std::shared_ptr<WritableSegment>> WritableSegment::Create(const std::string& name,
+                                                                 size_t size) {
   int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0) {
     if (errno == EEXIST) return Status::AlreadyExists("segment " + name + " exists");
@@ -32,23 +34,50 @@ Status WriteSegment(const std::string& name, std::string_view data) {
     ::close(fd);
     ::shm_unlink(name.c_str());
     return Status::ResourceExhausted(std::string(what) + " " + name + " (" +
-                                     std::to_string(data.size()) + " bytes): " + err);
+                                     std::to_string(size) + " bytes): " + err);
   };
+  void* addr = nullptr;
   // posix_fallocate reserves the pages now, so a full /dev/shm is an error here
   // rather than a SIGBUS later.
-  if (!data.empty()) {
-    int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(data.size()));
+  if (size > 0) {
+    int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
     if (rc != 0) {
       errno = rc;
       return fail("cannot allocate shared memory for");
     }
-    void* addr = ::mmap(nullptr, data.size(), PROT_WRITE, MAP_SHARED, fd, 0);
+    addr = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (addr == MAP_FAILED) return fail("cannot map");
-    std::memcpy(addr, data.data(), data.size());
-    ::munmap(addr, data.size());
   }
-  ::fchmod(fd, 0400);  // sealed
+  ::fchmod(fd, 0400);  // sealed: readers cannot open it for writing
   ::close(fd);
+  return std::shared_ptr<WritableSegment>(new WritableSegment(name, addr, size));
+}
+
+WritableSegment::~WritableSegment() {
+  if (addr_) ::munmap(addr_, size_);
+}
+
+Status WritableSegment::Rename(const std::string& name) {
+  // shm_open("/x") is /dev/shm/x on Linux.
+  if (std::rename(("/dev/shm" + name_).c_str(), ("/dev/shm" + name).c_str()) != 0) {
+    return Status::Internal("cannot rename segment " + name_ + " to " + name + ": " +
+                            std::strerror(errno));
+  }
+  name_ = name;
+  return Status::Ok();
+}
+
+void WritableSegment::Fill(const std::vector<std::string_view>& parts) {
+  size_t offset = 0;
+  for (std::string_view part : parts) {
+    std::memcpy(data() + offset, part.data(), part.size());
+    offset += part.size();
+  }
+}
+
+Status WriteSegment(const std::string& name, std::string_view data) {
+  RAY_ASSIGN_OR_RETURN(auto segment, WritableSegment::Create(name, data.size()));
+  segment->Fill({data});
   return Status::Ok();
 }
 
@@ -115,6 +144,12 @@ void ObjectStore::Free(const ObjectId& id) {
   auto it = objects_.find(id);
   if (it == objects_.end()) return;
   UnlinkSegment(it->second.segment);
+  Forget(id);
+}
+
+void ObjectStore::Forget(const ObjectId& id) {
+  auto it = objects_.find(id);
+  if (it == objects_.end()) return;
   used_ -= it->second.size;
   objects_.erase(it);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
@@ -32,6 +33,33 @@ class Mapping {
 };
 
 std::string SegmentName(const std::string& store_tag, const ObjectId& id);
+
+// A segment created by this process and kept mapped for writing. Sealed (read-only
+// for anyone who opens it) from the start; the writer fills it through its mapping.
+// Renamed to a later object's name, it is filled again without new pages: no page
+// faults, no zeroing. Unmapped on destruction; the segment itself stays.
+class WritableSegment {
+ public:
+  // ResourceExhausted if the shm filesystem is full (nothing is left behind).
+  static Result<std::shared_ptr<WritableSegment>> Create(const std::string& name, size_t size);
+  ~WritableSegment();
+  WritableSegment(const WritableSegment&) = delete;
+  WritableSegment& operator=(const WritableSegment&) = delete;
+
+  Status Rename(const std::string& name);
+  // Copies the parts one after another from the start.
+  void Fill(const std::vector<std::string_view>& parts);
+  char* data() const { return static_cast<char*>(addr_); }
+  size_t size() const { return size_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  WritableSegment(std::string name, void* addr, size_t size)
+      : name_(std::move(name)), addr_(addr), size_(size) {}
+  std::string name_;
+  void* addr_;
+  size_t size_;
+};
 
 // Creates the segment, writes `data` and seals it. AlreadyExists if present;
 // ResourceExhausted if the shm filesystem is full (the partial segment is removed).
@@ -60,6 +88,8 @@ class ObjectStore {
   // one already held under that name.
   Status Admit(const ObjectId& id, const std::string& segment, size_t size);
   void Free(const ObjectId& id);
+  // Stops accounting for the object but leaves its segment: its writer fills it again.
+  void Forget(const ObjectId& id);
   bool Contains(const ObjectId& id) const { return objects_.count(id) > 0; }
   size_t used_bytes() const { return used_; }
   size_t capacity_bytes() const { return options_.capacity_bytes; }

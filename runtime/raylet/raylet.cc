@@ -378,6 +378,7 @@ void Raylet::HandleFree(Client& c, std::string_view body) {
     RAY_LOG_WARN("peer {}: dropped a Free of ids that are not object ids", Hex(c.peer));
     return;
   }
+  std::unordered_set<std::string> kept(msg->keep_segments.begin(), msg->keep_segments.end());
   for (const auto& bin : msg->ids) {
     ObjectId id = ObjectId::FromBinary(bin);
     auto it = objects_.find(id);
@@ -386,7 +387,13 @@ void Raylet::HandleFree(Client& c, std::string_view body) {
       if (!remote_objects_.count(id)) free_on_arrival_.insert(id);
       continue;
     }
-    if (it->second.state == ObjectState::kShared) store_.Free(id);
+    if (it->second.state == ObjectState::kShared) {
+      if (kept.count(bin)) {
+        store_.Forget(id);  // the client fills the segment again; `ray stop` removes it
+      } else {
+        store_.Free(id);
+      }
+    }
     objects_.erase(it);
   }
 }

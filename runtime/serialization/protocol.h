@@ -236,7 +236,10 @@ struct TaskDone {
 // Objects the client created and no longer refers to; their ids never left it.
 struct FreeObjects {
   std::vector<std::string> ids;
-  MSGPACK_DEFINE_ARRAY(ids);
+  // Of those, shared-memory objects whose segment the client keeps to fill again:
+  // the store forgets them without removing the segment.
+  std::vector<std::string> keep_segments;
+  MSGPACK_DEFINE_ARRAY(ids, keep_segments);
 };
 
 // Tasks the raylet sent to a worker ahead of time and takes back (the worker blocked

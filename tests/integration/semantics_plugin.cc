@@ -589,6 +589,15 @@ void Free(const std::string&) {
     auto back = ray::Get(ref);
     CHECK_THAT(back->size() == kSize && back->data()[kSize - 1] == 'a' + i, "put #" << i);
   }
+  // A value still read here keeps its bytes, though its ref is gone and later puts
+  // of the same size reuse freed segments.
+  std::shared_ptr<ray::Blob> held;
+  {
+    auto ref = ray::Put(ray::Blob(std::string(kSize, 'h')));
+    held = ray::Get(ref);
+  }
+  for (int i = 0; i < 3; ++i) ray::Put(ray::Blob(std::string(kSize, 'x')));
+  CHECK_THAT(held->data()[0] == 'h' && held->data()[kSize - 1] == 'h', "a held value changed");
   for (int i = 0; i < 5; ++i) {  // task results too, once their refs are gone
     auto made = ray::Get(ray::Task(MakeBytes).Remote(static_cast<int64_t>(kSize), i));
     CHECK_THAT(made->size() == kSize, "task result #" << i);

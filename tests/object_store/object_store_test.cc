@@ -227,6 +227,42 @@ TEST_F(ObjectStoreTest, FreeUnlinksAndReleasesCapacity) {
   ASSERT_TRUE(store.Admit(ObjectId::FromRandom(), WriteNew(100), 100).ok());
 }
 
+TEST_F(ObjectStoreTest, ForgetReleasesCapacityAndKeepsTheSegment) {
+  ObjectStore store({tag_, 100});
+  ObjectId a = ObjectId::FromRandom();
+  std::string sa = WriteNew(70);
+  ASSERT_TRUE(store.Admit(a, sa, 70).ok());
+  store.Forget(a);
+  EXPECT_TRUE(SegmentExists(sa));
+  EXPECT_FALSE(store.Contains(a));
+  EXPECT_EQ(store.used_bytes(), 0u);
+}
+
+TEST_F(ObjectStoreTest, AWritableSegmentIsFilledRenamedAndFilledAgain) {
+  std::string first = NewSegment(), second = NewSegment();
+  auto w = WritableSegment::Create(first, 11);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  (*w)->Fill({"hello", " ", "world"});
+  auto m = MapSegment(first, 11);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(std::string((*m)->data(), 11), "hello world");
+  EXPECT_EQ(MappingPermissions((*m)->data()), "r--s") << "readers map it read-only";
+
+  ASSERT_TRUE((*w)->Rename(second).ok());
+  EXPECT_EQ((*w)->name(), second);
+  EXPECT_FALSE(SegmentExists(first));
+  (*w)->Fill({"second fill"});
+  auto again = MapSegment(second, 11);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(std::string((*again)->data(), 11), "second fill");
+  struct stat st {};  // sealed under its new name too
+  ASSERT_EQ(::stat(("/dev/shm" + second).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0400);
+
+  EXPECT_FALSE(WritableSegment::Create(second, 5).ok()) << "the name is taken";
+  EXPECT_FALSE((*w)->Rename("/no/such/dir").ok());
+}
+
 TEST_F(ObjectStoreTest, DestructorUnlinksEverything) {
   std::vector<std::string> names;
   {

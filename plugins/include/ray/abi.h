@@ -26,6 +26,11 @@ enum {
   RAY_OBJECT_PENDING = 2,  // not ready before the timeout
 };
 
+typedef struct RayArg {
+  const char* data;
+  size_t size;
+} RayArg;
+
 // Entry points of the runtime, given to a plugin. Functions return 0 on success;
 // on failure a non-zero status code and last_error() describes it.
 typedef struct RayRuntimeApi {
@@ -49,6 +54,8 @@ typedef struct RayRuntimeApi {
   // a value or a task, another process may hold it, so it lives until the job ends.
   void (*ref_delta)(void* ctx, const char* id, int32_t delta);
   void (*ref_escaped)(void* ctx, const char* id);
+  // put() of the concatenation of `parts`, copied once (may be null).
+  int (*put_parts)(void* ctx, const RayArg* parts, size_t n, char* id_out);
 } RayRuntimeApi;
 
 // What a plugin function produced. `data` is freed with `free_fn`.
@@ -60,10 +67,6 @@ typedef struct RayResult {
   void* instance;  // actor factories: the new instance
 } RayResult;
 
-typedef struct RayArg {
-  const char* data;
-  size_t size;
-} RayArg;
 
 // Symbols every plugin exports (defined by RAY_MAIN/RAY_REMOTE via api.h).
 typedef uint32_t (*RayPluginAbiVersionFn)(void);

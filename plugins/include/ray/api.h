@@ -259,12 +259,9 @@ class Blob {
 };
 
 namespace internal {
-// A Blob as msgpack bin with a single copy of its bytes (the generic Pack grows a
-// buffer by doubling, copying a large Blob several times).
-inline std::string Pack(const Blob& blob) {
-  const size_t n = blob.size();
+// The msgpack bin header of `n` bytes.
+inline std::string BinHeader(size_t n) {
   std::string out;
-  out.reserve(n + 5);
   if (n < 256) {
     out += static_cast<char>(0xc4);
   } else if (n < 65536) {
@@ -275,7 +272,15 @@ inline std::string Pack(const Blob& blob) {
     for (int shift = 24; shift >= 8; shift -= 8) out += static_cast<char>((n >> shift) & 0xff);
   }
   out += static_cast<char>(n & 0xff);
-  out.append(blob.data(), n);
+  return out;
+}
+
+// A Blob as msgpack bin with a single copy of its bytes (the generic Pack grows a
+// buffer by doubling, copying a large Blob several times).
+inline std::string Pack(const Blob& blob) {
+  std::string out = BinHeader(blob.size());
+  out.reserve(out.size() + blob.size());
+  out.append(blob.data(), blob.size());
   return out;
 }
 }  // namespace internal
@@ -787,11 +792,20 @@ std::optional<ActorHandle<T>> GetActor(const std::string& name) {
 template <typename T>
 ObjectRef<T> Put(const T& value) {
   const auto& api = internal::CheckedApi();
-  std::string bytes = internal::Pack(value);
   char id[RAY_OBJECT_ID_SIZE];
-  if (api.put(api.ctx, bytes.data(), bytes.size(), id) != 0) {
-    internal::ThrowRuntimeError("cannot put object");
+  std::optional<int> rc;
+  if constexpr (std::is_same_v<T, Blob>) {
+    if (api.put_parts) {  // a Blob's bytes go to the store as they are: one copy
+      std::string header = internal::BinHeader(value.size());
+      RayArg parts[2] = {{header.data(), header.size()}, {value.data(), value.size()}};
+      rc = api.put_parts(api.ctx, parts, 2, id);
+    }
   }
+  if (!rc) {
+    std::string bytes = internal::Pack(value);
+    rc = api.put(api.ctx, bytes.data(), bytes.size(), id);
+  }
+  if (*rc != 0) internal::ThrowRuntimeError("cannot put object");
   return ObjectRef<T>(std::string(id, RAY_OBJECT_ID_SIZE));
 }
 
