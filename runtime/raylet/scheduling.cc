@@ -147,7 +147,7 @@ void Raylet::StartWorkers(size_t wanted) {
 }
 
 void Raylet::Dispatch() {
-  if (num_ready_ == 0) return;
+  if (num_ready_ == 0) return KeepWorkersWarm(0);
   bool progress = true;
   while (progress && num_ready_ > 0) {
     progress = false;
@@ -195,8 +195,15 @@ void Raylet::Dispatch() {
   for (auto& [need, queue] : ready_) {
     if (available_.Contains(need)) runnable += queue.size();
   }
-  size_t idle = idle_.size();
-  if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
+  KeepWorkersWarm(runnable);
+}
+
+void Raylet::KeepWorkersWarm(size_t runnable) {
+  // As many idle workers as the largest burst of runnable work seen (at least the
+  // prestarted ones), refilled as workers die or become actors.
+  warm_target_ = std::max(warm_target_, std::min<size_t>(runnable, max_workers_));
+  size_t have = idle_.size() + starting_;
+  if (warm_target_ > have) StartWorkers(std::min<size_t>(warm_target_ - have, 4));
 }
 
 void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
