@@ -135,9 +135,8 @@ void CoreClient::Stash(std::string frame) {
 
 Result<std::string> CoreClient::Roundtrip(MessageType type, const std::string& body,
                                           MessageType reply_type) {
-  SendFrees(/*now=*/true);
   uint64_t id = next_request_++;
-  dealer_->Send(protocol::Encode(type, id, body));
+  SendWithFrees(protocol::Encode(type, id, body), /*all=*/true);
   while (true) {
     auto frame = Receive(1000);
     if (!frame) {
@@ -260,13 +259,12 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
                          Call("register_actor_name", ri::Pack(std::make_tuple(
                                                          spec.actor_name, spec.task_id))));
   }
-  dealer_->Send(protocol::Encode(MessageType::kSubmitTask, 0, spec));
+  SendWithFrees(protocol::Encode(MessageType::kSubmitTask, 0, spec), /*all=*/false);
   std::vector<ObjectId> ids;
   for (uint32_t i = 1; i <= spec.num_returns; ++i) {
     ids.push_back(ObjectId::ForTaskReturn(task, i));
     Own(ids.back());
   }
-  SendFrees(/*now=*/false);
   return ids;
 }
 
@@ -282,9 +280,8 @@ Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
     for (std::string_view part : parts) value->append(part);
     put.object.state = static_cast<uint8_t>(ObjectState::kInline);
     put.object.data = *value;
-    dealer_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+    SendWithFrees(protocol::Encode(MessageType::kPutObject, 0, put), /*all=*/false);
     cache_.Insert(id, ObjectState::kInline, std::move(value));
-    SendFrees(/*now=*/false);
     return id;
   }
   RAY_ASSIGN_OR_RETURN(auto segment, WriteSegment(id, parts, size));
@@ -387,8 +384,7 @@ std::optional<protocol::ExecuteTask> CoreClient::NextTask() {
 }
 
 void CoreClient::SendTaskDone(const protocol::TaskDone& done) {
-  dealer_->Send(protocol::Encode(MessageType::kTaskDone, 0, done));
-  SendFrees(/*now=*/true);
+  SendWithFrees(protocol::Encode(MessageType::kTaskDone, 0, done), /*all=*/true);
 }
 
 void CoreClient::Own(const ObjectId& id) {
@@ -410,12 +406,16 @@ void CoreClient::RefEscaped(const ObjectId& id) {
   if (it != refs_.end()) it->second.escaped = true;
 }
 
-void CoreClient::SendFrees(bool now) {
+void CoreClient::SendWithFrees(std::string frame, bool all) {
   protocol::FreeObjects frees;
   {
     std::lock_guard<std::mutex> lock(refs_mu_);
-    // One message per batch of frees, so that a put-and-drop loop costs little.
-    if (unreferenced_.empty() || (!now && unreferenced_.size() < 256)) return;
+    // Small frees gather (a put-and-drop loop then costs little); they travel in
+    // the same message as the frame.
+    if (unreferenced_.empty() || (!all && unreferenced_.size() < 256)) {
+      dealer_->Send(frame);
+      return;
+    }
     for (const ObjectId& id : unreferenced_) {
       // Only if still unreferenced: a raw id may have become an ObjectRef again.
       auto it = refs_.find(id);
@@ -439,7 +439,12 @@ void CoreClient::SendFrees(bool now) {
     }
     written_.erase(w);
   }
-  if (!frees.ids.empty()) dealer_->Send(protocol::Encode(MessageType::kFreeObjects, 0, frees));
+  if (frees.ids.empty()) {
+    dealer_->Send(frame);
+  } else {
+    dealer_->Send(protocol::EncodeBatch(
+        {protocol::Encode(MessageType::kFreeObjects, 0, frees), std::move(frame)}));
+  }
 }
 
 }  // namespace ray::core

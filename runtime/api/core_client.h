@@ -91,8 +91,9 @@ class CoreClient {
   // the same size if there is one, else a new one.
   Result<std::shared_ptr<object_store::WritableSegment>> WriteSegment(
       const ObjectId& id, const std::vector<std::string_view>& parts, size_t size);
-  // Sends the frees due (all of them if `now`, else only once enough have gathered).
-  void SendFrees(bool now);
+  // Sends `frame`, in one message with the frees due: all of them if `all`, else
+  // only once enough have gathered.
+  void SendWithFrees(std::string frame, bool all);
 
   transport::Dealer* dealer_ = nullptr;
   std::unique_ptr<transport::Dealer> owned_;

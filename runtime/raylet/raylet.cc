@@ -50,10 +50,12 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   if (!options_.ready_file.empty()) RAY_RETURN_IF_ERROR(WriteFile(options_.ready_file, endpoint_));
 
   std::vector<zmq::pollitem_t> items;
+  int64_t next_reap_ms = 0;
   while (!stop.load()) {
     items.clear();
     items.push_back({router_.socket().handle(), 0, ZMQ_POLLIN, 0});
     pool_->AddPollItems(items);
+    const size_t pool_items = items.size();
     peers_->AddPollItems(items);
     int64_t timeout = 100;
     if (!deadlines_.empty()) {
@@ -71,12 +73,24 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       HandleFrame(in->peer, in->frame);
     }
     peers_->Poll();
-    pool_->ReadOutput();
-    for (const auto& e : pool_->Reap()) OnWorkerExit(e);
+    // Worker output, and exits (which close a worker's pipes), when its pipes say
+    // so; exits are also looked for every 50 ms. The rest of the time a turn makes
+    // no system call for them.
+    bool pipes = std::any_of(items.begin() + 1, items.begin() + pool_items,
+                             [](const zmq::pollitem_t& i) { return i.revents != 0; });
+    if (pipes || MonoMillis() >= next_reap_ms) {
+      pool_->ReadOutput();
+      for (const auto& e : pool_->Reap()) OnWorkerExit(e);
+      next_reap_ms = MonoMillis() + 50;
+    }
     ExpireWaiters();
     Dispatch();
-    if (MonoMillis() >= next_periodic_ms_) Periodic();
-    FlushOutbox();
+    FlushOutbox();  // replies first: Periodic may wait on the GCS
+    if (MonoMillis() >= next_periodic_ms_) {
+      Periodic();
+      Dispatch();
+      FlushOutbox();
+    }
   }
   FlushOutbox();
   RAY_LOG_INFO("raylet stopping");
