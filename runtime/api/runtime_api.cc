@@ -45,6 +45,10 @@ RuntimeBinding::RuntimeBinding(CoreClient* client, std::string plugin_hash)
     std::memcpy(id_out, id->data(), ObjectId::kSize);
     return 0;
   };
+  api_.retain = [](void*, void* handle) -> void* {
+    // An argument's handle is its Fetched::keep (see the worker).
+    return new Holder{*static_cast<const std::shared_ptr<const void>*>(handle)};
+  };
   api_.ref_escaped = [](void* ctx, const char* id) {
     Self(ctx)->client_->RefEscaped(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)));
   };

@@ -119,11 +119,12 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
 
   // Arguments: values inline in the spec, references resolved by the raylet.
   std::vector<core::Fetched> held;
+  held.reserve(task.resolved.size());  // args point at its elements
   std::vector<RayArg> args;
   size_t next_ref = 0;
   for (const auto& a : spec.args) {
     if (!a.is_ref) {
-      args.push_back({a.data.data(), a.data.size()});
+      args.push_back({a.data.data(), a.data.size(), nullptr});
       continue;
     }
     if (next_ref >= task.resolved.size()) return system_error("ray::Internal", "argument missing");
@@ -139,8 +140,9 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     if (f->state != ObjectState::kInline && f->state != ObjectState::kShared) {
       return system_error("ObjectLostError", "an argument object is missing");
     }
-    args.push_back({f->data, f->size});
     held.push_back(std::move(*f));
+    // The handle lets the plugin keep a view (a Blob) of the bytes past the call.
+    args.push_back({held.back().data, held.back().size, &held.back().keep});
   }
 
   void* instance = spec.kind == ri::kActorTask ? actor_ : nullptr;

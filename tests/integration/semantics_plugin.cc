@@ -264,6 +264,21 @@ RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Die);
 RAY_REMOTE(Broken::Create, &Broken::Ping);
 RAY_REMOTE(Parent::Create, &Parent::MakeChild);
 
+// Keeps a Blob argument past the call that received it.
+class BlobKeeper {
+ public:
+  static BlobKeeper* Create() { return new BlobKeeper(); }
+  bool Keep(ray::Blob blob) {
+    kept_ = std::move(blob);
+    return InShmMapping(kept_.data(), kept_.size());
+  }
+  uint64_t Sum() { return Checksum(kept_.data(), kept_.size()); }
+
+ private:
+  ray::Blob kept_;
+};
+RAY_REMOTE(BlobKeeper::Create, &BlobKeeper::Keep, &BlobKeeper::Sum);
+
 // ---------------------------------------------------------------------------
 // Cases.
 
@@ -572,6 +587,11 @@ void LargeObjects(const std::string&) {
   auto [task_sum, task_mapped] = *ray::Get(ray::Task(ReadBlob).Remote(std::vector{blob_ref}));
   CHECK_THAT(task_sum == sum, "Blob read in a task");
   CHECK_THAT(task_mapped, "a task's Get of a Blob points into the shared mapping");
+  auto keeper = ray::Actor(BlobKeeper::Create).Remote();
+  CHECK_THAT(*ray::Get(keeper.Task(&BlobKeeper::Keep).Remote(blob_ref)),
+             "a Blob argument points into the shared mapping");
+  CHECK_THAT(*ray::Get(keeper.Task(&BlobKeeper::Sum).Remote()) == sum,
+             "a Blob argument kept past its call keeps its bytes");
 
   auto arg = Pattern(256 << 10, 2);
   auto [arg_sum, via_store] = *ray::Get(ray::Task(ChecksumArg).Remote(arg));

@@ -64,11 +64,7 @@ TEST_F(ZeroCopyGetTest, DriverAndTaskGetMapTheSegment) {
   EXPECT_EQ(KeyValue(r.out, "task"), "ok") << r.all();
 }
 
-// Disabled until fixed: a task's ray::Blob argument is a heap copy of the segment.
-// The worker maps it (worker.cc, Worker::Execute), but api.h's InvokeFunction decodes
-// arguments with DecodeArgs -> Unpack without a keep-alive, so convert<ray::Blob>
-// copies the bytes into a std::string.
-TEST_F(ZeroCopyGetTest, DISABLED_TaskArgumentMapsTheSegment) {
+TEST_F(ZeroCopyGetTest, TaskArgumentMapsTheSegment) {
   auto r = Run("argument");
   ASSERT_EQ(r.exit_code, 0) << r.all();
   EXPECT_EQ(KeyValue(r.out, "argument"), "ok") << r.all();

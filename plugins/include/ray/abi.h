@@ -29,6 +29,8 @@ enum {
 typedef struct RayArg {
   const char* data;
   size_t size;
+  // Valid during the call (may be null): retain() it to keep the bytes afterwards.
+  void* handle;
 } RayArg;
 
 // Entry points of the runtime, given to a plugin. Functions return 0 on success;
@@ -56,6 +58,9 @@ typedef struct RayRuntimeApi {
   void (*ref_escaped)(void* ctx, const char* id);
   // put() of the concatenation of `parts`, copied once (may be null).
   int (*put_parts)(void* ctx, const RayArg* parts, size_t n, char* id_out);
+  // A handle of its own to an argument's bytes (RayArg::handle), freed with
+  // release() as a RayObject's handle (may be null).
+  void* (*retain)(void* ctx, void* handle);
 } RayRuntimeApi;
 
 // What a plugin function produced. `data` is freed with `free_fn`.

@@ -205,21 +205,53 @@ std::string Pack(const T& value) {
   return std::string(buf.data(), buf.size());
 }
 
-// While an object is decoded: what keeps its memory alive, for zero-copy views
-// (Blob). A plain pointer, so the thread-local needs no constructor or destructor.
-inline const std::shared_ptr<const void>*& DecodeKeepAlive() {
-  static thread_local const std::shared_ptr<const void>* keep = nullptr;
+// What keeps an object's memory alive while it is decoded, for zero-copy views
+// (Blob): a holder, or a task argument's runtime handle, retained only when a view
+// needs it (most arguments need none).
+class KeepAlive {
+ public:
+  KeepAlive() = default;
+  template <typename U>
+  KeepAlive(std::shared_ptr<U> keep) : keep_(std::move(keep)) {}  // NOLINT: implicit
+  static KeepAlive Handle(void* handle) {
+    KeepAlive k;
+    k.handle_ = handle;
+    return k;
+  }
+  // Null if nothing keeps the bytes alive: views must copy them.
+  const std::shared_ptr<const void>& Get() {
+    const RayRuntimeApi* api = Api();
+    if (!keep_ && handle_ && api && api->retain) {
+      if (void* retained = api->retain(api->ctx, handle_)) {
+        keep_ = std::shared_ptr<const void>(retained, [api](const void* h) {
+          RayObject o{nullptr, 0, RAY_OBJECT_VALUE, const_cast<void*>(h)};
+          api->release(api->ctx, &o, 1);
+        });
+      }
+    }
+    return keep_;
+  }
+
+ private:
+  std::shared_ptr<const void> keep_;
+  void* handle_ = nullptr;
+};
+
+// The KeepAlive of the object being decoded on this thread, or null. A plain
+// pointer, so the thread-local needs no constructor or destructor.
+inline KeepAlive*& DecodeKeepAlive() {
+  static thread_local KeepAlive* keep = nullptr;
   return keep;
 }
 
 template <typename T>
-T Unpack(const char* data, size_t size, const std::shared_ptr<const void>& keep = nullptr) {
+T Unpack(const char* data, size_t size, KeepAlive keep = {}) {
   auto by_reference = [](msgpack::type::object_type type, size_t, void*) {
     return type == msgpack::type::BIN;
   };
   msgpack::object_handle oh = msgpack::unpack(data, size, by_reference);
-  const auto* previous = DecodeKeepAlive();
-  DecodeKeepAlive() = keep ? &keep : nullptr;
+  auto* previous = DecodeKeepAlive();
+  DecodeKeepAlive() = &keep;
   try {
     T out = oh.get().as<T>();
     DecodeKeepAlive() = previous;
@@ -443,7 +475,8 @@ struct FunctionTraits<R (C::*)(Ps...) const> : FunctionTraits<R (C::*)(Ps...)> {
 
 template <typename Args, size_t... I>
 Args DecodeArgs(const RayArg* args, std::index_sequence<I...>) {
-  return Args{Unpack<std::tuple_element_t<I, Args>>(args[I].data, args[I].size)...};
+  return Args{Unpack<std::tuple_element_t<I, Args>>(args[I].data, args[I].size,
+                                                    KeepAlive::Handle(args[I].handle))...};
 }
 
 template <typename Call>
@@ -1025,9 +1058,9 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
   struct convert<ray::Blob> {
     const msgpack::object& operator()(const msgpack::object& o, ray::Blob& v) const {
       if (o.type != msgpack::type::BIN) throw msgpack::type_error();
-      const auto* keep = ray::internal::DecodeKeepAlive();
-      if (keep) {
-        v = ray::Blob(o.via.bin.ptr, o.via.bin.size, *keep);
+      ray::internal::KeepAlive* alive = ray::internal::DecodeKeepAlive();
+      if (alive && alive->Get()) {
+        v = ray::Blob(o.via.bin.ptr, o.via.bin.size, alive->Get());
       } else {
         v = ray::Blob(std::string(o.via.bin.ptr, o.via.bin.size));
       }
