@@ -45,8 +45,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
   RAY_LOG_INFO("raylet {} serving at {} with resources {}", node_id_.Hex(), endpoint_,
                total_.ToString());
-  warm_target_ = options_.prestart_workers >= 0 ? options_.prestart_workers : cpus_;
-  StartWorkers(warm_target_);
+  StartWorkers(options_.prestart_workers >= 0 ? options_.prestart_workers : cpus_);
   if (!options_.ready_file.empty()) RAY_RETURN_IF_ERROR(WriteFile(options_.ready_file, endpoint_));
 
   std::vector<zmq::pollitem_t> items;

@@ -176,9 +176,6 @@ class Raylet {
   // Puts tasks back at the head of the ready queues, in their order.
   void Requeue(std::deque<TaskSpec> tasks);
   void StartWorkers(size_t wanted);
-  // Starts workers so that `runnable` tasks, and a burst as large as the largest
-  // seen, find idle workers (the warm pool).
-  void KeepWorkersWarm(size_t runnable);
   void OnWorkerExit(const WorkerPool::Exit& e);
   void Unblock(Client& c);
 
@@ -244,7 +241,6 @@ class Raylet {
   int cpus_ = 1;
   int max_workers_ = 16;
   size_t starting_ = 0;
-  size_t warm_target_ = 0;  // idle workers to keep (see Dispatch)
 
   std::unordered_map<std::string, Client> clients_;
   std::unordered_map<std::string, std::vector<std::string>> outbox_;  // peer -> frames

@@ -147,7 +147,7 @@ void Raylet::StartWorkers(size_t wanted) {
 }
 
 void Raylet::Dispatch() {
-  if (num_ready_ == 0) return KeepWorkersWarm(0);
+  if (num_ready_ == 0) return;
   bool progress = true;
   while (progress && num_ready_ > 0) {
     progress = false;
@@ -191,19 +191,20 @@ void Raylet::Dispatch() {
   if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
   // Start workers for tasks that fit but found no idle worker.
+  // Tasks that could start now if there were workers: as many of each shape as the
+  // free resources hold (a shape needing nothing: all of them).
   size_t runnable = 0;
   for (auto& [need, queue] : ready_) {
-    if (available_.Contains(need)) runnable += queue.size();
+    ResourceSet free = available_;
+    for (size_t n = 0; n < queue.size() && runnable < static_cast<size_t>(max_workers_) &&
+                       free.Contains(need);
+         ++n) {
+      free.Subtract(need);
+      ++runnable;
+    }
   }
-  KeepWorkersWarm(runnable);
-}
-
-void Raylet::KeepWorkersWarm(size_t runnable) {
-  // As many idle workers as the largest burst of runnable work seen (at least the
-  // prestarted ones), refilled as workers die or become actors.
-  warm_target_ = std::max(warm_target_, std::min<size_t>(runnable, max_workers_));
-  size_t have = idle_.size() + starting_;
-  if (warm_target_ > have) StartWorkers(std::min<size_t>(warm_target_ - have, 4));
+  size_t idle = idle_.size();
+  if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
 }
 
 void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
