@@ -175,11 +175,13 @@ Result<std::shared_ptr<object_store::WritableSegment>> CoreClient::WriteSegment(
   std::shared_ptr<object_store::WritableSegment> segment;
   auto spare = std::find_if(spare_.begin(), spare_.end(),
                             [&](const auto& s) { return s->size() == size; });
-  if (spare != spare_.end() && (*spare)->Rename(name).ok()) {
-    segment = std::move(*spare);
+  if (spare != spare_.end()) {
+    auto taken = std::move(*spare);
     spare_.erase(spare);
     spare_bytes_ -= size;
-  } else {
+    if (taken->Rename(name).ok()) segment = std::move(taken);  // else dropped
+  }
+  if (!segment) {
     RAY_ASSIGN_OR_RETURN(segment, object_store::WritableSegment::Create(name, size));
   }
   segment->Fill(parts);

@@ -6,11 +6,8 @@ namespace ray::raylet {
 // Calls, jobs, housekeeping.
 
 void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
-  auto msg = protocol::DecodeBody<protocol::CallRequest>(body, "CallRequest");
-  if (!msg.ok()) {
-    RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
-    return;
-  }
+  auto msg = DecodeFrom<protocol::CallRequest>(c.peer, body, "CallRequest");
+  if (!msg) return;
   protocol::CallReply reply;
   auto fail = [&](const Status& st) { reply.error = st.message(); };
   if (msg->op == "register_actor_name") {

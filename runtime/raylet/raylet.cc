@@ -4,11 +4,6 @@ namespace ray::raylet {
 
 namespace {
 
-bool AllObjectIds(const std::vector<std::string>& ids) {
-  return std::all_of(ids.begin(), ids.end(),
-                     [](const std::string& id) { return id.size() == ObjectId::kSize; });
-}
-
 // <session>/sockets/raylet, unless that exceeds the 107-byte limit of a Unix socket
 // path: then a private per-user directory under /tmp, named by the session.
 std::string RayletSocketPath(const std::string& session_dir) {
@@ -103,6 +98,14 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   return Status::Ok();
 }
 
+bool Raylet::CheckObjectIds(const std::string& peer, const std::vector<std::string>& ids,
+                            const char* op) const {
+  bool ok = std::all_of(ids.begin(), ids.end(),
+                        [](const std::string& id) { return id.size() == ObjectId::kSize; });
+  if (!ok) RAY_LOG_WARN("peer {}: dropped a {} of ids that are not object ids", Hex(peer), op);
+  return ok;
+}
+
 void Raylet::Queue(const std::string& peer, std::string frame) {
   auto& frames = outbox_[peer];
   if (frames.empty()) outbox_order_.push_back(peer);
@@ -171,11 +174,8 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
 }
 
 void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_view body) {
-  auto msg = protocol::DecodeBody<protocol::RegisterClient>(body, "RegisterClient");
-  if (!msg.ok()) {
-    RAY_LOG_WARN("peer {}: {}", Hex(peer), msg.status().message());
-    return;
-  }
+  auto msg = DecodeFrom<protocol::RegisterClient>(peer, body, "RegisterClient");
+  if (!msg) return;
   protocol::RegisterReply reply{node_id_.Binary(), options_.session_dir, options_.node_ip, "",
                                 store_.tag(), ::getpid()};
   auto it = clients_.find(peer);
@@ -356,15 +356,9 @@ void Raylet::ExpireWaiters() {
 }
 
 void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
-  auto msg = protocol::DecodeBody<protocol::GetRequest>(body, "GetRequest");
-  if (!msg.ok()) {
-    RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
-    return;
-  }
-  if (!AllObjectIds(msg->ids)) {
-    RAY_LOG_WARN("peer {}: dropped a Get of ids that are not object ids", Hex(c.peer));
-    return;
-  }
+  auto msg = DecodeFrom<protocol::GetRequest>(c.peer, body, "GetRequest");
+  if (!msg) return;
+  if (!CheckObjectIds(c.peer, msg->ids, "Get")) return;
   TakeBackTasksAhead(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kGet;
@@ -383,15 +377,9 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
 }
 
 void Raylet::HandleFree(Client& c, std::string_view body) {
-  auto msg = protocol::DecodeBody<protocol::FreeObjects>(body, "FreeObjects");
-  if (!msg.ok()) {
-    RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
-    return;
-  }
-  if (!AllObjectIds(msg->ids)) {
-    RAY_LOG_WARN("peer {}: dropped a Free of ids that are not object ids", Hex(c.peer));
-    return;
-  }
+  auto msg = DecodeFrom<protocol::FreeObjects>(c.peer, body, "FreeObjects");
+  if (!msg) return;
+  if (!CheckObjectIds(c.peer, msg->ids, "Free")) return;
   std::unordered_set<std::string> kept(msg->keep_segments.begin(), msg->keep_segments.end());
   for (const auto& bin : msg->ids) {
     ObjectId id = ObjectId::FromBinary(bin);
@@ -421,15 +409,9 @@ void Raylet::Unblock(Client& c) {
 }
 
 void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
-  auto msg = protocol::DecodeBody<protocol::WaitRequest>(body, "WaitRequest");
-  if (!msg.ok()) {
-    RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
-    return;
-  }
-  if (!AllObjectIds(msg->ids)) {
-    RAY_LOG_WARN("peer {}: dropped a Wait on ids that are not object ids", Hex(c.peer));
-    return;
-  }
+  auto msg = DecodeFrom<protocol::WaitRequest>(c.peer, body, "WaitRequest");
+  if (!msg) return;
+  if (!CheckObjectIds(c.peer, msg->ids, "Wait")) return;
   TakeBackTasksAhead(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kWait;
@@ -442,11 +424,8 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
 }
 
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {
-  auto msg = protocol::DecodeBody<protocol::PutRequest>(body, "PutRequest");
-  if (!msg.ok()) {
-    RAY_LOG_WARN("peer {}: {}", Hex(c.peer), msg.status().message());
-    return;
-  }
+  auto msg = DecodeFrom<protocol::PutRequest>(c.peer, body, "PutRequest");
+  if (!msg) return;
   StoreObject(msg->object);
   if (req != 0) {  // the client waits for an acknowledgement (shared-memory puts)
     ObjectId id = ObjectId::FromBinary(msg->object.id);

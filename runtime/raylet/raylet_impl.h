@@ -134,6 +134,20 @@ class Raylet {
   void HandleCall(Client& c, uint64_t req, std::string_view body);
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
+  // A client's message body as a T, or nullopt after a warning naming the client
+  // and what was wrong.
+  template <typename T>
+  std::optional<T> DecodeFrom(const std::string& peer, std::string_view body, const char* what) {
+    auto msg = protocol::DecodeBody<T>(body, what);
+    if (!msg.ok()) {
+      RAY_LOG_WARN("peer {}: {}", Hex(peer), msg.status().message());
+      return std::nullopt;
+    }
+    return std::move(msg).value();
+  }
+  // Whether every id is an object id; if not, a warning that the `op` was dropped.
+  bool CheckObjectIds(const std::string& peer, const std::vector<std::string>& ids,
+                      const char* op) const;
   // Frames to clients wait in an outbox until the end of the loop turn, so that a
   // burst to one client (tasks, replies) leaves as one batch.
   void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {

@@ -53,11 +53,8 @@ ResourceSet Raylet::ResourcesOf(const TaskSpec& t) const {
 }
 
 void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
-  auto spec = protocol::DecodeBody<TaskSpec>(body, "TaskSpec");
-  if (!spec.ok()) {
-    RAY_LOG_WARN("peer {}: {}", Hex(peer), spec.status().message());
-    return;
-  }
+  auto spec = DecodeFrom<TaskSpec>(peer, body, "TaskSpec");
+  if (!spec) return;
   Status valid = CheckTaskSpec(*spec);
   if (!valid.ok()) {
     RAY_LOG_WARN("peer {}: dropped task {}: {}", Hex(peer), spec->function, valid.message());
@@ -302,11 +299,8 @@ std::string Raylet::PluginPath(const std::string& hash) {
 }
 
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {
-  auto msg = protocol::DecodeBody<protocol::TaskDone>(body, "TaskDone");
-  if (!msg.ok()) {
-    RAY_LOG_WARN("worker {}: {}", Hex(c.peer), msg.status().message());
-    return;
-  }
+  auto msg = DecodeFrom<protocol::TaskDone>(c.peer, body, "TaskDone");
+  if (!msg) return;
   for (const auto& p : msg->returns) StoreObject(p);
   NotifyOrigin(msg->task_id);
   if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
