@@ -36,7 +36,7 @@ struct TuneRunOptions {
 Result<std::string> CallPlugin(worker::Plugin& plugin, const std::string& name,
                                const std::vector<std::string>& packed_args) {
   std::vector<RayArg> args;
-  for (const auto& a : packed_args) args.push_back({a.data(), a.size()});
+  for (const auto& a : packed_args) args.push_back({a.data(), a.size(), nullptr});
   RayResult r = plugin.Invoke(name, nullptr, args.data(), args.size());
   std::string bytes(r.data, r.size);
   int kind = r.kind;

@@ -105,7 +105,7 @@ TEST(RegistryTest, RegisteredNamesAndKinds) {
 
 TEST(InvokeTest, CallsRegisteredFunctions) {
   std::string a = ri::Pack(2), b = ri::Pack(40);
-  RayArg args[] = {{a.data(), a.size()}, {b.data(), b.size()}};
+  RayArg args[] = {{a.data(), a.size(), nullptr}, {b.data(), b.size(), nullptr}};
   RayResult r = ray_plugin_invoke("Plus", 4, nullptr, args, 2);
   EXPECT_EQ(r.kind, RAY_OBJECT_VALUE);
   std::string out = Consume(r);
@@ -113,7 +113,7 @@ TEST(InvokeTest, CallsRegisteredFunctions) {
 
   // Returns<...>: an array of separately packed values.
   std::string x = ri::Pack(7);
-  RayArg one[] = {{x.data(), x.size()}};
+  RayArg one[] = {{x.data(), x.size(), nullptr}};
   std::string pair = Consume(ray_plugin_invoke("Pair", 4, nullptr, one, 1));
   auto parts = ri::Unpack<std::vector<std::string>>(pair.data(), pair.size());
   ASSERT_EQ(parts.size(), 2u);
@@ -127,13 +127,13 @@ TEST(InvokeTest, CallsRegisteredFunctions) {
 
 TEST(InvokeTest, ActorFactoryAndMethod) {
   std::string start = ri::Pack(10);
-  RayArg args[] = {{start.data(), start.size()}};
+  RayArg args[] = {{start.data(), start.size(), nullptr}};
   RayResult created = ray_plugin_invoke("Counter::Create", 15, nullptr, args, 1);
   ASSERT_NE(created.instance, nullptr);
   void* instance = created.instance;
   Consume(created);
   std::string five = ri::Pack(5);
-  RayArg add[] = {{five.data(), five.size()}};
+  RayArg add[] = {{five.data(), five.size(), nullptr}};
   std::string out = Consume(ray_plugin_invoke("Counter::Add", 12, instance, add, 1));
   EXPECT_EQ(ri::Unpack<int>(out.data(), out.size()), 15);
   ray_plugin_destroy("Counter::Create", 15, instance);
@@ -146,7 +146,7 @@ TEST(InvokeTest, ErrorsBecomeErrorResults) {
     return ri::Unpack<ri::ErrorInfo>(bytes.data(), bytes.size());
   };
   std::string msg = ri::Pack(std::string("boom"));
-  RayArg one[] = {{msg.data(), msg.size()}};
+  RayArg one[] = {{msg.data(), msg.size(), nullptr}};
   auto thrown = error_of(ray_plugin_invoke("Fail", 4, nullptr, one, 1));
   EXPECT_EQ(thrown.kind, ri::kTaskException);
   EXPECT_EQ(thrown.type, "std::runtime_error");
@@ -157,7 +157,7 @@ TEST(InvokeTest, ErrorsBecomeErrorResults) {
   EXPECT_NE(arity.message.find("expected 2 arguments, got 1"), std::string::npos);
 
   auto bad_arg = error_of(ray_plugin_invoke("Fail", 4, nullptr,
-                                            std::vector<RayArg>{{"\xc1", 1}}.data(), 1));
+                                            std::vector<RayArg>{{"\xc1", 1, nullptr}}.data(), 1));
   EXPECT_EQ(bad_arg.kind, ri::kTaskException);
 
   auto unknown = error_of(ray_plugin_invoke("Nope", 4, nullptr, nullptr, 0));

@@ -227,7 +227,9 @@ TEST_F(CliTest, MicrobenchmarkReportsRaysMetrics) {
     names.insert(m["name"]);
     EXPECT_GT(m["per_second"].get<double>(), 0) << m["name"];
     // Sync calls are read against the ZeroMQ round trip measured in the same run.
-    if (m["name"] == "single_client_tasks_sync") EXPECT_GT(m["floor"].get<double>(), 0);
+    if (m["name"] == "single_client_tasks_sync") {
+      EXPECT_GT(m["floor"].get<double>(), 0);
+    }
   }
   EXPECT_TRUE(names.count("zeromq_roundtrips (hardware floor)"));
   EXPECT_TRUE(names.count("zeromq_one_way_messages (hardware floor)"));

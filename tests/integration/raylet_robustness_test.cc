@@ -156,7 +156,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
       {MessageType::kPutObject, Pack(protocol::PutRequest{})},
       {MessageType::kTaskDone, Pack(protocol::TaskDone{})},
       {MessageType::kCall, Pack(protocol::CallRequest{"cluster_resources", "", ""})},
-      {MessageType::kFreeObjects, Pack(protocol::FreeObjects{{std::string(20, 'f')}})},
+      {MessageType::kFreeObjects, Pack(protocol::FreeObjects{{std::string(20, 'f')}, {}})},
       {MessageType::kBatch,
        std::string(protocol::DecodeEnvelope(protocol::EncodeBatch({protocol::Encode(
                                                 MessageType::kCall, 0,
@@ -187,7 +187,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
                 protocol::Encode(MessageType::kWaitObjects, 0,
                                  protocol::WaitRequest{ids_of_size(3), 1, 10}),
                 "Wait on a 3-byte id");
-  ExpectDropped(*driver, protocol::Encode(MessageType::kFreeObjects, 0, protocol::FreeObjects{ids_of_size(3)}),
+  ExpectDropped(*driver, protocol::Encode(MessageType::kFreeObjects, 0, protocol::FreeObjects{ids_of_size(3), {}}),
                 "Free of a 3-byte id");
   protocol::ObjectPayload bad_id{"abc", 1, "data", "", 0};
   ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{bad_id}),

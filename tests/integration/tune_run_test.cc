@@ -165,7 +165,9 @@ TEST_F(TuneRunTest, AshaStopsPoorTrialsEarly) {
     int it = t["last_result"]["training_iteration"];
     total_iterations += it;
     full += it == 9;
-    if (t["config"]["x"] == 3) EXPECT_EQ(it, 9) << "the best trial runs to max_t";
+    if (t["config"]["x"] == 3) {
+      EXPECT_EQ(it, 9) << "the best trial runs to max_t";
+    }
   }
   EXPECT_GE(full, 1);
   EXPECT_LT(total_iterations, 9 * 9);

@@ -85,7 +85,7 @@ std::vector<std::string> SampleFrames() {
   RegisterClient reg{"worker-id", 77, true, "job1"};
   GetRequest get{{std::string(20, 'x'), std::string(20, 'y')}, 5000};
   GetReply get_reply{{Payload("a", ObjectState::kInline), Payload("b", ObjectState::kShared)}};
-  ExecuteTask exec{Spec(), {Payload("c", ObjectState::kError)}, "/tmp/plugin.so"};
+  ExecuteTask exec{Spec(), {Payload("c", ObjectState::kError)}, "/tmp/plugin.so", {}};
   return {
       Encode(MessageType::kRegisterClient, 1, reg),
       Encode(MessageType::kGetObjects, 2, get),
@@ -272,7 +272,7 @@ TEST(BodyTest, RoundTripsEveryMessage) {
   auto put = RoundTrip(MessageType::kPutObject, PutRequest{Payload("p", ObjectState::kShared)});
   EXPECT_EQ(put.object.shm_name, "/ray-tag-p");
   auto exec = RoundTrip(MessageType::kExecuteTask,
-                        ExecuteTask{Spec(), {Payload("r", ObjectState::kInline)}, "/p.so"});
+                        ExecuteTask{Spec(), {Payload("r", ObjectState::kInline)}, "/p.so", {}});
   EXPECT_EQ(exec.plugin_path, "/p.so");
   EXPECT_EQ(exec.spec.actor_name, "counter");
   auto done = RoundTrip(MessageType::kTaskDone,

@@ -830,7 +830,8 @@ ObjectRef<T> Put(const T& value) {
   if constexpr (std::is_same_v<T, Blob>) {
     if (api.put_parts) {  // a Blob's bytes go to the store as they are: one copy
       std::string header = internal::BinHeader(value.size());
-      RayArg parts[2] = {{header.data(), header.size()}, {value.data(), value.size()}};
+      RayArg parts[2] = {{header.data(), header.size(), nullptr},
+                         {value.data(), value.size(), nullptr}};
       rc = api.put_parts(api.ctx, parts, 2, id);
     }
   }
