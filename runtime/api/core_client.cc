@@ -278,12 +278,11 @@ Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
   put.object.id = id.Binary();
   Own(id);
   if (size < protocol::kInlineObjectLimit) {
-    auto value = std::make_shared<std::string>();
-    for (std::string_view part : parts) value->append(part);
     put.object.state = static_cast<uint8_t>(ObjectState::kInline);
-    put.object.data = *value;
+    for (std::string_view part : parts) put.object.data.append(part);
     SendWithFrees(protocol::Encode(MessageType::kPutObject, 0, put), /*all=*/false);
-    cache_.Insert(id, ObjectState::kInline, std::move(value));
+    cache_.Insert(id, ObjectState::kInline,
+                  std::make_shared<const std::string>(std::move(put.object.data)));
     return id;
   }
   RAY_ASSIGN_OR_RETURN(auto segment, WriteSegment(id, parts, size));

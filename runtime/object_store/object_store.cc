@@ -22,35 +22,33 @@ std::string SegmentName(const std::string& store_tag, const ObjectId& id) {
   return "/ray-" + store_tag + "-" + id.Hex();
 }
 
-Result<std::shared_ptr<WritableSegment>> WritableSegment::Create(const std::string& name,
-                                                                 size_t size) {
+Result<NewSegment> CreateSegment(const std::string& name, size_t size) {
   int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0) {
     if (errno == EEXIST) return Status::AlreadyExists("segment " + name + " exists");
     return Status::Internal("shm_open " + name + ": " + std::strerror(errno));
   }
-  auto fail = [&](const char* what) {
-    std::string err = std::strerror(errno);
-    ::close(fd);
-    ::shm_unlink(name.c_str());
-    return Status::ResourceExhausted(std::string(what) + " " + name + " (" +
-                                     std::to_string(size) + " bytes): " + err);
-  };
   void* addr = nullptr;
-  // posix_fallocate reserves the pages now, so a full /dev/shm is an error here
-  // rather than a SIGBUS later.
   if (size > 0) {
     int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
-    if (rc != 0) {
-      errno = rc;
-      return fail("cannot allocate shared memory for");
+    if (rc == 0) addr = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (rc != 0 || addr == MAP_FAILED) {
+      std::string err = std::strerror(rc != 0 ? rc : errno);
+      ::close(fd);
+      ::shm_unlink(name.c_str());
+      return Status::ResourceExhausted("cannot allocate " + std::to_string(size) +
+                                       " bytes of shared memory for " + name + ": " + err);
     }
-    addr = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (addr == MAP_FAILED) return fail("cannot map");
   }
-  ::fchmod(fd, 0400);  // sealed: readers cannot open it for writing
-  ::close(fd);
-  return std::shared_ptr<WritableSegment>(new WritableSegment(name, addr, size));
+  return NewSegment{fd, addr};
+}
+
+Result<std::shared_ptr<WritableSegment>> WritableSegment::Create(const std::string& name,
+                                                                 size_t size) {
+  RAY_ASSIGN_OR_RETURN(NewSegment s, CreateSegment(name, size));
+  ::fchmod(s.fd, 0400);  // sealed: readers cannot open it for writing
+  ::close(s.fd);
+  return std::shared_ptr<WritableSegment>(new WritableSegment(name, s.addr, size));
 }
 
 WritableSegment::~WritableSegment() {

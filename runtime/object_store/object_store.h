@@ -34,6 +34,16 @@ class Mapping {
 
 std::string SegmentName(const std::string& store_tag, const ObjectId& id);
 
+// A new segment of `size` bytes, its pages reserved now (a full /dev/shm is an error
+// here, not a SIGBUS later), mapped for writing: its open fd and the mapping (null
+// for size 0). AlreadyExists if the name is taken; ResourceExhausted if the shm
+// filesystem is full (nothing is left behind).
+struct NewSegment {
+  int fd;
+  void* addr;
+};
+Result<NewSegment> CreateSegment(const std::string& name, size_t size);
+
 // A segment created by this process and kept mapped for writing. Sealed (read-only
 // for anyone who opens it) from the start; the writer fills it through its mapping.
 // Renamed to a later object's name, it is filled again without new pages: no page

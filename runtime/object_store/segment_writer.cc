@@ -1,5 +1,7 @@
 #include "runtime/object_store/segment_writer.h"
 
+#include "runtime/object_store/object_store.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,24 +13,8 @@
 namespace ray::object_store {
 
 Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const std::string& name, size_t size) {
-  int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST) return Status::AlreadyExists("segment " + name + " exists");
-    return Status::Internal("shm_open " + name + ": " + std::strerror(errno));
-  }
-  void* addr = nullptr;
-  if (size > 0) {
-    int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
-    if (rc == 0) addr = ::mmap(nullptr, size, PROT_WRITE, MAP_SHARED, fd, 0);
-    if (rc != 0 || addr == MAP_FAILED) {
-      std::string err = std::strerror(rc != 0 ? rc : errno);
-      ::close(fd);
-      ::shm_unlink(name.c_str());
-      return Status::ResourceExhausted("cannot allocate " + std::to_string(size) +
-                                       " bytes of shared memory for " + name + ": " + err);
-    }
-  }
-  return std::unique_ptr<SegmentWriter>(new SegmentWriter(name, fd, addr, size));
+  RAY_ASSIGN_OR_RETURN(NewSegment s, CreateSegment(name, size));
+  return std::unique_ptr<SegmentWriter>(new SegmentWriter(name, s.fd, s.addr, size));
 }
 
 SegmentWriter::~SegmentWriter() {

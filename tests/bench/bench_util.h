@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -204,6 +205,28 @@ inline void PrintRow(const std::string& metric, const std::string& here, const s
   std::printf("  %-42s %22s %11s  %s\n", metric.c_str(), here.c_str(), goal.c_str(),
               !met ? "" : *met ? "met" : "NOT MET");
   std::fflush(stdout);
+}
+
+// main() of a bench with one optional count flag (`--runs N`, default `count`):
+// usage on bad arguments (exit 2), the error of a failed run (exit 1).
+inline int MainWithCount(int argc, char** argv, const std::string& flag, int count,
+                         void (*run)(int)) {
+  if (argc == 3 && argv[1] == flag) {
+    count = std::atoi(argv[2]);
+  } else if (argc != 1) {
+    count = 0;
+  }
+  if (count <= 0) {
+    std::fprintf(stderr, "usage: %s [%s N]\n", argv[0], flag.c_str());
+    return 2;
+  }
+  try {
+    run(count);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace ray::bench

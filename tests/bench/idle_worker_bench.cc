@@ -47,21 +47,5 @@ void Run(int cpus) {
 }  // namespace ray::bench
 
 int main(int argc, char** argv) {
-  int cpus = 4;
-  if (argc == 3 && std::string(argv[1]) == "--cpus") {
-    cpus = std::atoi(argv[2]);
-  } else if (argc != 1) {
-    cpus = 0;
-  }
-  if (cpus <= 0) {
-    std::fprintf(stderr, "usage: %s [--cpus N]\n", argv[0]);
-    return 2;
-  }
-  try {
-    ray::bench::Run(cpus);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "idle_worker_bench: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return ray::bench::MainWithCount(argc, argv, "--cpus", 4, ray::bench::Run);
 }

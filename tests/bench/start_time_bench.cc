@@ -39,21 +39,5 @@ void Run(int runs) {
 }  // namespace ray::bench
 
 int main(int argc, char** argv) {
-  int runs = 5;
-  if (argc == 3 && std::string(argv[1]) == "--runs") {
-    runs = std::atoi(argv[2]);
-  } else if (argc != 1) {
-    runs = 0;
-  }
-  if (runs <= 0) {
-    std::fprintf(stderr, "usage: %s [--runs N]\n", argv[0]);
-    return 2;
-  }
-  try {
-    ray::bench::Run(runs);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "start_time_bench: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return ray::bench::MainWithCount(argc, argv, "--runs", 5, ray::bench::Run);
 }
