@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
 #include "runtime/object_store/object_store.h"
@@ -16,6 +18,27 @@ using protocol::MessageType;
 using protocol::ObjectPayload;
 using protocol::ObjectState;
 namespace ri = ray::internal;
+
+namespace {
+constexpr std::string_view kIpc = "ipc://";
+
+// Where a worker listens for direct calls: a socket beside the raylet's, or loopback
+// TCP if that path would be too long for a unix socket.
+std::string DirectEndpoint(const std::string& raylet_endpoint, const std::string& worker_id) {
+  if (raylet_endpoint.rfind(kIpc, 0) == 0) {
+    std::string path = raylet_endpoint.substr(kIpc.size());
+    path = path.substr(0, path.rfind('/') + 1) + "w-" + ToHex(worker_id).substr(0, 16);
+    if (path.size() < 100) return std::string(kIpc) + path;
+  }
+  return "tcp://127.0.0.1:*";
+}
+
+// Milliseconds left before `deadline_ms` (monotonic; -1: none, so -1).
+int Remaining(int64_t deadline_ms) {
+  if (deadline_ms < 0) return -1;
+  return static_cast<int>(std::max<int64_t>(0, deadline_ms - MonoMillis()));
+}
+}  // namespace
 
 Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& raylet_endpoint,
                                                         bool is_driver, const JobId& job,
@@ -28,8 +51,13 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   c->job_ = job;
   c->current_task_ = NewTaskId(job);
   RAY_RETURN_IF_ERROR(c->dealer_->Connect(raylet_endpoint));
+  if (!is_driver) {
+    c->direct_router_ = std::make_unique<transport::Router>();
+    RAY_ASSIGN_OR_RETURN(c->direct_endpoint_,
+                         c->direct_router_->Bind(DirectEndpoint(raylet_endpoint, worker_id)));
+  }
   protocol::RegisterClient reg{identity, static_cast<int32_t>(::getpid()), is_driver,
-                               job.Binary()};
+                               job.Binary(), c->direct_endpoint_};
   c->dealer_->Send(protocol::Encode(MessageType::kRegisterClient, 0, reg));
   auto frame = c->Receive(10000);
   if (!frame) return Status::Unavailable("the raylet at " + raylet_endpoint + " did not answer");
@@ -50,6 +78,7 @@ constexpr size_t kMaxSpareBytes = 1ull << 30;
 CoreClient::~CoreClient() {
   if (is_driver_) Disconnect();
   for (const auto& segment : spare_) object_store::UnlinkSegment(segment->name());
+  if (direct_endpoint_.rfind(kIpc, 0) == 0) ::unlink(direct_endpoint_.c_str() + kIpc.size());
 }
 
 void CoreClient::Disconnect() {
@@ -66,6 +95,34 @@ void CoreClient::SetCurrentTask(const TaskId& task, const JobId& job) {
 
 std::optional<std::string> CoreClient::Receive(int timeout_ms) {
   if (inbox_.empty()) {
+    if (direct_router_ || !direct_actors_.empty()) {
+      // Poll the raylet and the direct sockets together; direct frames are handled
+      // here, raylet frames returned.
+      std::vector<zmq::pollitem_t> items{{dealer_->socket().handle(), 0, ZMQ_POLLIN, 0}};
+      if (direct_router_) items.push_back({direct_router_->socket().handle(), 0, ZMQ_POLLIN, 0});
+      std::vector<DirectActor*> polled;
+      for (auto& [id, a] : direct_actors_) {
+        if (!a.dealer) continue;
+        items.push_back({a.dealer->socket().handle(), 0, ZMQ_POLLIN, 0});
+        polled.push_back(&a);
+      }
+      if (zmq::poll(items, std::chrono::milliseconds(timeout_ms)) == 0) return std::nullopt;
+      size_t next = 1;
+      if (direct_router_ && (items[next++].revents & ZMQ_POLLIN)) {
+        while (auto in = direct_router_->Recv(0)) OnDirectFrame(in->peer, in->frame);
+      }
+      for (size_t i = 0; i < polled.size(); ++i) {
+        if (!(items[next + i].revents & ZMQ_POLLIN)) continue;
+        // OnActorGone may drop the dealer while a batch is being read.
+        while (polled[i]->dealer) {
+          auto frame = polled[i]->dealer->Recv(0);
+          if (!frame) break;
+          OnDirectDone(polled[i]->id, *frame);
+        }
+      }
+      if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
+      timeout_ms = 0;
+    }
     auto frame = dealer_->Recv(timeout_ms);
     if (!frame) return std::nullopt;
     auto env = protocol::DecodeEnvelope(*frame);
@@ -83,17 +140,26 @@ std::optional<std::string> CoreClient::Receive(int timeout_ms) {
   return frame;
 }
 
+bool CoreClient::Pump(int timeout_ms) {
+  if (auto frame = Receive(timeout_ms)) {
+    Stash(std::move(*frame));
+    return true;
+  }
+  return node_.raylet_pid <= 0 || ProcessAlive(node_.raylet_pid);
+}
+
 void CoreClient::Stash(std::string frame) {
   auto env = protocol::DecodeEnvelope(frame);
   if (!env.ok()) {
     RAY_LOG_WARN("dropped a frame from the raylet: {}", env.status().message());
     return;
   }
+  if (env->request_id != 0 && abandoned_.erase(env->request_id)) return;
   switch (env->type) {
     case MessageType::kExecuteTask: {
       auto task = protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask");
       if (task.ok()) {
-        pending_tasks_.push_back(std::move(task).value());
+        pending_tasks_.push_back(IncomingTask{std::move(task).value(), ""});
       } else {
         RAY_LOG_ERROR("dropped a task: {}", task.status().message());
       }
@@ -103,14 +169,19 @@ void CoreClient::Stash(std::string frame) {
       auto revoke = protocol::DecodeBody<protocol::RevokeTasks>(env->body, "RevokeTasks");
       if (!revoke.ok()) break;
       std::unordered_set<std::string> ids(revoke->task_ids.begin(), revoke->task_ids.end());
-      std::erase_if(pending_tasks_, [&](const protocol::ExecuteTask& t) {
-        return ids.count(t.spec.task_id) > 0;
+      std::erase_if(pending_tasks_, [&](const IncomingTask& t) {
+        return t.reply_to.empty() && ids.count(t.task.spec.task_id) > 0;
       });
       break;
     }
     case MessageType::kExit:
       exit_requested_ = true;
       break;
+    case MessageType::kActorGone: {
+      auto gone = protocol::DecodeBody<protocol::ActorGone>(env->body, "ActorGone");
+      if (gone.ok()) OnActorGone(*gone);
+      break;
+    }
     case MessageType::kLogLines: {
       auto lines = protocol::DecodeBody<protocol::LogLines>(env->body, "LogLines");
       if (!lines.ok()) break;
@@ -135,11 +206,26 @@ void CoreClient::Stash(std::string frame) {
 
 Result<std::string> CoreClient::Roundtrip(MessageType type, const std::string& body,
                                           MessageType reply_type) {
+  RAY_ASSIGN_OR_RETURN(auto reply, Roundtrip(type, body, reply_type, nullptr));
+  return std::move(*reply);
+}
+
+Result<std::optional<std::string>> CoreClient::Roundtrip(MessageType type,
+                                                         const std::string& body,
+                                                         MessageType reply_type,
+                                                         const std::function<bool()>& settled) {
   uint64_t id = next_request_++;
   SendWithFrees(protocol::Encode(type, id, body), /*all=*/true);
+  int64_t next_check_ms = MonoMillis() + 1000;
   while (true) {
+    if (settled && settled()) {
+      abandoned_.insert(id);
+      return std::optional<std::string>();
+    }
     auto frame = Receive(1000);
     if (!frame) {
+      if (MonoMillis() < next_check_ms) continue;
+      next_check_ms = MonoMillis() + 1000;
       if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) {
         return Status::Unavailable("the raylet (pid " + std::to_string(node_.raylet_pid) +
                                    ") died");
@@ -148,7 +234,7 @@ Result<std::string> CoreClient::Roundtrip(MessageType type, const std::string& b
     }
     auto env = protocol::DecodeEnvelope(*frame);
     if (env.ok() && env->type == reply_type && env->request_id == id) {
-      return std::string(env->body);
+      return std::optional<std::string>(std::string(env->body));
     }
     Stash(std::move(*frame));
   }
@@ -255,22 +341,29 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
     }
     if (arg.is_ref) RefEscaped(ObjectId::FromBinary(arg.data));
   }
+  PromoteEscaped();
   spec.args = std::move(req->args);
   if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
     RAY_ASSIGN_OR_RETURN(std::string ignored,
                          Call("register_actor_name", ri::Pack(std::make_tuple(
                                                          spec.actor_name, spec.task_id))));
   }
-  SendWithFrees(protocol::Encode(MessageType::kSubmitTask, 0, spec), /*all=*/false);
   std::vector<ObjectId> ids;
-  for (uint32_t i = 1; i <= spec.num_returns; ++i) {
-    ids.push_back(ObjectId::ForTaskReturn(task, i));
-    Own(ids.back());
+  for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
+  if (spec.kind == ri::kActorTask) {
+    if (DirectActor* actor = DirectRoute(spec.actor_id)) {
+      for (const ObjectId& id : ids) Own(id, /*direct=*/true);
+      SubmitDirect(*actor, std::move(spec));
+      return ids;
+    }
   }
+  SendWithFrees(protocol::Encode(MessageType::kSubmitTask, 0, spec), /*all=*/false);
+  for (const ObjectId& id : ids) Own(id);
   return ids;
 }
 
 Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
+  PromoteEscaped();  // the value may hold refs to direct results
   ObjectId id = ObjectId::ForPut(current_task_, ++put_index_);
   size_t size = 0;
   for (std::string_view part : parts) size += part.size();
@@ -303,19 +396,27 @@ Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
 
 Result<std::vector<Fetched>> CoreClient::Get(const std::vector<ObjectId>& ids,
                                              int64_t timeout_ms) {
+  const int64_t deadline = timeout_ms < 0 ? -1 : MonoMillis() + timeout_ms;
+  // Results of direct calls come here, not to the raylet: wait for them first.
+  for (const ObjectId& id : ids) {
+    while (direct_pending_.count(id) && Remaining(deadline) != 0) {
+      if (!Pump(Remaining(deadline))) return Status::Unavailable("the raylet died");
+    }
+  }
   std::vector<Fetched> out(ids.size());
   protocol::GetRequest req;
-  std::vector<size_t> asked;  // positions of the ids not in the cache
+  std::vector<size_t> asked;  // positions of the ids the raylet has
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (const ObjectCache::Entry* e = cache_.Find(ids[i])) {
+    if (const ObjectCache::Entry* e = LocalValue(ids[i])) {
       out[i] = Fetched{e->state, e->data->data(), e->data->size(), e->data};
-    } else {
+    } else if (!direct_pending_.count(ids[i])) {  // else still in flight: kMissing
       req.ids.push_back(ids[i].Binary());
       asked.push_back(i);
     }
   }
   if (asked.empty()) return out;
-  req.timeout_ms = timeout_ms;
+  req.timeout_ms = Remaining(deadline);
+  ++block_epoch_;
   RAY_ASSIGN_OR_RETURN(std::string body,
                        Roundtrip(MessageType::kGetObjects, ri::Pack(req), MessageType::kGetReply));
   RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::GetReply>(body, "GetReply"));
@@ -333,28 +434,66 @@ Result<std::vector<Fetched>> CoreClient::Get(const std::vector<ObjectId>& ids,
   return out;
 }
 
+const ObjectCache::Entry* CoreClient::LocalValue(const ObjectId& id) const {
+  if (const ObjectCache::Entry* e = cache_.Find(id)) return e;
+  auto it = direct_values_.find(id);
+  return it == direct_values_.end() ? nullptr : &it->second;
+}
+
 Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, size_t num,
                                            int64_t timeout_ms) {
   std::unordered_set<ObjectId, IdHash> unique(ids.begin(), ids.end());
   if (unique.size() != ids.size()) return Status::InvalidArgument("Wait: object ids must be unique");
   if (num > ids.size()) return Status::InvalidArgument("Wait: num exceeds the number of objects");
-  std::vector<bool> out(ids.size());
-  size_t taken = 0;
-  if (std::all_of(ids.begin(), ids.end(), [&](const ObjectId& id) { return cache_.Find(id); })) {
-    for (size_t i = 0; i < ids.size(); ++i) out[i] = taken++ < num;
-    return out;
-  }
-  protocol::WaitRequest req;
-  for (const auto& id : ids) req.ids.push_back(id.Binary());
-  req.num = static_cast<uint32_t>(num);
-  req.timeout_ms = timeout_ms;
-  RAY_ASSIGN_OR_RETURN(std::string body, Roundtrip(MessageType::kWaitObjects, ri::Pack(req),
-                                                   MessageType::kWaitReply));
-  RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::WaitReply>(body, "WaitReply"));
-  if (reply.ready.size() != ids.size()) return Status::Internal("malformed WaitReply");
+  const int64_t deadline = timeout_ms < 0 ? -1 : MonoMillis() + timeout_ms;
+  if (!direct_pending_.empty() && !Pump(0)) return Status::Unavailable("the raylet died");
+  std::vector<bool> ready(ids.size());
   // Report at most `num` ready, in input order (Ray's contract).
-  for (size_t i = 0; i < ids.size(); ++i) out[i] = reply.ready[i] && taken++ < num;
-  return out;
+  auto answer = [&] {
+    size_t taken = 0;
+    for (size_t i = 0; i < ids.size(); ++i) ready[i] = ready[i] && taken++ < num;
+    return ready;
+  };
+  while (true) {
+    size_t count = 0;
+    protocol::WaitRequest req;
+    std::vector<size_t> asked, in_flight;  // positions: the raylet's, direct calls'
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ready[i] = LocalValue(ids[i]) != nullptr;
+      if (ready[i]) {
+        ++count;
+      } else if (direct_pending_.count(ids[i])) {
+        in_flight.push_back(i);
+      } else {
+        req.ids.push_back(ids[i].Binary());
+        asked.push_back(i);
+      }
+    }
+    int wait = Remaining(deadline);
+    if (count >= num || (asked.empty() && wait == 0)) return answer();
+    if (asked.empty()) {
+      if (!Pump(wait)) return Status::Unavailable("the raylet died");
+      continue;
+    }
+    // The raylet answers for the rest, unless a direct result arriving meanwhile
+    // changes the count first (then count again).
+    req.num = static_cast<uint32_t>(std::min(num - count, asked.size()));
+    req.timeout_ms = wait;
+    auto arrived = [&] {
+      return std::any_of(in_flight.begin(), in_flight.end(),
+                         [&](size_t i) { return !direct_pending_.count(ids[i]); });
+    };
+    ++block_epoch_;
+    RAY_ASSIGN_OR_RETURN(auto body, Roundtrip(MessageType::kWaitObjects, ri::Pack(req),
+                                              MessageType::kWaitReply,
+                                              in_flight.empty() ? std::function<bool()>()
+                                                                : std::function<bool()>(arrived)));
+    if (!body) continue;
+    RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::WaitReply>(*body, "WaitReply"));
+    if (reply.ready.size() != asked.size()) return Status::Internal("malformed WaitReply");
+    for (size_t k = 0; k < asked.size(); ++k) ready[asked[k]] = reply.ready[k];
+    return answer();
+  }
 }
 
 Result<std::string> CoreClient::Call(const std::string& op, const std::string& body) {
@@ -367,15 +506,21 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
   return std::move(reply.body);
 }
 
-std::optional<protocol::ExecuteTask> CoreClient::NextTask() {
+std::optional<IncomingTask> CoreClient::NextTask() {
   while (true) {
+    FlushTaskEvents(/*force=*/false);
     if (!pending_tasks_.empty()) {
-      protocol::ExecuteTask task = std::move(pending_tasks_.front());
+      IncomingTask task = std::move(pending_tasks_.front());
       pending_tasks_.pop_front();
       return task;
     }
-    if (exit_requested_) return std::nullopt;
-    auto frame = Receive(1000);
+    if (exit_requested_) {
+      FlushTaskEvents(/*force=*/true);
+      return std::nullopt;
+    }
+    int timeout = 1000;
+    if (!task_events_.empty()) timeout = std::min<int>(timeout, Remaining(task_events_due_ms_));
+    auto frame = Receive(timeout);
     if (!frame) {
       if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) return std::nullopt;
       continue;
@@ -384,13 +529,35 @@ std::optional<protocol::ExecuteTask> CoreClient::NextTask() {
   }
 }
 
-void CoreClient::SendTaskDone(const protocol::TaskDone& done) {
-  SendWithFrees(protocol::Encode(MessageType::kTaskDone, 0, done), /*all=*/true);
+void CoreClient::SendTaskDone(const IncomingTask& task, const protocol::TaskDone& done) {
+  PromoteEscaped();  // the results may hold refs to direct results
+  if (task.reply_to.empty()) {
+    SendWithFrees(protocol::Encode(MessageType::kTaskDone, 0, done), /*all=*/true);
+    return;
+  }
+  // A caller that went away misses its answer; nothing else needs it.
+  (void)direct_router_->Send(task.reply_to, protocol::Encode(MessageType::kTaskDone, 0, done));
+  const protocol::TaskSpec& spec = task.task.spec;
+  bool failed = std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {
+    return r.state == static_cast<uint8_t>(ObjectState::kError);
+  });
+  if (task_events_.empty()) task_events_due_ms_ = MonoMillis() + kTaskEventsDelayMs;
+  task_events_.push_back(protocol::TaskEventRecord{spec.task_id, spec.job_id, spec.function,
+                                                   done.start_ms, done.end_ms, failed});
+  FlushTaskEvents(/*force=*/false);
 }
 
-void CoreClient::Own(const ObjectId& id) {
+void CoreClient::FlushTaskEvents(bool force) {
+  if (task_events_.empty()) return;
+  if (!force && task_events_.size() < kMaxTaskEvents && MonoMillis() < task_events_due_ms_) return;
+  protocol::TaskEvents events{std::move(task_events_)};
+  task_events_.clear();
+  SendWithFrees(protocol::Encode(MessageType::kTaskEvents, 0, events), /*all=*/false);
+}
+
+void CoreClient::Own(const ObjectId& id, bool direct) {
   std::lock_guard<std::mutex> lock(refs_mu_);
-  refs_.try_emplace(id);
+  refs_.try_emplace(id).first->second.direct = direct;
 }
 
 void CoreClient::RefDelta(const ObjectId& id, int32_t delta) {
@@ -404,30 +571,32 @@ void CoreClient::RefDelta(const ObjectId& id, int32_t delta) {
 void CoreClient::RefEscaped(const ObjectId& id) {
   std::lock_guard<std::mutex> lock(refs_mu_);
   auto it = refs_.find(id);
-  if (it != refs_.end()) it->second.escaped = true;
+  if (it == refs_.end() || it->second.escaped) return;
+  it->second.escaped = true;
+  if (it->second.direct) to_promote_.push_back(id);
 }
 
-void CoreClient::SendWithFrees(std::string frame, bool all) {
+protocol::FreeObjects CoreClient::TakeFrees(bool all) {
   protocol::FreeObjects frees;
+  std::vector<ObjectId> ids;
   {
     std::lock_guard<std::mutex> lock(refs_mu_);
-    // Small frees gather (a put-and-drop loop then costs little); they travel in
-    // the same message as the frame.
-    if (unreferenced_.empty() || (!all && unreferenced_.size() < 256)) {
-      dealer_->Send(frame);
-      return;
-    }
+    // Small frees gather (a put-and-drop loop then costs little).
+    if (unreferenced_.empty() || (!all && unreferenced_.size() < 256)) return frees;
     for (const ObjectId& id : unreferenced_) {
       // Only if still unreferenced: a raw id may have become an ObjectRef again.
       auto it = refs_.find(id);
       if (it == refs_.end() || it->second.refs > 0 || it->second.escaped) continue;
       refs_.erase(it);
-      frees.ids.push_back(id.Binary());
+      ids.push_back(id);
     }
     unreferenced_.clear();
   }
-  for (const auto& bin : frees.ids) {
-    ObjectId id = ObjectId::FromBinary(bin);
+  for (const ObjectId& id : ids) {
+    // Direct results the raylet never saw go here alone (one still in flight is
+    // dropped when it comes).
+    if (direct_pending_.erase(id) || direct_values_.erase(id)) continue;
+    frees.ids.push_back(id.Binary());
     cache_.Erase(id);
     auto w = written_.find(id);
     if (w == written_.end()) continue;
@@ -436,16 +605,198 @@ void CoreClient::SendWithFrees(std::string frame, bool all) {
     if (w->second.use_count() == 1 && spare_bytes_ + w->second->size() <= kMaxSpareBytes) {
       spare_bytes_ += w->second->size();
       spare_.push_back(std::move(w->second));
-      frees.keep_segments.push_back(bin);
+      frees.keep_segments.push_back(id.Binary());
     }
     written_.erase(w);
   }
+  return frees;
+}
+
+void CoreClient::SendWithFrees(std::string frame, bool all) {
+  protocol::FreeObjects frees = TakeFrees(all);
   if (frees.ids.empty()) {
     dealer_->Send(frame);
   } else {
     dealer_->Send(protocol::EncodeBatch(
         {protocol::Encode(MessageType::kFreeObjects, 0, frees), std::move(frame)}));
   }
+}
+
+// ---------------------------------------------------------------------------
+// Direct actor calls.
+//
+// A caller asks its raylet for an actor's direct endpoint before its first call, and
+// again after a blocking Get or Wait while the answer is "not now". The raylet says
+// yes only for an actor alive on this node with none of this caller's calls still
+// queued or running there, so that calls keep their order when the route changes.
+// When the actor's worker goes, the raylet sends ActorGone: calls in flight fail and
+// later ones go through the raylet (which restarts the actor, or fails them).
+
+CoreClient::DirectActor* CoreClient::DirectRoute(const std::string& actor_id) {
+  DirectActor& actor = direct_actors_[actor_id];
+  if (actor.route == DirectActor::kDirect) return &actor;
+  if (actor.route == DirectActor::kNever ||
+      (actor.route == DirectActor::kRaylet && actor.asked_epoch == block_epoch_)) {
+    return nullptr;
+  }
+  actor.id = actor_id;
+  actor.asked_epoch = block_epoch_;
+  actor.route = DirectActor::kRaylet;
+  auto endpoint = Call("actor_endpoint", actor_id);
+  if (!endpoint.ok() || endpoint->empty()) return nullptr;
+  if (*endpoint == "remote") {  // lives on another node: always through the raylets
+    actor.route = DirectActor::kNever;
+    return nullptr;
+  }
+  auto dealer = std::make_unique<transport::Dealer>();
+  if (!dealer->Connect(*endpoint).ok()) return nullptr;
+  actor.dealer = std::move(dealer);
+  actor.route = DirectActor::kDirect;
+  return &actor;
+}
+
+void CoreClient::SubmitDirect(DirectActor& actor, protocol::TaskSpec spec) {
+  protocol::ExecuteTask task;
+  // Arguments held here travel with the call; the worker fetches the rest itself.
+  for (const auto& arg : spec.args) {
+    if (!arg.is_ref) continue;
+    ObjectId id = ObjectId::FromBinary(arg.data);
+    ObjectPayload& p = task.resolved.emplace_back();
+    p.id = arg.data;
+    if (const ObjectCache::Entry* e = LocalValue(id)) {
+      p.state = static_cast<uint8_t>(e->state);
+      p.data = *e->data;
+    } else if (auto w = written_.find(id); w != written_.end()) {
+      p.state = static_cast<uint8_t>(ObjectState::kShared);
+      p.shm_name = w->second->name();
+      p.size = w->second->size();
+    }
+  }
+  DirectCall& call = actor.inflight[spec.task_id];
+  call.function = spec.function;
+  TaskId tid = TaskId::FromBinary(spec.task_id);
+  for (uint32_t i = 1; i <= spec.num_returns; ++i) {
+    call.returns.push_back(ObjectId::ForTaskReturn(tid, i));
+    direct_pending_.emplace(call.returns.back(), actor.id);
+  }
+  spec.caller = dealer_->socket().get(zmq::sockopt::routing_id);
+  task.spec = std::move(spec);
+  actor.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
+  // Frees gather here as for raylet submissions (fire-and-forget loops stay bounded).
+  protocol::FreeObjects frees = TakeFrees(/*all=*/false);
+  if (!frees.ids.empty()) dealer_->Send(protocol::Encode(MessageType::kFreeObjects, 0, frees));
+}
+
+void CoreClient::OnDirectDone(const std::string& actor_id, std::string_view frame) {
+  auto env = protocol::DecodeEnvelope(frame);
+  auto done = env.ok() && env->type == MessageType::kTaskDone
+                  ? protocol::DecodeBody<protocol::TaskDone>(env->body, "TaskDone")
+                  : Result<protocol::TaskDone>(Status::InvalidArgument("not a TaskDone"));
+  DirectActor& actor = direct_actors_[actor_id];
+  auto call = done.ok() ? actor.inflight.find(done->task_id) : actor.inflight.end();
+  if (call == actor.inflight.end()) {
+    RAY_LOG_WARN("dropped an answer from actor {}: {}", ToHex(actor_id),
+                 done.ok() ? "not a call in flight" : done.status().message());
+    return;
+  }
+  std::vector<ObjectId> returns = std::move(call->second.returns);
+  actor.inflight.erase(call);
+  for (ObjectPayload& p : done->returns) {
+    if (p.id.size() != ObjectId::kSize ||
+        std::find(returns.begin(), returns.end(), ObjectId::FromBinary(p.id)) == returns.end()) {
+      RAY_LOG_WARN("dropped a result of actor {} that its call does not return", ToHex(actor_id));
+      continue;
+    }
+    ObjectId id = ObjectId::FromBinary(p.id);
+    bool shared = p.state == static_cast<uint8_t>(ObjectState::kShared);
+    if (!direct_pending_.erase(id)) {  // freed while in flight
+      if (shared) object_store::UnlinkSegment(p.shm_name);
+      continue;
+    }
+    if (shared) {
+      // Large results live in the raylet's store, like any task's.
+      protocol::PutRequest put{std::move(p)};
+      dealer_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+      continue;
+    }
+    direct_values_[id] = ObjectCache::Entry{static_cast<ObjectState>(p.state),
+                                            std::make_shared<const std::string>(std::move(p.data))};
+  }
+  // A result missing from the answer is an error, not a wait forever.
+  for (const ObjectId& id : returns) {
+    if (!direct_pending_.erase(id)) continue;
+    ri::ErrorInfo e{ri::kSystem, "ray::Internal", "the actor's answer lacked this result", "", ""};
+    direct_values_[id] = ObjectCache::Entry{ObjectState::kError,
+                                            std::make_shared<const std::string>(ri::Pack(e))};
+  }
+}
+
+void CoreClient::OnActorGone(const protocol::ActorGone& gone) {
+  auto it = direct_actors_.find(gone.actor_id);
+  if (it == direct_actors_.end() || !it->second.dealer) return;
+  DirectActor& actor = it->second;
+  // Answers the worker sent before it went still count.
+  while (actor.dealer) {
+    auto frame = actor.dealer->Recv(0);
+    if (!frame) break;
+    OnDirectDone(actor.id, *frame);
+  }
+  for (const auto& [task, call] : actor.inflight) {
+    ri::ErrorInfo e{ri::kActorDied, "ActorDiedError",
+                    fmt::format("actor method {} did not finish: {}", call.function, gone.cause),
+                    call.function, ""};
+    auto error = std::make_shared<const std::string>(ri::Pack(e));
+    for (const ObjectId& id : call.returns) {
+      if (direct_pending_.erase(id)) direct_values_[id] = ObjectCache::Entry{ObjectState::kError, error};
+    }
+  }
+  actor.inflight.clear();
+  actor.dealer.reset();
+  actor.route = DirectActor::kRaylet;
+  actor.asked_epoch = block_epoch_;
+}
+
+void CoreClient::PromoteEscaped() {
+  std::vector<ObjectId> ids;
+  {
+    std::lock_guard<std::mutex> lock(refs_mu_);
+    if (to_promote_.empty()) return;
+    ids.swap(to_promote_);
+  }
+  for (const ObjectId& id : ids) {
+    while (direct_pending_.count(id)) {
+      if (!Pump(1000)) return;  // the raylet died: nothing to give the object to
+    }
+    auto v = direct_values_.find(id);
+    if (v == direct_values_.end()) continue;  // large: the raylet has it already
+    protocol::PutRequest put;
+    put.object.id = id.Binary();
+    put.object.state = static_cast<uint8_t>(v->second.state);
+    put.object.data = *v->second.data;
+    dealer_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+  }
+}
+
+void CoreClient::OnDirectFrame(const std::string& caller, std::string_view frame) {
+  auto env = protocol::DecodeEnvelope(frame);
+  auto task = env.ok() && env->type == MessageType::kExecuteTask
+                  ? protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask")
+                  : Result<protocol::ExecuteTask>(Status::InvalidArgument("not an ExecuteTask"));
+  Status valid = task.ok() ? protocol::CheckTaskSpec(task->spec) : task.status();
+  if (valid.ok() && task->spec.kind != ri::kActorTask) {
+    valid = Status::InvalidArgument("only actor methods are called directly");
+  }
+  if (valid.ok()) {
+    size_t refs = std::count_if(task->spec.args.begin(), task->spec.args.end(),
+                                [](const auto& a) { return a.is_ref; });
+    if (refs != task->resolved.size()) valid = Status::InvalidArgument("arguments missing");
+  }
+  if (!valid.ok()) {
+    RAY_LOG_WARN("dropped a direct call from {}: {}", ToHex(caller), valid.message());
+    return;
+  }
+  task->plugin_path.clear();  // actor methods run in the actor's own plugin
+  pending_tasks_.push_back(IncomingTask{std::move(task).value(), caller});
 }
 
 }  // namespace ray::core

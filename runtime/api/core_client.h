@@ -8,9 +8,11 @@
 // this driver) are kept or printed, never lost.
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +32,13 @@ struct Fetched {
   const char* data = nullptr;
   size_t size = 0;
   std::shared_ptr<const void> keep;
+};
+
+// A task a worker received, and where its result goes: "" the raylet, else the caller
+// that sent it directly (that caller's identity on the worker's direct socket).
+struct IncomingTask {
+  protocol::ExecuteTask task;
+  std::string reply_to;
 };
 
 class CoreClient {
@@ -55,8 +64,9 @@ class CoreClient {
   Result<std::string> Call(const std::string& op, const std::string& body);
 
   // Worker side. The next task to run (nullopt: the raylet asked us to exit).
-  std::optional<protocol::ExecuteTask> NextTask();
-  void SendTaskDone(const protocol::TaskDone& done);
+  std::optional<IncomingTask> NextTask();
+  // Reports a task's results to where the task came from (see IncomingTask).
+  void SendTaskDone(const IncomingTask& task, const protocol::TaskDone& done);
   // Task whose puts and submissions follow (workers: the running task).
   void SetCurrentTask(const TaskId& task, const JobId& job);
   // Turns bytes into a payload: inline if small, else a shared-memory segment.
@@ -82,11 +92,22 @@ class CoreClient {
   Result<std::string> Roundtrip(protocol::MessageType type, const std::string& body,
                                 protocol::MessageType reply_type);
   // The next frame from the raylet, batches taken apart (timeout_ms -1: wait forever).
+  // Frames on the direct sockets are handled meanwhile; nullopt after handling some.
   std::optional<std::string> Receive(int timeout_ms);
   // Handles a frame that is not the awaited reply.
   void Stash(std::string frame);
+  // Sends a request; false if `settled` turned true while waiting for the reply
+  // (whose reply is then dropped when it comes).
+  Result<std::optional<std::string>> Roundtrip(protocol::MessageType type,
+                                               const std::string& body,
+                                               protocol::MessageType reply_type,
+                                               const std::function<bool()>& settled);
   // An object this process created: freed when its last ObjectRef here goes.
-  void Own(const ObjectId& id);
+  void Own(const ObjectId& id, bool direct = false);
+  // Receives one frame (Stash-ing it) or times out; false if the raylet died.
+  bool Pump(int timeout_ms);
+  // A value this process holds: cached, or a direct call's result.
+  const ObjectCache::Entry* LocalValue(const ObjectId& id) const;
   // A shared-memory segment holding the parts, for object `id`: a spare segment of
   // the same size if there is one, else a new one.
   Result<std::shared_ptr<object_store::WritableSegment>> WriteSegment(
@@ -94,6 +115,38 @@ class CoreClient {
   // Sends `frame`, in one message with the frees due: all of them if `all`, else
   // only once enough have gathered.
   void SendWithFrees(std::string frame, bool all);
+  // The frees due (all, or only once enough have gathered) that the raylet must hear
+  // of; objects only this process knows (direct results) go here and now.
+  protocol::FreeObjects TakeFrees(bool all);
+
+  // --- Direct actor calls: a caller sends calls to an actor on this node straight to
+  // its worker, and the worker answers straight back. Results live here (the owner)
+  // until their ids escape, when they go to the raylet for other processes to read.
+  struct DirectCall {
+    std::string function;
+    std::vector<ObjectId> returns;
+  };
+  struct DirectActor {
+    // kAsk: ask the raylet before the next call; kRaylet: calls go through the
+    // raylet (ask again after the next blocking Get or Wait); kDirect: to `dealer`.
+    // kNever: the actor lives on another node.
+    enum Route { kAsk, kRaylet, kDirect, kNever } route = kAsk;
+    std::string id;
+    uint64_t asked_epoch = 0;
+    std::unique_ptr<transport::Dealer> dealer;
+    std::unordered_map<std::string, DirectCall> inflight;  // by task id
+  };
+  // The actor's entry if calls to it go direct now (asking the raylet when due).
+  DirectActor* DirectRoute(const std::string& actor_id);
+  void SubmitDirect(DirectActor& actor, protocol::TaskSpec spec);
+  void OnDirectDone(const std::string& actor_id, std::string_view frame);
+  void OnActorGone(const protocol::ActorGone& gone);
+  // Results of direct calls whose ids escaped go to the raylet (waiting for those
+  // still in flight): before anything that may carry the ids is sent.
+  void PromoteEscaped();
+  // Worker side: a frame from a direct caller.
+  void OnDirectFrame(const std::string& caller, std::string_view frame);
+  void FlushTaskEvents(bool force);
 
   transport::Dealer* dealer_ = nullptr;
   std::unique_ptr<transport::Dealer> owned_;
@@ -106,10 +159,12 @@ class CoreClient {
   struct Owned {
     int32_t refs = 0;
     bool escaped = false;  // its id left the process: kept until the job ends
+    bool direct = false;   // a direct call's result: the raylet knows it once promoted
   };
   std::mutex refs_mu_;  // guards refs_ and unreferenced_
   std::unordered_map<ObjectId, Owned, IdHash> refs_;
   std::vector<ObjectId> unreferenced_;  // owned objects whose count reached 0
+  std::vector<ObjectId> to_promote_;    // direct results whose ids escaped
   // Large objects this process put, still mapped for writing: its Gets read them
   // through this mapping, and once freed and no longer read, the segment becomes a
   // spare that a later Put of the same size fills again (no new pages to fault in).
@@ -119,7 +174,21 @@ class CoreClient {
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};
   std::deque<std::string> inbox_;          // the rest of a batch being read
-  std::deque<protocol::ExecuteTask> pending_tasks_;  // received, not yet started
+  std::deque<IncomingTask> pending_tasks_;  // received, not yet started
+  std::unordered_set<uint64_t> abandoned_;  // requests whose replies are not awaited
+  // Direct calls, caller side.
+  std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
+  std::unordered_map<ObjectId, std::string, IdHash> direct_pending_;  // -> actor id
+  std::unordered_map<ObjectId, ObjectCache::Entry, IdHash> direct_values_;  // arrived
+  uint64_t block_epoch_ = 0;  // counts Gets and Waits that asked the raylet
+  // Direct calls, worker side.
+  std::unique_ptr<transport::Router> direct_router_;
+  std::string direct_endpoint_;
+  // Direct calls this worker ran, reported to the raylet within a short delay.
+  static constexpr int64_t kTaskEventsDelayMs = 100;
+  static constexpr size_t kMaxTaskEvents = 1000;
+  std::vector<protocol::TaskEventRecord> task_events_;
+  int64_t task_events_due_ms_ = 0;
   bool exit_requested_ = false;
   bool disconnected_ = false;
 };

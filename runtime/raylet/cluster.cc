@@ -23,6 +23,8 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   } else if (msg->op == "flush_logs") {
     // Worker output written so far reaches the caller before this reply does.
     pool_->ReadOutput();
+  } else if (msg->op == "actor_endpoint") {
+    reply.body = DirectEndpoint(c, msg->body);
   } else if (msg->op == "node_id") {
     reply.body = node_id_.Hex();
   } else if (msg->op == "get_actor") {

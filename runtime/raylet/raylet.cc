@@ -162,6 +162,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kPutObject: return HandlePut(c, env->request_id, env->body);
     case MessageType::kTaskDone: return HandleTaskDone(c, env->body);
     case MessageType::kFreeObjects: return HandleFree(c, env->body);
+    case MessageType::kTaskEvents: return HandleTaskEvents(c, env->body);
     case MessageType::kCall: return HandleCall(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
@@ -194,6 +195,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
   } else {
     it->second.registered = true;
     it->second.pid = msg->pid;
+    it->second.direct_endpoint = msg->direct_endpoint;
     it->second.state = Client::kIdle;
     idle_.push_back(peer);
     if (starting_ > 0) --starting_;

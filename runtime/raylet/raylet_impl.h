@@ -46,9 +46,7 @@ namespace ri = ray::internal;
 
 inline std::string Hex(const std::string& bin) { return ToHex(bin); }
 
-// Why a task (submitted or forwarded) is refused, or Ok. The raylet does not rely on
-// its clients and peers for this.
-Status CheckTaskSpec(const TaskSpec& t);
+using protocol::CheckTaskSpec;
 
 struct Waiter {
   enum Kind { kGet, kWait, kTask, kPeerPull } kind;
@@ -81,6 +79,7 @@ struct Client {
   std::string last_job;              // for log routing
   GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
   int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
+  std::string direct_endpoint;       // where callers reach the actor it may host
 };
 
 struct Actor {
@@ -93,6 +92,7 @@ struct Actor {
   std::shared_ptr<Waiter> head_waiter;  // the queue's head waits for its arguments
   int restarts = 0;
   std::string death_cause;
+  std::set<std::string> direct_callers;  // clients told its worker's endpoint
 };
 
 struct StoredObject {
@@ -132,6 +132,8 @@ class Raylet {
   // The client's objects it no longer refers to (their ids never left it).
   void HandleFree(Client& c, std::string_view body);
   void HandleCall(Client& c, uint64_t req, std::string_view body);
+  // Direct calls a worker ran: their events, for the state API and timeline.
+  void HandleTaskEvents(Client& c, std::string_view body);
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
   // A client's message body as a T, or nullopt after a warning naming the client
@@ -202,6 +204,9 @@ class Raylet {
   // Ray's ownership model. Actors it created on other nodes live until the job ends.
   void KillActorsOwnedBy(const std::string& worker_id);
   void KillActor(const std::string& actor_id);
+  // Where `caller` may send calls to the actor directly: "" not now, "remote" never
+  // (it lives on another node), else its worker's endpoint (see scheduling.cc).
+  std::string DirectEndpoint(const Client& caller, const std::string& actor_id);
 
   // --- the other nodes (cluster.cc)
   protocol::NodeInfo SelfInfo() const;
@@ -230,6 +235,11 @@ class Raylet {
   // Records an event of `t` run by client `w` (a worker, or a driver's profile span):
   // state is one of gcs::kTask*. Sent with the next FlushTaskEvents().
   void RecordTask(const Client& w, const TaskSpec& t, const char* state, int64_t start_ms,
+                  int64_t end_ms) {
+    RecordTask(w, t.task_id, t.job_id, t.function, state, start_ms, end_ms);
+  }
+  void RecordTask(const Client& w, const std::string& task_id, const std::string& job_id,
+                  const std::string& function, const char* state, int64_t start_ms,
                   int64_t end_ms);
   // The task a client is running now (actors: the method executing), or null.
   const TaskSpec* CurrentTask(const Client& c) const;

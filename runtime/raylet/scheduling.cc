@@ -4,31 +4,6 @@ namespace ray::raylet {
 
 // Why a submitted task is refused, or Ok. CoreClient::Submit checks the same; the
 // raylet does not rely on its clients for it.
-Status CheckTaskSpec(const TaskSpec& t) {
-  if (t.task_id.size() != TaskId::kSize) {
-    return Status::InvalidArgument(fmt::format("a {}-byte task id", t.task_id.size()));
-  }
-  if (t.num_returns == 0 || t.num_returns > 1000) {
-    return Status::InvalidArgument(fmt::format("{} returns", t.num_returns));
-  }
-  if (t.kind > ri::kActorTask) return Status::InvalidArgument(fmt::format("kind {}", t.kind));
-  // The hash names a file under the session's plugins/ dir: hex only.
-  if (t.plugin.empty() || t.plugin.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    return Status::InvalidArgument("plugin hash '" + t.plugin + "' is not hex");
-  }
-  for (const auto& a : t.args) {
-    if (a.is_ref && a.data.size() != ObjectId::kSize) {
-      return Status::InvalidArgument(fmt::format("a {}-byte ObjectRef argument", a.data.size()));
-    }
-  }
-  for (const auto& [name, amount] : t.resources) {
-    if (!std::isfinite(amount) || amount < 0) {
-      return Status::InvalidArgument(fmt::format("resource {} = {}", name, amount));
-    }
-  }
-  return Status::Ok();
-}
-
 namespace {
 
 double GpuAmount(const ResourceSet& need) {
@@ -467,6 +442,10 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   auto it = actors_.find(actor_id);
   if (it == actors_.end()) return;
   Actor& a = it->second;
+  for (const std::string& caller : a.direct_callers) {
+    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
+  }
+  a.direct_callers.clear();
   for (const auto& t : a.inflight) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} did not finish: {}", t.function, cause));
@@ -494,6 +473,25 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   a.queue.clear();
   // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
   if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
+}
+
+std::string Raylet::DirectEndpoint(const Client& caller, const std::string& actor_id) {
+  auto it = actors_.find(actor_id);
+  if (it == actors_.end()) return "";
+  Actor& a = it->second;
+  if (!a.remote_node.empty()) return "remote";
+  if (a.state != Actor::kAlive) return "";
+  auto w = clients_.find(a.worker);
+  if (w == clients_.end() || w->second.direct_endpoint.empty()) return "";
+  // Calls must run in the order they were made: none of this caller's may still wait
+  // here. (Its requests arrive in order, so any it sent before asking are here now.)
+  auto mine = [&](const TaskSpec& t) { return t.caller == caller.peer; };
+  if (std::any_of(a.queue.begin(), a.queue.end(), mine) ||
+      std::any_of(a.inflight.begin(), a.inflight.end(), mine)) {
+    return "";
+  }
+  a.direct_callers.insert(caller.peer);
+  return w->second.direct_endpoint;
 }
 
 void Raylet::KillActorsOwnedBy(const std::string& worker_id) {

@@ -21,17 +21,27 @@ const TaskSpec* Raylet::CurrentTask(const Client& c) const {
   return &a->second.inflight.front();  // an actor's methods run in order
 }
 
-void Raylet::RecordTask(const Client& w, const TaskSpec& t, const char* state, int64_t start_ms,
+void Raylet::RecordTask(const Client& w, const std::string& task_id, const std::string& job_id,
+                        const std::string& function, const char* state, int64_t start_ms,
                         int64_t end_ms) {
   std::string worker = w.is_driver ? fmt::format("driver:{}", w.pid) : std::to_string(w.pid);
   std::string_view s = state;
-  if (s == gcs::kTaskFinished || s == gcs::kTaskFailed) reported_running_.erase(t.task_id);
+  if (s == gcs::kTaskFinished || s == gcs::kTaskFailed) reported_running_.erase(task_id);
   if (task_events_.size() >= kMaxBufferedEvents) {
     task_events_.erase(task_events_.begin());
     ++dropped_events_;
   }
-  task_events_.push_back(gcs::TaskEvent{t.task_id, t.job_id, t.function, node_id_.Binary(),
+  task_events_.push_back(gcs::TaskEvent{task_id, job_id, function, node_id_.Binary(),
                                         std::move(worker), start_ms, end_ms, state});
+}
+
+void Raylet::HandleTaskEvents(Client& c, std::string_view body) {
+  auto msg = DecodeFrom<protocol::TaskEvents>(c.peer, body, "TaskEvents");
+  if (!msg) return;
+  for (const auto& e : msg->events) {
+    RecordTask(c, e.task_id, e.job_id, e.function, e.failed ? gcs::kTaskFailed : gcs::kTaskFinished,
+               e.start_ms, e.end_ms);
+  }
 }
 
 void Raylet::FlushTaskEvents() {

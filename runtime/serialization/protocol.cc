@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "runtime/ids/ids.h"
+
 namespace ray::protocol {
 
 namespace {
@@ -109,5 +113,31 @@ Status DecodeBodyInto(std::string_view body, const char* what,
   }
   return Status::Ok();
 }
+
+Status CheckTaskSpec(const TaskSpec& t) {
+  if (t.task_id.size() != TaskId::kSize) {
+    return Status::InvalidArgument(fmt::format("a {}-byte task id", t.task_id.size()));
+  }
+  if (t.num_returns == 0 || t.num_returns > 1000) {
+    return Status::InvalidArgument(fmt::format("{} returns", t.num_returns));
+  }
+  if (t.kind > ray::internal::kActorTask) return Status::InvalidArgument(fmt::format("kind {}", t.kind));
+  // The hash names a file under the session's plugins/ dir: hex only.
+  if (t.plugin.empty() || t.plugin.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return Status::InvalidArgument("plugin hash '" + t.plugin + "' is not hex");
+  }
+  for (const auto& a : t.args) {
+    if (a.is_ref && a.data.size() != ObjectId::kSize) {
+      return Status::InvalidArgument(fmt::format("a {}-byte ObjectRef argument", a.data.size()));
+    }
+  }
+  for (const auto& [name, amount] : t.resources) {
+    if (!std::isfinite(amount) || amount < 0) {
+      return Status::InvalidArgument(fmt::format("resource {} = {}", name, amount));
+    }
+  }
+  return Status::Ok();
+}
+
 
 }  // namespace ray::protocol

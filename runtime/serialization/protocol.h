@@ -36,6 +36,7 @@ enum class MessageType : uint16_t {
   kCall = 7,            // CallRequest -> CallReply (named actors, resources, ...)
   kDisconnect = 8,      // empty body
   kFreeObjects = 10,    // FreeObjects (no reply)
+  kTaskEvents = 11,     // TaskEvents (worker: the direct calls it ran; no reply)
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -48,6 +49,9 @@ enum class MessageType : uint16_t {
   kLogLines = 25,  // LogLines (to drivers)
   kExit = 26,      // worker: exit now (empty body)
   kRevokeTasks = 27,  // RevokeTasks: drop these tasks sent ahead, not yet started
+  kActorGone = 28,    // ActorGone: an actor called directly died or restarts
+  // caller <-> actor's worker, directly (the raylet not involved): kExecuteTask
+  // (caller -> worker) and kTaskDone (worker -> caller)
   // raylet/cli -> gcs
   kRegisterNode = 40,   // NodeInfo -> GcsReply
   kHeartbeat = 41,      // Heartbeat -> GcsReply
@@ -138,7 +142,8 @@ struct RegisterClient {
   int32_t pid = 0;
   bool is_driver = false;
   std::string job_id;  // drivers
-  MSGPACK_DEFINE_ARRAY(worker_id, pid, is_driver, job_id);
+  std::string direct_endpoint;  // workers: where callers reach the actor it may host
+  MSGPACK_DEFINE_ARRAY(worker_id, pid, is_driver, job_id, direct_endpoint);
 };
 
 struct RegisterReply {
@@ -172,6 +177,10 @@ struct TaskSpec {
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller);
 };
+
+// Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.
+// Nothing relies on the sender for this.
+Status CheckTaskSpec(const TaskSpec& t);
 
 enum class ObjectState : uint8_t { kMissing = 0, kInline = 1, kShared = 2, kError = 3 };
 
@@ -247,6 +256,31 @@ struct FreeObjects {
 struct RevokeTasks {
   std::vector<std::string> task_ids;
   MSGPACK_DEFINE_ARRAY(task_ids);
+};
+
+// Actor calls a worker ran for callers that sent them directly: the raylet never saw
+// them, so the worker reports them for the state API and timeline.
+struct TaskEventRecord {
+  std::string task_id;
+  std::string job_id;
+  std::string function;
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  bool failed = false;
+  MSGPACK_DEFINE_ARRAY(task_id, job_id, function, start_ms, end_ms, failed);
+};
+
+struct TaskEvents {
+  std::vector<TaskEventRecord> events;
+  MSGPACK_DEFINE_ARRAY(events);
+};
+
+// To a client that calls an actor directly: its worker is gone (the actor died, or
+// restarts elsewhere). Calls still in flight fail; later ones go through the raylet.
+struct ActorGone {
+  std::string actor_id;
+  std::string cause;
+  MSGPACK_DEFINE_ARRAY(actor_id, cause);
 };
 
 struct CallRequest {

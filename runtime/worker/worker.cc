@@ -54,6 +54,8 @@ class Worker {
   explicit Worker(core::CoreClient* client) : client_(client) {}
 
   protocol::TaskDone Execute(const protocol::ExecuteTask& task);
+  // The GPUs the hosted actor holds (direct calls do not name them).
+  const std::vector<int32_t>& actor_gpus() const { return actor_gpus_; }
 
  private:
   struct Loaded {
@@ -71,6 +73,8 @@ class Worker {
   // The actor this worker hosts, if any.
   Loaded* actor_plugin_ = nullptr;
   std::string actor_factory_;
+  std::string actor_id_;
+  std::vector<int32_t> actor_gpus_;
   void* actor_ = nullptr;
 };
 
@@ -109,7 +113,9 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
 
   Loaded* loaded = nullptr;
   if (spec.kind == ri::kActorTask) {
-    if (!actor_) return system_error("ActorDiedError", "this worker hosts no actor");
+    if (!actor_ || spec.actor_id != actor_id_) {
+      return system_error("ActorDiedError", "this worker does not host the actor");
+    }
     loaded = actor_plugin_;
   } else {
     auto p = PluginFor(spec.plugin, task.plugin_path);
@@ -117,9 +123,26 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     loaded = *p;
   }
 
-  // Arguments: values inline in the spec, references resolved by the raylet.
+  // Arguments: values inline in the spec, references resolved by the raylet (or for
+  // direct calls, by the caller where it could; this worker fetches the rest).
   std::vector<core::Fetched> held;
   held.reserve(task.resolved.size());  // args point at its elements
+  std::vector<ObjectId> missing;
+  std::vector<size_t> missing_at;
+  for (const ObjectPayload& p : task.resolved) {
+    auto f = client_->Materialize(p);
+    if (!f.ok()) return system_error("ObjectLostError", f.status().message());
+    if (f->state == ObjectState::kMissing) {
+      missing.push_back(ObjectId::FromBinary(p.id));
+      missing_at.push_back(held.size());
+    }
+    held.push_back(std::move(*f));
+  }
+  if (!missing.empty()) {
+    auto fetched = client_->Get(missing, -1);
+    if (!fetched.ok()) return system_error("ObjectLostError", fetched.status().message());
+    for (size_t k = 0; k < missing.size(); ++k) held[missing_at[k]] = std::move((*fetched)[k]);
+  }
   std::vector<RayArg> args;
   size_t next_ref = 0;
   for (const auto& a : spec.args) {
@@ -127,22 +150,20 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
       args.push_back({a.data.data(), a.data.size(), nullptr});
       continue;
     }
-    if (next_ref >= task.resolved.size()) return system_error("ray::Internal", "argument missing");
-    auto f = client_->Materialize(task.resolved[next_ref++]);
-    if (!f.ok()) return system_error("ObjectLostError", f.status().message());
-    if (f->state == ObjectState::kError) {
+    if (next_ref >= held.size()) return system_error("ray::Internal", "argument missing");
+    core::Fetched& f = held[next_ref++];
+    if (f.state == ObjectState::kError) {
       // A failed dependency fails this task with the same error.
-      auto e = ri::Unpack<ri::ErrorInfo>(f->data, f->size);
+      auto e = ri::Unpack<ri::ErrorInfo>(f.data, f.size);
       protocol::TaskDone done = Fail(spec, e);
-      for (auto& r : done.returns) r.data = std::string(f->data, f->size);
+      for (auto& r : done.returns) r.data = std::string(f.data, f.size);
       return done;
     }
-    if (f->state != ObjectState::kInline && f->state != ObjectState::kShared) {
+    if (f.state != ObjectState::kInline && f.state != ObjectState::kShared) {
       return system_error("ObjectLostError", "an argument object is missing");
     }
-    held.push_back(std::move(*f));
     // The handle lets the plugin keep a view (a Blob) of the bytes past the call.
-    args.push_back({held.back().data, held.back().size, &held.back().keep});
+    args.push_back({f.data, f.size, &f.keep});
   }
 
   void* instance = spec.kind == ri::kActorTask ? actor_ : nullptr;
@@ -164,6 +185,8 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     actor_ = r.instance;
     actor_plugin_ = loaded;
     actor_factory_ = spec.function;
+    actor_id_ = spec.task_id;
+    actor_gpus_ = task.gpu_ids;
   }
 
   std::vector<std::string> parts;
@@ -200,16 +223,17 @@ Status RunWorker(const WorkerOptions& options) {
   RAY_ASSIGN_OR_RETURN(auto client,
                        core::CoreClient::Connect(options.raylet_endpoint, false, JobId(), *id));
   Worker worker(client.get());
-  while (auto task = client->NextTask()) {
+  while (auto in = client->NextTask()) {
+    if (!in->reply_to.empty()) in->task.gpu_ids = worker.actor_gpus();
     int64_t start_ms = NowMillis();
     protocol::TaskDone done;
     {
-      ScopedGpuEnv gpus(task->gpu_ids);
-      done = worker.Execute(*task);
+      ScopedGpuEnv gpus(in->task.gpu_ids);
+      done = worker.Execute(in->task);
     }
     done.start_ms = start_ms;
     done.end_ms = NowMillis();
-    client->SendTaskDone(done);
+    client->SendTaskDone(*in, done);
   }
   return Status::Ok();
 }

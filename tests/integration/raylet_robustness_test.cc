@@ -118,7 +118,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
     ExpectDropped(*stranger, junk, "random bytes #" + std::to_string(i));
   }
   std::string reg = protocol::Encode(MessageType::kRegisterClient, 1,
-                                     protocol::RegisterClient{"x", 1, true, "abcd"});
+                                     protocol::RegisterClient{"x", 1, true, "abcd", ""});
   ExpectDropped(*stranger, reg.substr(0, 2), "a truncated envelope");
   msgpack::sbuffer v2;
   msgpack::packer<msgpack::sbuffer>(v2).pack(std::make_tuple(2u, uint16_t{1}, uint64_t{1}));
@@ -143,13 +143,13 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   auto driver = Connect("driver-abcdef012");
   driver->send(zmq::buffer(protocol::Encode(
                    MessageType::kRegisterClient, 7,
-                   protocol::RegisterClient{"", static_cast<int32_t>(::getpid()), true, "jobX"})),
+                   protocol::RegisterClient{"", static_cast<int32_t>(::getpid()), true, "jobX", ""})),
                zmq::send_flags::none);
   auto registered = AwaitReply(*driver, MessageType::kRegisterReply, 7);
   ASSERT_TRUE(registered.has_value()) << "the raylet did not answer a registration";
 
   const std::vector<std::pair<MessageType, std::string>> valid{
-      {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, "jobX"})},
+      {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, "jobX", ""})},
       {MessageType::kSubmitTask, Pack(protocol::TaskSpec{})},
       {MessageType::kGetObjects, Pack(protocol::GetRequest{{std::string(20, 'a')}, 10})},
       {MessageType::kWaitObjects, Pack(protocol::WaitRequest{{std::string(20, 'a')}, 1, 10})},

@@ -82,7 +82,7 @@ NodeInfo Node() {
 
 // Frames of every message kind, for the robustness tests.
 std::vector<std::string> SampleFrames() {
-  RegisterClient reg{"worker-id", 77, true, "job1"};
+  RegisterClient reg{"worker-id", 77, true, "job1", "ipc://w"};
   GetRequest get{{std::string(20, 'x'), std::string(20, 'y')}, 5000};
   GetReply get_reply{{Payload("a", ObjectState::kInline), Payload("b", ObjectState::kShared)}};
   ExecuteTask exec{Spec(), {Payload("c", ObjectState::kError)}, "/tmp/plugin.so", {}};
@@ -242,7 +242,7 @@ TEST(EnvelopeTest, WrongHeaderShapesAreRejected) {
 }
 
 TEST(BodyTest, RoundTripsEveryMessage) {
-  auto reg = RoundTrip(MessageType::kRegisterClient, RegisterClient{"w", -3, true, "j"});
+  auto reg = RoundTrip(MessageType::kRegisterClient, RegisterClient{"w", -3, true, "j", ""});
   EXPECT_EQ(reg.pid, -3);
   EXPECT_TRUE(reg.is_driver);
   auto reply = RoundTrip(MessageType::kRegisterReply,
