@@ -74,6 +74,10 @@ TEST_F(CoreSemanticsTest, ResourcesBoundConcurrency) {
 
 TEST_F(CoreSemanticsTest, Actors) { ExpectPassed("actors", {"--num-cpus", "2"}); }
 
+TEST_F(CoreSemanticsTest, DirectActorCallsKeepOrderAndSemantics) {
+  ExpectPassed("direct_calls", {"--num-cpus", "2"});
+}
+
 TEST_F(CoreSemanticsTest, ActorsHoldResourcesUntilTheyDie) {
   ExpectPassed("actor_resources", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
 }

@@ -217,6 +217,8 @@ class Counter {
   }
   int Add(int x) { return value_ += x; }
   int Pid() { return static_cast<int>(::getpid()); }
+  std::vector<uint8_t> Bytes(int64_t size, int seed) { return Pattern(size, seed); }
+  int Throw() { throw std::runtime_error("thrown by a method"); }
   int Die() {
     ::raise(SIGKILL);
     return 0;
@@ -255,12 +257,18 @@ int CallNamedCounter(std::string name, int x) {
   return *ray::Get(counter->Task(&Counter::Add).Remote(x));
 }
 bool NamedActorExists(std::string name) { return ray::GetActor<Counter>(name).has_value(); }
+int SumRefs(std::vector<ray::ObjectRef<int>> refs) {
+  int sum = 0;
+  for (const auto& r : refs) sum += *ray::Get(r);
+  return sum;
+}
 
 RAY_REMOTE(Add2, Increment, SubExperiment, RunExperiment, MovePoint, ReturnThree,
            SleepThenReturn, Span, Boom, GetPid, KillOnce, KillAlways, PrintHello, MakeBytes,
-           ChecksumArg, ReadBlob, CallCounter, CallNamedCounter, NamedActorExists);
+           ChecksumArg, ReadBlob, CallCounter, CallNamedCounter, NamedActorExists, SumRefs);
 RAY_REMOTE(Recorder::Create, &Recorder::Append);
-RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Die);
+RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Bytes, &Counter::Throw,
+           &Counter::Die);
 RAY_REMOTE(Broken::Create, &Broken::Ping);
 RAY_REMOTE(Parent::Create, &Parent::MakeChild);
 
@@ -535,6 +543,76 @@ void Actors(const std::string& dir) {
                                    "after the last restart");
 }
 
+// Calls to an actor on the caller's node go straight to its worker once it runs. The
+// change of route keeps the calls' order; results reach other processes once their
+// refs leave this one (even while still in flight); large results, errors and a Wait
+// mixing direct and raylet objects behave as they do through the raylet.
+void DirectCalls(const std::string&) {
+  auto rec = ray::Actor(Recorder::Create).Remote();
+  std::vector<ray::ObjectRef<std::vector<int>>> calls;
+  for (int i = 0; i < 300; ++i) {
+    calls.push_back(rec.Task(&Recorder::Append).Remote(i));
+    if (i % 60 == 59) ray::Get(calls[i - 30]);  // a blocking Get: the route may change next
+  }
+  auto seen = ray::Get(calls);
+  for (int i = 0; i < 300; ++i) {
+    CHECK_THAT(static_cast<int>(seen[i]->size()) == i + 1 && seen[i]->back() == i,
+               "call " << i << " ran out of order: " << seen[i]->size() << " calls before it");
+  }
+  // A call waiting in the raylet for its argument keeps later calls off the direct
+  // route until it has run.
+  // (A new actor: its first call goes through the raylet, as it is not running yet.)
+  auto late = ray::Task(SleepThenReturn).Remote(1000);
+  auto rec2 = ray::Actor(Recorder::Create).Remote();
+  auto waiting = rec2.Task(&Recorder::Append).Remote(late);
+  SleepMs(300);                              // rec2 runs now
+  ray::Get(ray::Task(Increment).Remote(1));  // a blocking Get: the route is asked again
+  auto after = *ray::Get(rec2.Task(&Recorder::Append).Remote(-1));
+  CHECK_THAT(after == std::vector<int>({1000, -1}),
+             "a call overtook one waiting for its argument: " << Str(after));
+
+  auto counter = ray::Actor(Counter::Create).Remote(0, std::string());
+  CHECK_THAT(*ray::Get(counter.Task(&Counter::Add).Remote(0)) == 0, "counter alive");
+  // Results in flight, passed on: as an argument, nested in an argument, to an actor.
+  auto one = counter.Task(&Counter::Add).Remote(1);
+  CHECK_THAT(*ray::Get(ray::Task(Add2).Remote(one, 10)) == 11, "a direct result as an argument");
+  auto two = counter.Task(&Counter::Add).Remote(1);
+  auto three = counter.Task(&Counter::Add).Remote(1);
+  CHECK_THAT(*ray::Get(ray::Task(SumRefs).Remote(std::vector{two, three})) == 5,
+             "direct results nested in an argument");
+  auto other = ray::Actor(Counter::Create).Remote(100, std::string());
+  CHECK_THAT(*ray::Get(other.Task(&Counter::Add).Remote(counter.Task(&Counter::Add).Remote(1))) ==
+                 104,
+             "a direct result passed to another actor");
+  auto boxed = ray::Put(std::vector{counter.Task(&Counter::Add).Remote(1)});
+  CHECK_THAT(*ray::Get(ray::Task(SumRefs).Remote(boxed)) == 5, "a direct result inside a put");
+
+  // Large results go through shared memory, to this process and to tasks.
+  auto big = counter.Task(&Counter::Bytes).Remote(int64_t{3} << 20, 7);
+  CHECK_THAT(*ray::Get(big) == Pattern(size_t{3} << 20, 7), "a 3 MiB result");
+  auto sum = *ray::Get(ray::Task(ChecksumArg).Remote(big));
+  auto expected = Pattern(size_t{3} << 20, 7);
+  CHECK_THAT(sum.first == Checksum(reinterpret_cast<const char*>(expected.data()), expected.size()),
+             "a 3 MiB direct result as a task's argument");
+
+  auto e = ExpectThrow<ray::TaskError>([&] { ray::Get(counter.Task(&Counter::Throw).Remote()); },
+                                       "a method that throws");
+  CHECK_THAT(e.message() == "thrown by a method" && e.task() == "Counter::Throw",
+             e.task() << ": " << e.message());
+  CHECK_THAT(*ray::Get(counter.Task(&Counter::Add).Remote(0)) == 5, "the actor survives it");
+
+  auto slow = ray::Task(SleepThenReturn).Remote(3000);
+  auto fast = counter.Task(&Counter::Add).Remote(0);
+  auto w = ray::Wait(std::vector{slow, fast}, 1);
+  CHECK_THAT(w.ready.size() == 1 && w.ready[0] == fast, "Wait over a task and a direct call");
+  auto none = ray::Wait(std::vector{slow}, 1, 100);
+  CHECK_THAT(none.ready.empty(), "Wait with a timeout");
+
+  // Results dropped unread, many of them: the caller keeps nothing of them.
+  for (int i = 0; i < 20000; ++i) counter.Task(&Counter::Add).Remote(1);
+  CHECK_THAT(*ray::Get(counter.Task(&Counter::Add).Remote(0)) == 20005, "fire and forget");
+}
+
 // CORE-054, 064: an actor holds its resources for its lifetime and releases them when
 // it dies; killing an actor that has not started yet also kills it. Run with
 // --resources '{"Custom": 1}'.
@@ -667,6 +745,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
       {"worker_death", WorkerDeath},
       {"resources", Resources},
       {"actors", Actors},
+      {"direct_calls", DirectCalls},
       {"actor_resources", ActorResources},
       {"max_calls", MaxCalls},
       {"large_objects", LargeObjects},
