@@ -3,6 +3,7 @@
 // envelope around a malformed body. Each frame must be dropped with one warning in
 // logs/raylet.err, the raylet must keep answering, and a normal job must still run.
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +18,8 @@
 #include <nlohmann/json.hpp>
 #include <zmq.hpp>
 
+#include "runtime/base/util.h"
+#include "runtime/ids/ids.h"
 #include "runtime/serialization/protocol.h"
 #include "tests/integration/ray_harness.h"
 
@@ -258,6 +261,89 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
                          tmp_.path());
   EXPECT_EQ(job.exit_code, 0) << job.all();
   EXPECT_NE(job.out.find("CASE PASSED: returns"), std::string::npos) << job.all();
+}
+
+// A worker hosting an actor takes calls straight from callers on a socket of its own.
+// Junk and malformed calls there are dropped with a warning; a well-formed call,
+// even from a stranger, is answered on that socket, and the job goes on unharmed.
+TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
+  std::string sync = tmp_.path() + "/sync";
+  std::filesystem::create_directories(sync);
+  int pid = SpawnRay({"submit", "--temp-dir", tmp_.path(), IT_STATE_PLUGIN, "state", sync},
+                     tmp_.path());
+  ASSERT_GT(pid, 0);
+  std::string out;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((out = ReadText(sync + "/out.txt")).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(out.empty()) << "the job did not get to its checks";
+  std::string keeper = KeyValue(out, "keeper");
+  auto actor_id = FromHex(keeper);
+  ASSERT_TRUE(actor_id.has_value()) << keeper;
+
+  std::vector<std::string> sockets;
+  for (const auto& e : std::filesystem::directory_iterator(session_ + "/sockets")) {
+    if (e.path().filename().string().rfind("w-", 0) == 0) sockets.push_back(e.path().string());
+  }
+  ASSERT_FALSE(sockets.empty()) << "no worker sockets in " << session_ << "/sockets";
+
+  JobId job = JobId::FromHex(keeper.substr(0, 2 * JobId::kSize));
+  protocol::ExecuteTask call;
+  call.spec.task_id = NewTaskId(job).Binary();
+  call.spec.job_id = job.Binary();
+  call.spec.kind = ray::internal::kActorTask;
+  call.spec.plugin = "00";
+  call.spec.function = "Keeper::Bump";
+  call.spec.actor_id = *actor_id;
+  std::vector<std::pair<std::string, std::string>> malformed{
+      {"random bytes", "\x01\x02\x03 not an envelope"},
+      {"a TaskDone", protocol::Encode(MessageType::kTaskDone, 0, protocol::TaskDone{})},
+      {"an ExecuteTask with a junk body", protocol::Encode(MessageType::kExecuteTask, 0, "\xc1"s)},
+  };
+  protocol::ExecuteTask bad = call;
+  bad.spec.task_id = "short";
+  malformed.emplace_back("a 5-byte task id", protocol::Encode(MessageType::kExecuteTask, 0, bad));
+  bad = call;
+  bad.spec.kind = ray::internal::kNormalTask;
+  malformed.emplace_back("a normal task", protocol::Encode(MessageType::kExecuteTask, 0, bad));
+  bad = call;
+  bad.spec.args.push_back(ray::internal::TaskArg{true, std::string(ObjectId::kSize, 'o')});
+  malformed.emplace_back("a ref argument left unresolved",
+                         protocol::Encode(MessageType::kExecuteTask, 0, bad));
+
+  int answered = 0, bumped = 0;
+  for (const std::string& path : sockets) {
+    zmq::socket_t s(ctx_, zmq::socket_type::dealer);
+    s.set(zmq::sockopt::linger, 0);
+    s.connect("ipc://" + path);
+    for (const auto& [what, frame] : malformed) s.send(zmq::buffer(frame), zmq::send_flags::none);
+    s.send(zmq::buffer(protocol::Encode(MessageType::kExecuteTask, 0, call)), zmq::send_flags::none);
+    auto frame = Recv(s, 2000);
+    if (!frame) continue;  // the socket of a worker that died (the killed actor's)
+    auto env = protocol::DecodeEnvelope(*frame);
+    ASSERT_TRUE(env.ok() && env->type == MessageType::kTaskDone) << path;
+    auto done = protocol::DecodeBody<protocol::TaskDone>(env->body, "TaskDone");
+    ASSERT_TRUE(done.ok() && done->task_id == call.spec.task_id && done->returns.size() == 1);
+    ++answered;
+    // The worker hosting keeper runs the call; others refuse it with an error.
+    bumped += done->returns[0].state == static_cast<uint8_t>(protocol::ObjectState::kInline);
+  }
+  EXPECT_GE(answered, 1);
+  EXPECT_EQ(bumped, 1) << "the keeper's worker did not answer a direct call";
+  int warned = 0;
+  for (const auto& e : std::filesystem::directory_iterator(session_ + "/logs")) {
+    if (e.path().filename().string().rfind("worker-", 0) != 0) continue;
+    warned += CountLines(ReadText(e.path().string()), "dropped a direct call");
+  }
+  EXPECT_GE(warned, static_cast<int>(malformed.size()) - 1) << "warnings in the workers' logs";
+
+  std::ofstream(sync + "/release").put('x');
+  int status = -1;
+  for (int i = 0; i < 200 && ::waitpid(pid, &status, WNOHANG) != pid; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the job failed after the calls";
 }
 
 }  // namespace

@@ -134,7 +134,7 @@ TEST_F(StateApiTest, ListsTheNodesActorsObjectsAndTasksOfARunningJob) {
   EXPECT_TRUE(Eventually([&] {
     tasks = List("tasks");
     return count("Square", "FINISHED") == 5 && count("Boom", "FAILED") == 1 &&
-           count("SpanInTask", "FINISHED") == 1 && count("Keeper::Bump", "FINISHED") == 2 &&
+           count("SpanInTask", "FINISHED") == 1 && count("Keeper::Bump", "FINISHED") == 3 &&
            count("Big", "FINISHED") == 1;
   })) << tasks.dump(2);
   for (const auto& t : tasks) {

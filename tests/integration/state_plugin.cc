@@ -104,6 +104,7 @@ RAY_MAIN(int argc, char** argv) {
     line("span_task", std::to_string(*ray::Get(ray::Task(SpanInTask).Remote(30))));
     auto keeper = ray::Actor(Keeper::Create).SetName("keeper").Remote();
     ray::Get(keeper.Task(&Keeper::Bump).Remote());
+    ray::Get(keeper.Task(&Keeper::Bump).Remote());  // the actor runs: a direct call
     auto doomed = ray::Actor(Keeper::Create).Remote();
     ray::Get(doomed.Task(&Keeper::Bump).Remote());
     doomed.Kill();
