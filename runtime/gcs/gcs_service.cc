@@ -216,7 +216,7 @@ void GcsService::Tick(int64_t now_mono_ms) {
     last_sweep_ms_ = now_mono_ms;
     SweepDeadNodes(now_mono_ms);
   }
-  if (now_mono_ms - last_flush_ms_ >= kFlushIntervalMs) {
+  if (now_mono_ms - last_flush_ms_ >= kFlushIntervalMs || store_->FlushDue()) {
     last_flush_ms_ = now_mono_ms;
     Flush();
   }
@@ -337,7 +337,8 @@ Result<std::string> GcsService::GetJobs(const std::string&) {
 Result<std::string> GcsService::AddTaskEvents(const std::string& body) {
   RAY_ASSIGN_OR_RETURN(auto events,
                        protocol::DecodeBody<std::vector<TaskEvent>>(body, "add_task_events body"));
-  RAY_RETURN_IF_ERROR(store_->BufferTaskEvents(std::move(events)));
+  // Written after the reply has gone (Tick): the raylet does not wait for the disk.
+  store_->BufferTaskEvents(std::move(events));
   return std::string();
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr int kSchemaVersion = 2;
 constexpr int kBusyTimeoutMs = 2000;
-// Task events pending before BufferTaskEvents flushes on its own, and at most kept
+// Task events pending before a flush is due early (FlushDue), and at most kept
 // across failed flushes.
 constexpr size_t kFlushThreshold = 10000;
 constexpr size_t kMaxPendingEvents = 100000;
@@ -365,12 +365,12 @@ Result<std::vector<JobRecord>> GcsStore::LoadJobs() {
   return jobs;
 }
 
-Status GcsStore::BufferTaskEvents(std::vector<TaskEvent> events) {
+void GcsStore::BufferTaskEvents(std::vector<TaskEvent> events) {
   pending_events_.insert(pending_events_.end(), std::make_move_iterator(events.begin()),
                          std::make_move_iterator(events.end()));
-  if (pending_events_.size() >= kFlushThreshold) return Flush();
-  return Status::Ok();
 }
+
+bool GcsStore::FlushDue() const { return pending_events_.size() >= kFlushThreshold; }
 
 Result<std::vector<TaskEvent>> GcsStore::LoadTaskEvents() { return LoadTaskEvents("", 0); }
 

@@ -68,8 +68,9 @@ class GcsStore {
   Status FinishJob(const std::string& job_id, int32_t exit_code, int64_t now_ms);
   Result<std::vector<JobRecord>> LoadJobs();
 
-  // Task events: buffered; flushed early once many are pending.
-  Status BufferTaskEvents(std::vector<TaskEvent> events);
+  // Task events: buffered until the next Flush(), due early once many are pending.
+  void BufferTaskEvents(std::vector<TaskEvent> events);
+  bool FlushDue() const;
   Result<std::vector<TaskEvent>> LoadTaskEvents();
   // The last `limit` events written (0: all) of job `job_id` ("": every job), oldest
   // first. Buffered events are not included: Flush() first to see them.

@@ -152,8 +152,9 @@ TEST_F(GcsStoreTest, TaskEventsAreBufferedUntilFlush) {
   for (int i = 0; i < 3; ++i) {
     events.push_back({"t" + std::to_string(i), "j1", "f", "n1", "w1", i, i + 1, "FINISHED"});
   }
-  ASSERT_TRUE(store_->BufferTaskEvents(events).ok());
+  store_->BufferTaskEvents(events);
   EXPECT_TRUE(store_->LoadTaskEvents().value().empty());
+  EXPECT_FALSE(store_->FlushDue());
   ASSERT_TRUE(store_->Flush().ok());
   auto loaded = store_->LoadTaskEvents();
   ASSERT_TRUE(loaded.ok());
@@ -163,13 +164,23 @@ TEST_F(GcsStoreTest, TaskEventsAreBufferedUntilFlush) {
   EXPECT_EQ((*loaded)[2].state, "FINISHED");
 }
 
+TEST_F(GcsStoreTest, ManyBufferedTaskEventsMakeAFlushDue) {
+  std::vector<TaskEvent> events(20000, TaskEvent{"t", "j1", "f", "n1", "w1", 1, 2, "FINISHED"});
+  store_->BufferTaskEvents(events);
+  EXPECT_TRUE(store_->FlushDue());
+  EXPECT_TRUE(store_->LoadTaskEvents().value().empty()) << "written before a Flush()";
+  ASSERT_TRUE(store_->Flush().ok());
+  EXPECT_FALSE(store_->FlushDue());
+  EXPECT_EQ(store_->LoadTaskEvents().value().size(), 20000u);
+}
+
 TEST_F(GcsStoreTest, ReopenRecoversEverythingIncludingBufferedWrites) {
   ASSERT_TRUE(store_->PutNode(MakeNode("n1")).ok());
   ASSERT_TRUE(store_->PutActor("a1", "svc", "n1", "j1").ok());
   ASSERT_TRUE(store_->PutPlugin("h1", "libfoo.so", "bytes", 10).ok());
   ASSERT_TRUE(store_->AddJob("j1", 100, "entry", 1000).ok());
   store_->BufferHeartbeat("n1", {{"CPU", 2}}, 5000);
-  ASSERT_TRUE(store_->BufferTaskEvents({{"t1", "j1", "f", "n1", "w1", 1, 2, "RUNNING"}}).ok());
+  store_->BufferTaskEvents({{"t1", "j1", "f", "n1", "w1", 1, 2, "RUNNING"}});
 
   Reopen();  // the old store flushes on close
   auto nodes = Nodes();
