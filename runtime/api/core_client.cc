@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <unordered_set>
 
@@ -33,10 +34,16 @@ std::string DirectEndpoint(const std::string& raylet_endpoint, const std::string
   return "tcp://127.0.0.1:*";
 }
 
+// The monotonic deadline of a timeout (-1: none; so is one too far off to matter).
+int64_t Deadline(int64_t timeout_ms) {
+  constexpr int64_t kForever = int64_t{1} << 40;  // about 35 years
+  return timeout_ms < 0 || timeout_ms > kForever ? -1 : MonoMillis() + timeout_ms;
+}
+
 // Milliseconds left before `deadline_ms` (monotonic; -1: none, so -1).
 int Remaining(int64_t deadline_ms) {
   if (deadline_ms < 0) return -1;
-  return static_cast<int>(std::max<int64_t>(0, deadline_ms - MonoMillis()));
+  return static_cast<int>(std::clamp<int64_t>(deadline_ms - MonoMillis(), 0, INT32_MAX));
 }
 }  // namespace
 
@@ -396,8 +403,9 @@ Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
 
 Result<std::vector<Fetched>> CoreClient::Get(const std::vector<ObjectId>& ids,
                                              int64_t timeout_ms) {
-  const int64_t deadline = timeout_ms < 0 ? -1 : MonoMillis() + timeout_ms;
+  const int64_t deadline = Deadline(timeout_ms);
   // Results of direct calls come here, not to the raylet: wait for them first.
+  if (!direct_pending_.empty() && !Pump(0)) return Status::Unavailable("the raylet died");
   for (const ObjectId& id : ids) {
     while (direct_pending_.count(id) && Remaining(deadline) != 0) {
       if (!Pump(Remaining(deadline))) return Status::Unavailable("the raylet died");
@@ -445,7 +453,7 @@ Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, siz
   std::unordered_set<ObjectId, IdHash> unique(ids.begin(), ids.end());
   if (unique.size() != ids.size()) return Status::InvalidArgument("Wait: object ids must be unique");
   if (num > ids.size()) return Status::InvalidArgument("Wait: num exceeds the number of objects");
-  const int64_t deadline = timeout_ms < 0 ? -1 : MonoMillis() + timeout_ms;
+  const int64_t deadline = Deadline(timeout_ms);
   if (!direct_pending_.empty() && !Pump(0)) return Status::Unavailable("the raylet died");
   std::vector<bool> ready(ids.size());
   // Report at most `num` ready, in input order (Ray's contract).
