@@ -23,6 +23,18 @@ namespace ri = ray::internal;
 namespace {
 constexpr std::string_view kIpc = "ipc://";
 
+// Tasks that may wait on one lease (beyond, they go through the raylet, which queues
+// them without holding a worker), when tasks of the shape take less than
+// kShortTaskMs on average.
+constexpr size_t kMaxLeaseQueue = 1024;
+constexpr double kShortTaskMs = 1.0;
+// How long after the raylet had no worker to lease the caller asks again.
+constexpr int64_t kLeaseRetryMs = 10;
+// How long an idle leased worker waits for its caller's next task.
+constexpr int64_t kLeaseIdleMs = 10;
+// How long a task from a caller waits for the lease that lets it run.
+constexpr int64_t kUnleasedWaitMs = 200;
+
 // Where a worker listens for direct calls: a socket beside the raylet's, or loopback
 // TCP if that path would be too long for a unix socket.
 std::string DirectEndpoint(const std::string& raylet_endpoint, const std::string& worker_id) {
@@ -102,16 +114,16 @@ void CoreClient::SetCurrentTask(const TaskId& task, const JobId& job) {
 
 std::optional<std::string> CoreClient::Receive(int timeout_ms) {
   if (inbox_.empty()) {
-    if (direct_router_ || !direct_actors_.empty()) {
+    if (direct_router_ || !peers_.empty()) {
       // Poll the raylet and the direct sockets together; direct frames are handled
       // here, raylet frames returned.
       std::vector<zmq::pollitem_t> items{{dealer_->socket().handle(), 0, ZMQ_POLLIN, 0}};
       if (direct_router_) items.push_back({direct_router_->socket().handle(), 0, ZMQ_POLLIN, 0});
-      std::vector<DirectActor*> polled;
-      for (auto& [id, a] : direct_actors_) {
-        if (!a.dealer) continue;
-        items.push_back({a.dealer->socket().handle(), 0, ZMQ_POLLIN, 0});
-        polled.push_back(&a);
+      std::vector<DirectPeer*> polled;
+      for (auto& [endpoint, peer] : peers_) {
+        if (!peer->dealer) continue;
+        items.push_back({peer->dealer->socket().handle(), 0, ZMQ_POLLIN, 0});
+        polled.push_back(peer.get());
       }
       if (zmq::poll(items, std::chrono::milliseconds(timeout_ms)) == 0) return std::nullopt;
       size_t next = 1;
@@ -120,11 +132,11 @@ std::optional<std::string> CoreClient::Receive(int timeout_ms) {
       }
       for (size_t i = 0; i < polled.size(); ++i) {
         if (!(items[next + i].revents & ZMQ_POLLIN)) continue;
-        // OnActorGone may drop the dealer while a batch is being read.
+        // The dealer may go while a batch is being read (the worker died).
         while (polled[i]->dealer) {
           auto frame = polled[i]->dealer->Recv(0);
           if (!frame) break;
-          OnDirectDone(polled[i]->id, *frame);
+          OnPeerFrame(*polled[i], *frame);
         }
       }
       if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
@@ -189,6 +201,25 @@ void CoreClient::Stash(std::string frame) {
       if (gone.ok()) OnActorGone(*gone);
       break;
     }
+    case MessageType::kLeaseGone: {
+      auto gone = protocol::DecodeBody<protocol::LeaseGone>(env->body, "LeaseGone");
+      if (gone.ok()) OnLeaseGone(*gone);
+      break;
+    }
+    case MessageType::kLeaseGranted: {
+      auto grant = protocol::DecodeBody<protocol::LeaseGranted>(env->body, "LeaseGranted");
+      if (!grant.ok()) break;
+      leased_to_ = grant->caller;
+      lease_revoked_ = false;
+      returned_to_.clear();
+      lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
+      break;
+    }
+    case MessageType::kRevokeLease:
+      // The caller is gone: its tasks not started yet are dropped.
+      std::erase_if(pending_tasks_, [&](const IncomingTask& t) { return t.reply_to == leased_to_; });
+      lease_revoked_ = !leased_to_.empty();
+      break;
     case MessageType::kLogLines: {
       auto lines = protocol::DecodeBody<protocol::LogLines>(env->body, "LogLines");
       if (!lines.ok()) break;
@@ -357,12 +388,11 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
   }
   std::vector<ObjectId> ids;
   for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
-  if (spec.kind == ri::kActorTask) {
-    if (DirectActor* actor = DirectRoute(spec.actor_id)) {
-      for (const ObjectId& id : ids) Own(id, /*direct=*/true);
-      SubmitDirect(*actor, std::move(spec));
-      return ids;
-    }
+  DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(spec.actor_id) : LeaseFor(spec);
+  if (peer) {
+    for (const ObjectId& id : ids) Own(id, /*direct=*/true);
+    SubmitDirect(*peer, std::move(spec));
+    return ids;
   }
   SendWithFrees(protocol::Encode(MessageType::kSubmitTask, 0, spec), /*all=*/false);
   for (const ObjectId& id : ids) Own(id);
@@ -456,6 +486,7 @@ Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, siz
   const int64_t deadline = Deadline(timeout_ms);
   if (!direct_pending_.empty() && !Pump(0)) return Status::Unavailable("the raylet died");
   std::vector<bool> ready(ids.size());
+  std::vector<bool> raylet_ready(ids.size());  // what the raylet said was ready (stays so)
   // Report at most `num` ready, in input order (Ray's contract).
   auto answer = [&] {
     size_t taken = 0;
@@ -467,7 +498,7 @@ Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, siz
     protocol::WaitRequest req;
     std::vector<size_t> asked, in_flight;  // positions: the raylet's, direct calls'
     for (size_t i = 0; i < ids.size(); ++i) {
-      ready[i] = LocalValue(ids[i]) != nullptr;
+      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr;
       if (ready[i]) {
         ++count;
       } else if (direct_pending_.count(ids[i])) {
@@ -478,7 +509,7 @@ Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, siz
       }
     }
     int wait = Remaining(deadline);
-    if (count >= num || (asked.empty() && wait == 0)) return answer();
+    if (count >= num || (wait == 0 && asked.empty())) return answer();
     if (asked.empty()) {
       if (!Pump(wait)) return Status::Unavailable("the raylet died");
       continue;
@@ -499,13 +530,23 @@ Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, siz
     if (!body) continue;
     RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::WaitReply>(*body, "WaitReply"));
     if (reply.ready.size() != asked.size()) return Status::Internal("malformed WaitReply");
-    for (size_t k = 0; k < asked.size(); ++k) ready[asked[k]] = reply.ready[k];
-    return answer();
+    for (size_t k = 0; k < asked.size(); ++k) raylet_ready[asked[k]] = reply.ready[k];
+    if (wait == 0) {  // a poll: one answer is all
+      for (size_t i = 0; i < ids.size(); ++i) ready[i] = raylet_ready[i] || LocalValue(ids[i]);
+      return answer();
+    }
   }
 }
 
 Result<std::string> CoreClient::Call(const std::string& op, const std::string& body) {
   protocol::CallRequest req{op, body, ""};
+  if (op == "profile_event") {
+    // The raylet may not know what this worker runs (direct calls): say it.
+    auto span = protocol::DecodeBody<std::tuple<std::string, int64_t, int64_t>>(body, op.c_str());
+    if (!span.ok()) return span.status();
+    req.body = ri::Pack(std::tuple_cat(
+        *span, std::make_tuple(is_driver_ ? std::string() : current_task_.Binary(), job_.Binary())));
+  }
   RAY_ASSIGN_OR_RETURN(std::string reply_body,
                        Roundtrip(MessageType::kCall, ri::Pack(req), MessageType::kCallReply));
   RAY_ASSIGN_OR_RETURN(auto reply,
@@ -517,6 +558,12 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
 std::optional<IncomingTask> CoreClient::NextTask() {
   while (true) {
     FlushTaskEvents(/*force=*/false);
+    CheckUnleased();
+    if (!leased_to_.empty() && pending_tasks_.empty() &&
+        (lease_revoked_ || MonoMillis() >= lease_idle_ms_)) {
+      if (auto frame = Receive(0)) Stash(std::move(*frame));  // a task may be on its way
+      if (pending_tasks_.empty() && !leased_to_.empty()) ReturnLease();
+    }
     if (!pending_tasks_.empty()) {
       IncomingTask task = std::move(pending_tasks_.front());
       pending_tasks_.pop_front();
@@ -528,6 +575,8 @@ std::optional<IncomingTask> CoreClient::NextTask() {
     }
     int timeout = 1000;
     if (!task_events_.empty()) timeout = std::min<int>(timeout, Remaining(task_events_due_ms_));
+    if (!leased_to_.empty()) timeout = std::min<int>(timeout, Remaining(lease_idle_ms_));
+    if (!unleased_.empty()) timeout = std::min<int>(timeout, 5);
     auto frame = Receive(timeout);
     if (!frame) {
       if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) return std::nullopt;
@@ -545,6 +594,7 @@ void CoreClient::SendTaskDone(const IncomingTask& task, const protocol::TaskDone
   }
   // A caller that went away misses its answer; nothing else needs it.
   (void)direct_router_->Send(task.reply_to, protocol::Encode(MessageType::kTaskDone, 0, done));
+  if (task.reply_to == leased_to_) lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
   const protocol::TaskSpec& spec = task.task.spec;
   bool failed = std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {
     return r.state == static_cast<uint8_t>(ObjectState::kError);
@@ -631,23 +681,47 @@ void CoreClient::SendWithFrees(std::string frame, bool all) {
 }
 
 // ---------------------------------------------------------------------------
-// Direct actor calls.
+// Direct calls.
 //
-// A caller asks its raylet for an actor's direct endpoint before its first call, and
-// again after a blocking Get or Wait while the answer is "not now". The raylet says
-// yes only for an actor alive on this node with none of this caller's calls still
-// queued or running there, so that calls keep their order when the route changes.
-// When the actor's worker goes, the raylet sends ActorGone: calls in flight fail and
-// later ones go through the raylet (which restarts the actor, or fails them).
+// Actors: a caller asks its raylet for an actor's direct endpoint before its first
+// call, and again after a blocking Get or Wait while the answer is "not now". The
+// raylet says yes only for an actor alive on this node with none of this caller's
+// calls still queued or running there, so that calls keep their order when the route
+// changes. When the actor's worker goes, the raylet sends ActorGone: calls in flight
+// fail, and later ones go through the raylet (which restarts the actor, or fails
+// them).
+//
+// Normal tasks whose arguments are all here: a caller asks its raylet to lease it an
+// idle worker for the task's resource shape (the worker holds them meanwhile), and
+// sends tasks straight to it: to an idle lease, else a new one. When the raylet has
+// no resources left for another, short tasks queue on the caller's leases and long
+// ones go through the raylet. The worker returns the lease once it has been
+// idle for kLeaseIdleMs (telling the caller; tasks that cross that on the way are
+// bounced back, and go through the raylet). If the worker dies, the raylet sends
+// LeaseGone and the tasks in flight go through the raylet, with one retry fewer.
 
-CoreClient::DirectActor* CoreClient::DirectRoute(const std::string& actor_id) {
+
+CoreClient::DirectPeer& CoreClient::PeerAt(const std::string& endpoint) {
+  std::unique_ptr<DirectPeer>& peer = peers_[endpoint];
+  if (!peer || !peer->dealer) {
+    // Named as on the raylet's socket: a worker knows its lease holder by that name.
+    auto dealer = std::make_unique<transport::Dealer>(
+        std::string(dealer_->socket().get(zmq::sockopt::routing_id)));
+    if (!dealer->Connect(endpoint).ok()) RAY_LOG_WARN("cannot connect to {}", endpoint);
+    if (!peer) peer = std::make_unique<DirectPeer>();
+    peer->endpoint = endpoint;
+    peer->dealer = std::move(dealer);
+  }
+  return *peer;
+}
+
+CoreClient::DirectPeer* CoreClient::DirectRoute(const std::string& actor_id) {
   DirectActor& actor = direct_actors_[actor_id];
-  if (actor.route == DirectActor::kDirect) return &actor;
+  if (actor.route == DirectActor::kDirect) return actor.peer;
   if (actor.route == DirectActor::kNever ||
       (actor.route == DirectActor::kRaylet && actor.asked_epoch == block_epoch_)) {
     return nullptr;
   }
-  actor.id = actor_id;
   actor.asked_epoch = block_epoch_;
   actor.route = DirectActor::kRaylet;
   auto endpoint = Call("actor_endpoint", actor_id);
@@ -656,14 +730,48 @@ CoreClient::DirectActor* CoreClient::DirectRoute(const std::string& actor_id) {
     actor.route = DirectActor::kNever;
     return nullptr;
   }
-  auto dealer = std::make_unique<transport::Dealer>();
-  if (!dealer->Connect(*endpoint).ok()) return nullptr;
-  actor.dealer = std::move(dealer);
+  actor.peer = &PeerAt(*endpoint);
   actor.route = DirectActor::kDirect;
-  return &actor;
+  return actor.peer;
 }
 
-void CoreClient::SubmitDirect(DirectActor& actor, protocol::TaskSpec spec) {
+CoreClient::DirectPeer* CoreClient::LeaseFor(const protocol::TaskSpec& spec) {
+  if (spec.kind != ri::kNormalTask || spec.max_calls != 0 || spec.resources.count("GPU")) {
+    return nullptr;  // GPU ids and max_calls are per task: the raylet hands those out
+  }
+  for (const auto& arg : spec.args) {
+    if (!arg.is_ref) continue;
+    ObjectId id = ObjectId::FromBinary(arg.data);
+    if (!LocalValue(id) && !written_.count(id)) return nullptr;  // the raylet waits for it
+  }
+  std::string shape = ri::Pack(spec.resources);
+  LeasePool& pool = leases_[shape];
+  DirectPeer* least = nullptr;
+  for (DirectPeer* w : pool.workers) {
+    if (!least || w->inflight.size() < least->inflight.size()) least = w;
+  }
+  if (least && least->inflight.empty()) return least;
+  if (pool.denied_ms < 0 || MonoMillis() - pool.denied_ms >= kLeaseRetryMs) {
+    auto endpoint = Call("lease_worker", ri::Pack(std::make_tuple(spec.resources, spec.job_id)));
+    if (endpoint.ok() && !endpoint->empty() && *endpoint != "busy") {
+      DirectPeer& w = PeerAt(*endpoint);
+      w.lease = shape;
+      pool.workers.push_back(&w);
+      pool.denied_ms = -1;
+      return &w;
+    }
+    pool.denied_ms = MonoMillis();
+    pool.busy = endpoint.ok() && *endpoint == "busy";
+  }
+  // Every resource is taken: short tasks queue behind ours on our leases (their
+  // workers start the next without a round trip); long ones wait in the raylet's
+  // queue for whichever worker frees first.
+  bool short_tasks = pool.task_ms >= 0 && pool.task_ms < kShortTaskMs;
+  if (pool.busy && short_tasks && least && least->inflight.size() < kMaxLeaseQueue) return least;
+  return nullptr;
+}
+
+void CoreClient::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
   protocol::ExecuteTask task;
   // Arguments held here travel with the call; the worker fetches the rest itself.
   for (const auto& arg : spec.args) {
@@ -680,39 +788,73 @@ void CoreClient::SubmitDirect(DirectActor& actor, protocol::TaskSpec spec) {
       p.size = w->second->size();
     }
   }
-  DirectCall& call = actor.inflight[spec.task_id];
+  DirectCall& call = peer.inflight[spec.task_id];
   call.function = spec.function;
   TaskId tid = TaskId::FromBinary(spec.task_id);
   for (uint32_t i = 1; i <= spec.num_returns; ++i) {
     call.returns.push_back(ObjectId::ForTaskReturn(tid, i));
-    direct_pending_.emplace(call.returns.back(), actor.id);
+    direct_pending_.insert(call.returns.back());
   }
   spec.caller = dealer_->socket().get(zmq::sockopt::routing_id);
+  if (spec.kind == ri::kNormalTask) call.spec = spec;
   task.spec = std::move(spec);
-  actor.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
+  peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
   // Frees gather here as for raylet submissions (fire-and-forget loops stay bounded).
   protocol::FreeObjects frees = TakeFrees(/*all=*/false);
   if (!frees.ids.empty()) dealer_->Send(protocol::Encode(MessageType::kFreeObjects, 0, frees));
 }
 
-void CoreClient::OnDirectDone(const std::string& actor_id, std::string_view frame) {
+void CoreClient::OnPeerFrame(DirectPeer& peer, std::string_view frame) {
   auto env = protocol::DecodeEnvelope(frame);
-  auto done = env.ok() && env->type == MessageType::kTaskDone
-                  ? protocol::DecodeBody<protocol::TaskDone>(env->body, "TaskDone")
-                  : Result<protocol::TaskDone>(Status::InvalidArgument("not a TaskDone"));
-  DirectActor& actor = direct_actors_[actor_id];
-  auto call = done.ok() ? actor.inflight.find(done->task_id) : actor.inflight.end();
-  if (call == actor.inflight.end()) {
-    RAY_LOG_WARN("dropped an answer from actor {}: {}", ToHex(actor_id),
-                 done.ok() ? "not a call in flight" : done.status().message());
+  if (!env.ok()) {
+    RAY_LOG_WARN("dropped a frame from worker {}: {}", peer.endpoint, env.status().message());
+    return;
+  }
+  switch (env->type) {
+    case MessageType::kTaskDone: {
+      auto done = protocol::DecodeBody<protocol::TaskDone>(env->body, "TaskDone");
+      if (done.ok()) return OnDirectDone(peer, std::move(done).value());
+      RAY_LOG_WARN("dropped an answer from worker {}: {}", peer.endpoint, done.status().message());
+      return;
+    }
+    case MessageType::kTaskBounced: {  // body: the task id, raw
+      auto call = peer.inflight.find(std::string(env->body));
+      if (call == peer.inflight.end()) {
+        RAY_LOG_WARN("worker {} bounced a task not in flight", peer.endpoint);
+        return;
+      }
+      DirectCall bounced = std::move(call->second);
+      peer.inflight.erase(call);
+      EndLease(peer);  // it ran no task of ours: the lease is over
+      Resubmit(std::move(bounced));
+      return;
+    }
+    case MessageType::kLeaseReturned:
+      EndLease(peer);
+      return;
+    default:
+      RAY_LOG_WARN("dropped message type {} from worker {}", static_cast<int>(env->type),
+                   peer.endpoint);
+  }
+}
+
+void CoreClient::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
+  auto call = peer.inflight.find(done.task_id);
+  if (call == peer.inflight.end()) {
+    RAY_LOG_WARN("dropped an answer from worker {}: not a call in flight", peer.endpoint);
     return;
   }
   std::vector<ObjectId> returns = std::move(call->second.returns);
-  actor.inflight.erase(call);
-  for (ObjectPayload& p : done->returns) {
+  peer.inflight.erase(call);
+  if (!peer.lease.empty() && done.end_ms >= done.start_ms) {
+    double& task_ms = leases_[peer.lease].task_ms;
+    double ms = static_cast<double>(done.end_ms - done.start_ms);
+    task_ms = task_ms < 0 ? ms : 0.9 * task_ms + 0.1 * ms;
+  }
+  for (ObjectPayload& p : done.returns) {
     if (p.id.size() != ObjectId::kSize ||
         std::find(returns.begin(), returns.end(), ObjectId::FromBinary(p.id)) == returns.end()) {
-      RAY_LOG_WARN("dropped a result of actor {} that its call does not return", ToHex(actor_id));
+      RAY_LOG_WARN("dropped a result from worker {} that its call does not return", peer.endpoint);
       continue;
     }
     ObjectId id = ObjectId::FromBinary(p.id);
@@ -733,7 +875,7 @@ void CoreClient::OnDirectDone(const std::string& actor_id, std::string_view fram
   // A result missing from the answer is an error, not a wait forever.
   for (const ObjectId& id : returns) {
     if (!direct_pending_.erase(id)) continue;
-    ri::ErrorInfo e{ri::kSystem, "ray::Internal", "the actor's answer lacked this result", "", ""};
+    ri::ErrorInfo e{ri::kSystem, "ray::Internal", "the worker's answer lacked this result", "", ""};
     direct_values_[id] = ObjectCache::Entry{ObjectState::kError,
                                             std::make_shared<const std::string>(ri::Pack(e))};
   }
@@ -741,15 +883,19 @@ void CoreClient::OnDirectDone(const std::string& actor_id, std::string_view fram
 
 void CoreClient::OnActorGone(const protocol::ActorGone& gone) {
   auto it = direct_actors_.find(gone.actor_id);
-  if (it == direct_actors_.end() || !it->second.dealer) return;
+  if (it == direct_actors_.end() || it->second.route != DirectActor::kDirect) return;
   DirectActor& actor = it->second;
+  DirectPeer& peer = *actor.peer;
+  actor.route = DirectActor::kRaylet;
+  actor.asked_epoch = block_epoch_;
+  actor.peer = nullptr;
   // Answers the worker sent before it went still count.
-  while (actor.dealer) {
-    auto frame = actor.dealer->Recv(0);
+  while (peer.dealer) {
+    auto frame = peer.dealer->Recv(0);
     if (!frame) break;
-    OnDirectDone(actor.id, *frame);
+    OnPeerFrame(peer, *frame);
   }
-  for (const auto& [task, call] : actor.inflight) {
+  for (const auto& [task, call] : peer.inflight) {
     ri::ErrorInfo e{ri::kActorDied, "ActorDiedError",
                     fmt::format("actor method {} did not finish: {}", call.function, gone.cause),
                     call.function, ""};
@@ -758,10 +904,64 @@ void CoreClient::OnActorGone(const protocol::ActorGone& gone) {
       if (direct_pending_.erase(id)) direct_values_[id] = ObjectCache::Entry{ObjectState::kError, error};
     }
   }
-  actor.inflight.clear();
-  actor.dealer.reset();
-  actor.route = DirectActor::kRaylet;
-  actor.asked_epoch = block_epoch_;
+  peer.inflight.clear();
+  peer.dealer.reset();
+}
+
+void CoreClient::OnLeaseGone(const protocol::LeaseGone& gone) {
+  auto it = peers_.find(gone.endpoint);
+  if (it == peers_.end()) return;
+  DirectPeer& peer = *it->second;
+  while (peer.dealer) {  // answers sent before the worker died still count
+    auto frame = peer.dealer->Recv(0);
+    if (!frame) break;
+    OnPeerFrame(peer, *frame);
+  }
+  EndLease(peer);
+  peer.dealer.reset();
+  auto lost = std::move(peer.inflight);
+  peer.inflight.clear();
+  for (auto& [task, call] : lost) {
+    if (call.spec && call.spec->max_retries != 0) {
+      if (call.spec->max_retries > 0) --call.spec->max_retries;
+      RAY_LOG_WARN("the worker running {} died ({}); retrying ({} retries left)", call.function,
+                   gone.cause, call.spec->max_retries);
+      Resubmit(std::move(call));
+      continue;
+    }
+    ri::ErrorInfo e{ri::kWorkerCrashed, "WorkerCrashedError",
+                    fmt::format("the worker running task {} died unexpectedly ({}) and no "
+                                "retries are left",
+                                call.function, gone.cause),
+                    call.function, ""};
+    auto error = std::make_shared<const std::string>(ri::Pack(e));
+    for (const ObjectId& id : call.returns) {
+      if (direct_pending_.erase(id)) direct_values_[id] = ObjectCache::Entry{ObjectState::kError, error};
+    }
+  }
+}
+
+void CoreClient::EndLease(DirectPeer& peer) {
+  if (peer.lease.empty()) return;
+  auto& workers = leases_[peer.lease].workers;
+  std::erase(workers, &peer);
+  leases_[peer.lease].denied_ms = -1;
+  peer.lease.clear();
+  // Tasks sent after the worker let the lease go come back bounced; any others in
+  // flight still complete.
+}
+
+void CoreClient::Resubmit(DirectCall call) {
+  if (!call.spec) return;
+  // The raylet has the results from now on.
+  for (const ObjectId& id : call.returns) direct_pending_.erase(id);
+  {
+    std::lock_guard<std::mutex> lock(refs_mu_);
+    for (const ObjectId& id : call.returns) {
+      if (auto it = refs_.find(id); it != refs_.end()) it->second.direct = false;
+    }
+  }
+  SendWithFrees(protocol::Encode(MessageType::kSubmitTask, 0, *call.spec), /*all=*/false);
 }
 
 void CoreClient::PromoteEscaped() {
@@ -776,7 +976,7 @@ void CoreClient::PromoteEscaped() {
       if (!Pump(1000)) return;  // the raylet died: nothing to give the object to
     }
     auto v = direct_values_.find(id);
-    if (v == direct_values_.end()) continue;  // large: the raylet has it already
+    if (v == direct_values_.end()) continue;  // the raylet has it already
     protocol::PutRequest put;
     put.object.id = id.Binary();
     put.object.state = static_cast<uint8_t>(v->second.state);
@@ -791,8 +991,8 @@ void CoreClient::OnDirectFrame(const std::string& caller, std::string_view frame
                   ? protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask")
                   : Result<protocol::ExecuteTask>(Status::InvalidArgument("not an ExecuteTask"));
   Status valid = task.ok() ? protocol::CheckTaskSpec(task->spec) : task.status();
-  if (valid.ok() && task->spec.kind != ri::kActorTask) {
-    valid = Status::InvalidArgument("only actor methods are called directly");
+  if (valid.ok() && task->spec.kind == ri::kActorCreation) {
+    valid = Status::InvalidArgument("actors are created through the raylet");
   }
   if (valid.ok()) {
     size_t refs = std::count_if(task->spec.args.begin(), task->spec.args.end(),
@@ -803,8 +1003,45 @@ void CoreClient::OnDirectFrame(const std::string& caller, std::string_view frame
     RAY_LOG_WARN("dropped a direct call from {}: {}", ToHex(caller), valid.message());
     return;
   }
-  task->plugin_path.clear();  // actor methods run in the actor's own plugin
-  pending_tasks_.push_back(IncomingTask{std::move(task).value(), caller});
+  task->plugin_path.clear();  // found by the worker (actor methods: the actor's plugin)
+  IncomingTask in{std::move(task).value(), caller};
+  if (in.task.spec.kind == ri::kActorTask || caller == leased_to_) {
+    pending_tasks_.push_back(std::move(in));
+  } else {
+    unleased_.push_back(Unleased{std::move(in), MonoMillis()});
+  }
+}
+
+void CoreClient::CheckUnleased() {
+  while (!unleased_.empty()) {
+    Unleased& u = unleased_.front();
+    if (u.task.reply_to == leased_to_) {
+      pending_tasks_.push_back(std::move(u.task));
+    } else if (MonoMillis() - u.arrived_ms >= kUnleasedWaitMs || !leased_to_.empty() ||
+               u.task.reply_to == returned_to_) {
+      Bounce(u.task.reply_to, u.task.task.spec.task_id);
+    } else {
+      return;  // the oldest may still be let in: so may those behind it
+    }
+    unleased_.pop_front();
+  }
+}
+
+void CoreClient::Bounce(const std::string& caller, const std::string& task_id) {
+  // The body is the raw task id.
+  (void)direct_router_->Send(caller, protocol::Encode(MessageType::kTaskBounced, 0, task_id));
+}
+
+void CoreClient::ReturnLease() {
+  FlushTaskEvents(/*force=*/true);
+  if (!lease_revoked_) {
+    (void)direct_router_->Send(leased_to_,
+                               protocol::Encode(MessageType::kLeaseReturned, 0, std::string()));
+  }
+  SendWithFrees(protocol::Encode(MessageType::kReturnLease, 0, std::string()), /*all=*/true);
+  returned_to_ = leased_to_;
+  leased_to_.clear();
+  lease_revoked_ = false;
 }
 
 }  // namespace ray::core

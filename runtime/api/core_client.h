@@ -119,33 +119,59 @@ class CoreClient {
   // of; objects only this process knows (direct results) go here and now.
   protocol::FreeObjects TakeFrees(bool all);
 
-  // --- Direct actor calls: a caller sends calls to an actor on this node straight to
-  // its worker, and the worker answers straight back. Results live here (the owner)
-  // until their ids escape, when they go to the raylet for other processes to read.
+  // --- Direct calls: a caller sends actor calls, and normal tasks on workers the
+  // raylet leased to it, straight to the worker, which answers straight back.
+  // Results live here (the owner) until their ids escape, when they go to the raylet
+  // for other processes to read. See "Direct calls" in the .cc.
   struct DirectCall {
     std::string function;
     std::vector<ObjectId> returns;
+    std::optional<protocol::TaskSpec> spec;  // normal tasks: sent again if the worker goes
+  };
+  // A connection to a worker's direct socket.
+  struct DirectPeer {
+    std::string endpoint;
+    std::unique_ptr<transport::Dealer> dealer;  // null once the worker is gone
+    std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
+    std::unordered_map<std::string, DirectCall> inflight;  // by task id
   };
   struct DirectActor {
     // kAsk: ask the raylet before the next call; kRaylet: calls go through the
-    // raylet (ask again after the next blocking Get or Wait); kDirect: to `dealer`.
+    // raylet (ask again after the next blocking Get or Wait); kDirect: to `peer`.
     // kNever: the actor lives on another node.
     enum Route { kAsk, kRaylet, kDirect, kNever } route = kAsk;
-    std::string id;
     uint64_t asked_epoch = 0;
-    std::unique_ptr<transport::Dealer> dealer;
-    std::unordered_map<std::string, DirectCall> inflight;  // by task id
+    DirectPeer* peer = nullptr;
   };
-  // The actor's entry if calls to it go direct now (asking the raylet when due).
-  DirectActor* DirectRoute(const std::string& actor_id);
-  void SubmitDirect(DirectActor& actor, protocol::TaskSpec spec);
-  void OnDirectDone(const std::string& actor_id, std::string_view frame);
+  struct LeasePool {
+    std::vector<DirectPeer*> workers;
+    int64_t denied_ms = -1;  // when the raylet last had no worker to lease
+    bool busy = false;       // then, because every resource was taken
+    double task_ms = -1;     // how long tasks of the shape run (moving average)
+  };
+  // The connection to a worker's direct socket, made on first use.
+  DirectPeer& PeerAt(const std::string& endpoint);
+  // The actor's worker if calls to it go direct now (asking the raylet when due).
+  DirectPeer* DirectRoute(const std::string& actor_id);
+  // A leased worker to run `spec` on, or null (the task goes through the raylet).
+  DirectPeer* LeaseFor(const protocol::TaskSpec& spec);
+  void SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec);
+  void OnPeerFrame(DirectPeer& peer, std::string_view frame);
+  void OnDirectDone(DirectPeer& peer, protocol::TaskDone done);
   void OnActorGone(const protocol::ActorGone& gone);
+  void OnLeaseGone(const protocol::LeaseGone& gone);
+  void EndLease(DirectPeer& peer);
+  // Submits a direct call again through the raylet (its worker could not run it).
+  void Resubmit(DirectCall call);
   // Results of direct calls whose ids escaped go to the raylet (waiting for those
   // still in flight): before anything that may carry the ids is sent.
   void PromoteEscaped();
-  // Worker side: a frame from a direct caller.
+  // Worker side: frames from direct callers, the lease, and task events.
   void OnDirectFrame(const std::string& caller, std::string_view frame);
+  // Tasks from callers this worker is not (yet) leased to: the lease may be on its way.
+  void CheckUnleased();
+  void Bounce(const std::string& caller, const std::string& task_id);
+  void ReturnLease();
   void FlushTaskEvents(bool force);
 
   transport::Dealer* dealer_ = nullptr;
@@ -177,13 +203,24 @@ class CoreClient {
   std::deque<IncomingTask> pending_tasks_;  // received, not yet started
   std::unordered_set<uint64_t> abandoned_;  // requests whose replies are not awaited
   // Direct calls, caller side.
+  std::unordered_map<std::string, std::unique_ptr<DirectPeer>> peers_;  // by endpoint
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
-  std::unordered_map<ObjectId, std::string, IdHash> direct_pending_;  // -> actor id
+  std::unordered_map<std::string, LeasePool> leases_;           // by resource shape
+  std::unordered_set<ObjectId, IdHash> direct_pending_;         // results in flight
   std::unordered_map<ObjectId, ObjectCache::Entry, IdHash> direct_values_;  // arrived
   uint64_t block_epoch_ = 0;  // counts Gets and Waits that asked the raylet
   // Direct calls, worker side.
   std::unique_ptr<transport::Router> direct_router_;
   std::string direct_endpoint_;
+  std::string leased_to_;      // the caller this worker is leased to ("": none)
+  std::string returned_to_;    // the caller whose lease it returned last
+  bool lease_revoked_ = false;  // that caller is gone: return the lease when idle
+  int64_t lease_idle_ms_ = 0;  // the lease ends if no task comes by then
+  struct Unleased {
+    IncomingTask task;
+    int64_t arrived_ms;
+  };
+  std::deque<Unleased> unleased_;
   // Direct calls this worker ran, reported to the raylet within a short delay.
   static constexpr int64_t kTaskEventsDelayMs = 100;
   static constexpr size_t kMaxTaskEvents = 1000;

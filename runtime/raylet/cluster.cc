@@ -25,6 +25,15 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     pool_->ReadOutput();
   } else if (msg->op == "actor_endpoint") {
     reply.body = DirectEndpoint(c, msg->body);
+  } else if (msg->op == "lease_worker") {
+    reply.body = LeaseWorker(c, msg->body);
+  } else if (msg->op == "plugin_path") {
+    // A task sent directly: its worker asks where the plugin is on this node.
+    if (msg->body.empty() || msg->body.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      fail(Status::InvalidArgument("plugin hash '" + msg->body + "' is not hex"));
+    } else {
+      reply.body = PluginPath(msg->body);
+    }
   } else if (msg->op == "node_id") {
     reply.body = node_id_.Hex();
   } else if (msg->op == "get_actor") {
@@ -45,20 +54,17 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     // The GPUs this client's task or actor holds (drivers: none).
     reply.body = ri::Pack(c.gpus.ids());
   } else if (msg->op == "profile_event") {
-    // body: msgpack [name, start_ms, end_ms], a span of the client's current task
-    // (or of the driver's job).
-    auto span = protocol::DecodeBody<std::tuple<std::string, int64_t, int64_t>>(msg->body,
-                                                                                "profile_event");
+    // body: msgpack [name, start_ms, end_ms, task_id, job_id], a span of the client's
+    // current task ("" on a driver, for the driver's job).
+    auto span = protocol::DecodeBody<
+        std::tuple<std::string, int64_t, int64_t, std::string, std::string>>(msg->body,
+                                                                             "profile_event");
     if (!span.ok()) {
       fail(span.status());
     } else {
       TaskSpec where;
-      if (const TaskSpec* t = CurrentTask(c)) {
-        where.task_id = t->task_id;
-        where.job_id = t->job_id;
-      } else {
-        where.job_id = c.job_id;
-      }
+      where.task_id = std::get<3>(*span);
+      where.job_id = c.is_driver ? c.job_id : std::get<4>(*span);
       where.function = std::get<0>(*span);
       RecordTask(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
     }
@@ -131,6 +137,7 @@ void Raylet::Periodic() {
   for (const auto& peer : gone) {
     RAY_LOG_WARN("driver pid {} exited without disconnecting", clients_[peer].pid);
     FinishJob(clients_[peer].job_id);
+    RevokeLeasesOf(peer);
     // It could not record its end: do it for it, so that every node releases the job.
     if (!stop_->load()) (void)gcs_.FinishJob(clients_[peer].job_id, -1);
     clients_.erase(peer);

@@ -163,9 +163,11 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kTaskDone: return HandleTaskDone(c, env->body);
     case MessageType::kFreeObjects: return HandleFree(c, env->body);
     case MessageType::kTaskEvents: return HandleTaskEvents(c, env->body);
+    case MessageType::kReturnLease: return HandleReturnLease(c);
     case MessageType::kCall: return HandleCall(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
+      RevokeLeasesOf(peer);
       clients_.erase(it);
       return;
     default:
@@ -404,8 +406,8 @@ void Raylet::HandleFree(Client& c, std::string_view body) {
 
 void Raylet::Unblock(Client& c) {
   c.blocked = false;
-  if (!c.running) return;
-  ResourceSet cpu = ResourcesOf(*c.running).CpuOnly();
+  if (!c.running && c.leased_to.empty()) return;
+  ResourceSet cpu = (c.running ? ResourcesOf(*c.running) : c.lease_shape).CpuOnly();
   available_.Subtract(cpu);
   c.held.Add(cpu);
 }

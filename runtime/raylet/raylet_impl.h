@@ -80,6 +80,8 @@ struct Client {
   GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
   int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
   std::string direct_endpoint;       // where callers reach the actor it may host
+  std::string leased_to;             // the caller it runs tasks for, directly
+  ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
 };
 
 struct Actor {
@@ -134,6 +136,12 @@ class Raylet {
   void HandleCall(Client& c, uint64_t req, std::string_view body);
   // Direct calls a worker ran: their events, for the state API and timeline.
   void HandleTaskEvents(Client& c, std::string_view body);
+  // Leases (see scheduling.cc): an idle worker for `caller`'s tasks of one resource
+  // shape (its direct endpoint; "busy" if the resources are all taken, "" if there is
+  // no worker now), its return, and the leases of a caller that is gone.
+  std::string LeaseWorker(const Client& caller, std::string_view body);
+  void HandleReturnLease(Client& c);
+  void RevokeLeasesOf(const std::string& caller);
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
   // A client's message body as a T, or nullopt after a warning naming the client

@@ -361,6 +361,12 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   gpus_.Release(c.gpus);
   Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(e.worker_id);
+  RevokeLeasesOf(e.worker_id);
+  if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
+    SendMsg(c.leased_to, MessageType::kLeaseGone, 0,
+            protocol::LeaseGone{c.direct_endpoint,
+                                fmt::format("pid {} {}", e.pid, e.how)});
+  }
   if (c.state == Client::kActor) {
     OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
     return;
@@ -473,6 +479,60 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   a.queue.clear();
   // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
   if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
+}
+
+std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
+  auto msg = protocol::DecodeBody<std::tuple<std::map<std::string, double>, std::string>>(
+      body, "lease_worker");
+  if (!msg.ok()) return "";
+  TaskSpec shape;
+  shape.resources = std::get<0>(*msg);
+  ResourceSet need = ResourcesOf(shape);
+  // Tasks queued here for the shape go first; GPU ids are handed out per task.
+  auto queued = ready_.find(need);
+  if ((queued != ready_.end() && !queued->second.empty()) || GpuAmount(need) > 0 ||
+      std::get<1>(*msg).size() != JobId::kSize) {
+    return "";
+  }
+  if (!available_.Contains(need)) return "busy";
+  while (!idle_.empty() && (!clients_.count(idle_.front()) ||
+                            clients_.at(idle_.front()).state != Client::kIdle)) {
+    idle_.pop_front();
+  }
+  if (idle_.empty()) {
+    if (starting_ == 0) StartWorkers(1);  // for the next ask
+    return "";
+  }
+  Client& w = clients_.at(idle_.front());
+  if (w.direct_endpoint.empty()) return "";
+  idle_.pop_front();
+  available_.Subtract(need);
+  w.held = w.lease_shape = need;
+  w.state = Client::kBusy;
+  w.leased_to = caller.peer;
+  w.last_job = std::get<1>(*msg);
+  w.dispatched_ms = NowMillis();
+  SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller.peer});
+  return w.direct_endpoint;
+}
+
+void Raylet::HandleReturnLease(Client& c) {
+  if (c.leased_to.empty()) {
+    RAY_LOG_WARN("worker {} returned a lease it does not hold", Hex(c.peer));
+    return;
+  }
+  available_.Add(c.held);
+  c.held = c.lease_shape = ResourceSet();
+  c.leased_to.clear();
+  c.blocked = false;
+  c.state = Client::kIdle;
+  idle_.push_front(c.peer);  // a warm worker first
+}
+
+void Raylet::RevokeLeasesOf(const std::string& caller) {
+  for (auto& [peer, w] : clients_) {
+    if (w.leased_to == caller) Send(peer, MessageType::kRevokeLease, 0, "");
+  }
 }
 
 std::string Raylet::DirectEndpoint(const Client& caller, const std::string& actor_id) {

@@ -37,6 +37,7 @@ enum class MessageType : uint16_t {
   kDisconnect = 8,      // empty body
   kFreeObjects = 10,    // FreeObjects (no reply)
   kTaskEvents = 11,     // TaskEvents (worker: the direct calls it ran; no reply)
+  kReturnLease = 12,    // empty body (a leased worker is idle: its lease ends)
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -50,8 +51,13 @@ enum class MessageType : uint16_t {
   kExit = 26,      // worker: exit now (empty body)
   kRevokeTasks = 27,  // RevokeTasks: drop these tasks sent ahead, not yet started
   kActorGone = 28,    // ActorGone: an actor called directly died or restarts
-  // caller <-> actor's worker, directly (the raylet not involved): kExecuteTask
-  // (caller -> worker) and kTaskDone (worker -> caller)
+  kLeaseGranted = 29, // LeaseGranted (to a worker: tasks from this caller may come)
+  kRevokeLease = 30,  // empty body (to a leased worker: its caller is gone)
+  kLeaseGone = 31,    // LeaseGone (to a caller: its leased worker died)
+  // caller <-> worker, directly (the raylet not involved): kExecuteTask (caller ->
+  // worker) and kTaskDone (worker -> caller), and:
+  kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend
+  kLeaseReturned = 71,  // worker -> caller: empty body; the lease ended
   // raylet/cli -> gcs
   kRegisterNode = 40,   // NodeInfo -> GcsReply
   kHeartbeat = 41,      // Heartbeat -> GcsReply
@@ -281,6 +287,19 @@ struct ActorGone {
   std::string actor_id;
   std::string cause;
   MSGPACK_DEFINE_ARRAY(actor_id, cause);
+};
+
+// A worker leased to a caller, which sends it normal tasks directly until the lease
+// ends (the worker returns it when idle, or dies).
+struct LeaseGranted {
+  std::string caller;  // the caller's identity (as on the raylet's socket)
+  MSGPACK_DEFINE_ARRAY(caller);
+};
+
+struct LeaseGone {
+  std::string endpoint;  // the worker's direct endpoint
+  std::string cause;
+  MSGPACK_DEFINE_ARRAY(endpoint, cause);
 };
 
 struct CallRequest {

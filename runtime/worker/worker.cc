@@ -62,7 +62,7 @@ class Worker {
     std::shared_ptr<Plugin> plugin;
     std::unique_ptr<core::RuntimeBinding> binding;
   };
-  Result<Loaded*> PluginFor(const std::string& hash, const std::string& path);
+  Result<Loaded*> PluginFor(const std::string& hash, std::string path);
   protocol::TaskDone Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e);
   std::string Where() const {
     return fmt::format("node {}, pid {}", client_->node().node_address, ::getpid());
@@ -78,9 +78,13 @@ class Worker {
   void* actor_ = nullptr;
 };
 
-Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, const std::string& path) {
+Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, std::string path) {
   auto it = plugins_.find(hash);
   if (it != plugins_.end()) return &it->second;
+  // Tasks sent directly by their caller do not carry the plugin's local path.
+  if (path.empty()) {
+    RAY_ASSIGN_OR_RETURN(path, client_->Call("plugin_path", hash));
+  }
   RAY_ASSIGN_OR_RETURN(auto plugin, Plugin::Load(path));
   Loaded loaded{plugin, std::make_unique<core::RuntimeBinding>(client_, hash)};
   plugin->Attach(loaded.binding->api());
