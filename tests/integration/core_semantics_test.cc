@@ -78,6 +78,10 @@ TEST_F(CoreSemanticsTest, DirectActorCallsKeepOrderAndSemantics) {
   ExpectPassed("direct_calls", {"--num-cpus", "2"});
 }
 
+TEST_F(CoreSemanticsTest, LeasedWorkersRunTasksRetryThemAndEndTheirLeases) {
+  ExpectPassed("leased_tasks", {"--num-cpus", "2"});
+}
+
 TEST_F(CoreSemanticsTest, ActorsHoldResourcesUntilTheyDie) {
   ExpectPassed("actor_resources", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
 }

@@ -265,7 +265,8 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
 
 // A worker hosting an actor takes calls straight from callers on a socket of its own.
 // Junk and malformed calls there are dropped with a warning; a well-formed call,
-// even from a stranger, is answered on that socket, and the job goes on unharmed.
+// even from a stranger, is answered on that socket; a normal task from a caller the
+// worker is not leased to is bounced back; and the job goes on unharmed.
 TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   std::string sync = tmp_.path() + "/sync";
   std::filesystem::create_directories(sync);
@@ -305,38 +306,55 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   bad.spec.task_id = "short";
   malformed.emplace_back("a 5-byte task id", protocol::Encode(MessageType::kExecuteTask, 0, bad));
   bad = call;
-  bad.spec.kind = ray::internal::kNormalTask;
-  malformed.emplace_back("a normal task", protocol::Encode(MessageType::kExecuteTask, 0, bad));
+  bad.spec.kind = ray::internal::kActorCreation;
+  malformed.emplace_back("an actor creation", protocol::Encode(MessageType::kExecuteTask, 0, bad));
   bad = call;
   bad.spec.args.push_back(ray::internal::TaskArg{true, std::string(ObjectId::kSize, 'o')});
   malformed.emplace_back("a ref argument left unresolved",
                          protocol::Encode(MessageType::kExecuteTask, 0, bad));
 
-  int answered = 0, bumped = 0;
+  protocol::ExecuteTask task = call;
+  task.spec.task_id = NewTaskId(job).Binary();
+  task.spec.kind = ray::internal::kNormalTask;
+  task.spec.function = "Square";
+  task.spec.actor_id.clear();
+
+  int answered = 0, bumped = 0, bounced = 0;
   for (const std::string& path : sockets) {
     zmq::socket_t s(ctx_, zmq::socket_type::dealer);
     s.set(zmq::sockopt::linger, 0);
     s.connect("ipc://" + path);
     for (const auto& [what, frame] : malformed) s.send(zmq::buffer(frame), zmq::send_flags::none);
     s.send(zmq::buffer(protocol::Encode(MessageType::kExecuteTask, 0, call)), zmq::send_flags::none);
-    auto frame = Recv(s, 2000);
-    if (!frame) continue;  // the socket of a worker that died (the killed actor's)
-    auto env = protocol::DecodeEnvelope(*frame);
-    ASSERT_TRUE(env.ok() && env->type == MessageType::kTaskDone) << path;
-    auto done = protocol::DecodeBody<protocol::TaskDone>(env->body, "TaskDone");
-    ASSERT_TRUE(done.ok() && done->task_id == call.spec.task_id && done->returns.size() == 1);
-    ++answered;
-    // The worker hosting keeper runs the call; others refuse it with an error.
-    bumped += done->returns[0].state == static_cast<uint8_t>(protocol::ObjectState::kInline);
+    s.send(zmq::buffer(protocol::Encode(MessageType::kExecuteTask, 0, task)), zmq::send_flags::none);
+    // The call's answer, and the task bounced (not run: no lease) within a second.
+    for (int n = 0; n < 2; ++n) {
+      auto frame = Recv(s, 2000);
+      if (!frame) break;  // the socket of a worker that died (the killed actor's)
+      auto env = protocol::DecodeEnvelope(*frame);
+      ASSERT_TRUE(env.ok()) << path;
+      if (env->type == MessageType::kTaskBounced) {
+        EXPECT_EQ(std::string(env->body), task.spec.task_id);
+        ++bounced;
+        continue;
+      }
+      ASSERT_EQ(env->type, MessageType::kTaskDone) << path;
+      auto done = protocol::DecodeBody<protocol::TaskDone>(env->body, "TaskDone");
+      ASSERT_TRUE(done.ok() && done->task_id == call.spec.task_id && done->returns.size() == 1);
+      ++answered;
+      // The worker hosting keeper runs the call; others refuse it with an error.
+      bumped += done->returns[0].state == static_cast<uint8_t>(protocol::ObjectState::kInline);
+    }
   }
   EXPECT_GE(answered, 1);
   EXPECT_EQ(bumped, 1) << "the keeper's worker did not answer a direct call";
+  EXPECT_EQ(bounced, answered) << "a worker ran (or dropped) a task it was not leased for";
   int warned = 0;
   for (const auto& e : std::filesystem::directory_iterator(session_ + "/logs")) {
     if (e.path().filename().string().rfind("worker-", 0) != 0) continue;
     warned += CountLines(ReadText(e.path().string()), "dropped a direct call");
   }
-  EXPECT_GE(warned, static_cast<int>(malformed.size()) - 1) << "warnings in the workers' logs";
+  EXPECT_GE(warned, static_cast<int>(malformed.size())) << "warnings in the workers' logs";
 
   std::ofstream(sync + "/release").put('x');
   int status = -1;

@@ -613,6 +613,39 @@ void DirectCalls(const std::string&) {
   CHECK_THAT(*ray::Get(counter.Task(&Counter::Add).Remote(0)) == 20005, "fire and forget");
 }
 
+// Normal tasks go straight to workers the raylet leases to the caller. Results,
+// errors and large values come back as they do through the raylet; a leased worker
+// that dies has its task run again (one retry fewer); and leases end, so that every
+// CPU is free again soon after.
+void LeasedTasks(const std::string& dir) {
+  CHECK_THAT(*ray::Get(ray::Task(Increment).Remote(0)) == 1, "warm-up");  // a worker is idle now
+  std::vector<ray::ObjectRef<int>> refs;
+  for (int i = 0; i < 3000; ++i) refs.push_back(ray::Task(Increment).Remote(i));
+  int64_t sum = 0;
+  for (const auto& v : ray::Get(refs)) sum += *v;
+  CHECK_THAT(sum == 3000 * 2999 / 2 + 3000, "sum " << sum);
+  auto b = ray::Task(Add2).Remote(ray::Task(Increment).Remote(1), ray::Task(Increment).Remote(2));
+  CHECK_THAT(*ray::Get(b) == 5, "results in flight passed on");
+  auto e = ExpectThrow<ray::TaskError>([&] { ray::Get(ray::Task(Boom).Remote()); }, "Boom");
+  CHECK_THAT(e.message() == "boom" && e.task() == "Boom", e.task() << ": " << e.message());
+  CHECK_THAT(*ray::Get(ray::Task(MakeBytes).Remote(int64_t{3} << 20, 9)) == Pattern(size_t{3} << 20, 9),
+             "a 3 MiB result");
+
+  CHECK_THAT(*ray::Get(ray::Task(KillOnce).Remote(dir)) > 0, "KillOnce");
+  CHECK_THAT(CountMarkers(dir, "once") == 2, "attempts " << CountMarkers(dir, "once"));
+  ray::Get(ray::Task(Increment).Remote(0));
+  auto never = ray::Task(KillAlways).SetMaxRetries(0).Remote(dir, std::string("never"));
+  ExpectThrow<ray::WorkerCrashedError>([&] { ray::Get(never); }, "max_retries=0");
+  CHECK_THAT(CountMarkers(dir, "never") == 1, "attempts " << CountMarkers(dir, "never"));
+
+  bool freed = false;
+  for (int i = 0; i < 100 && !freed; ++i) {
+    freed = ray::AvailableResources()["CPU"] == 2;
+    if (!freed) SleepMs(20);
+  }
+  CHECK_THAT(freed, "CPUs still held: " << ray::AvailableResources()["CPU"] << " of 2 free");
+}
+
 // CORE-054, 064: an actor holds its resources for its lifetime and releases them when
 // it dies; killing an actor that has not started yet also kills it. Run with
 // --resources '{"Custom": 1}'.
@@ -746,6 +779,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
       {"resources", Resources},
       {"actors", Actors},
       {"direct_calls", DirectCalls},
+      {"leased_tasks", LeasedTasks},
       {"actor_resources", ActorResources},
       {"max_calls", MaxCalls},
       {"large_objects", LargeObjects},
