@@ -17,7 +17,8 @@ void AddRllib(CLI::App& app);  // also the `rllib` command (argv[0])
 void AddTune(CLI::App& app);   // also the `tune` command (argv[0])
 // `tune list-trials` / `tune list-experiments` (ls / lsx), added to `tune`.
 void AddTuneList(CLI::App& tune);
-void AddDaemons(CLI::App& app);  // hidden: _gcs, _raylet, _worker
+// argv: the process's own, which a worker forked by the zygote renames itself in.
+void AddDaemons(CLI::App& app, int argc, char** argv);  // hidden: _gcs, _raylet, _worker
 
 // Thrown by Run functions to exit with a message and a code (caught in main).
 struct Exit {

@@ -2,6 +2,8 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_server.h"
 #include "runtime/raylet/raylet.h"
+#include "runtime/raylet/zygote.h"
 #include "runtime/worker/worker.h"
 
 namespace ray::cli {
@@ -33,7 +36,7 @@ std::string Token(const std::string& session_dir) {
 
 }  // namespace
 
-void AddDaemons(CLI::App& app) {
+void AddDaemons(CLI::App& app, int argc, char** argv) {
   auto gcs = std::make_shared<gcs::GcsOptions>();
   auto* g = app.add_subcommand("_gcs", "")->group("");
   g->add_option("--session-dir", gcs->session_dir)->required();
@@ -81,16 +84,42 @@ void AddDaemons(CLI::App& app) {
   fp->callback([endpoint] { throw Exit{transport::RunFloorPeer(*endpoint)}; });
 
   auto w = std::make_shared<worker::WorkerOptions>();
+  auto run_worker = [w] {
+    InitLogging("worker", "");
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    Status st = worker::RunWorker(*w);
+    if (!st.ok()) Fail("_worker", st);
+  };
   auto* wk = app.add_subcommand("_worker", "")->group("");
   wk->add_option("--raylet", w->raylet_endpoint)->required();
   wk->add_option("--worker-id", w->worker_id_hex)->required();
   wk->add_option("--session-dir", w->session_dir)->required();
   wk->add_option("--node-id", w->node_id_hex);
-  wk->callback([w] {
-    InitLogging("worker", "");
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);
-    Status st = worker::RunWorker(*w);
-    if (!st.ok()) Fail("_worker", st);
+  wk->callback(run_worker);
+
+  // The raylet's fork server (runtime/raylet/zygote.h): each worker it forks runs as
+  // `_worker` would, with the id the raylet gave it. Its command line then reads
+  // `_worker ... --worker-id <id>` (written over `_zygote` and the placeholder id), as
+  // for a worker started with exec.
+  auto zygote_fd = std::make_shared<int>(-1);
+  auto* zy = app.add_subcommand("_zygote", "")->group("");
+  zy->add_option("--fd", *zygote_fd)->required();
+  zy->add_option("--worker-id", w->worker_id_hex);  // placeholder
+  zy->add_option("--raylet", w->raylet_endpoint)->required();
+  zy->add_option("--session-dir", w->session_dir)->required();
+  zy->add_option("--node-id", w->node_id_hex);
+  zy->callback([w, zygote_fd, run_worker, argc, argv] {
+    auto id = raylet::ServeZygote(*zygote_fd);
+    if (!id) return;  // the raylet is gone
+    for (int i = 1; i < argc; ++i) {
+      std::string_view arg = argv[i];
+      if (arg == "_zygote") std::memcpy(argv[i], "_worker", arg.size());
+      if (arg == "--worker-id" && i + 1 < argc && std::strlen(argv[i + 1]) == id->size()) {
+        std::memcpy(argv[i + 1], id->data(), id->size());
+      }
+    }
+    w->worker_id_hex = *id;
+    run_worker();
   });
 }
 

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   ray::cli::AddTimeline(app);
   ray::cli::AddRllib(app);
   ray::cli::AddTune(app);
-  ray::cli::AddDaemons(app);
+  ray::cli::AddDaemons(app, argc, argv);
   // `rllib ...` and `tune ...` (links to this binary) are `ray rllib ...` and `ray tune ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string name = std::string(argv[0]).substr(std::string(argv[0]).rfind('/') + 1);

@@ -14,6 +14,7 @@ WorkerPool::WorkerPool(WorkerPoolOptions options, OutputSink sink)
     : options_(std::move(options)), sink_(std::move(sink)) {}
 
 WorkerPool::~WorkerPool() {
+  zygote_.reset();  // it exits when its socket closes
   for (auto& [id, p] : workers_) ::kill(p.pid, SIGKILL);
   for (auto& [id, p] : workers_) {
     int status;
@@ -22,16 +23,35 @@ WorkerPool::~WorkerPool() {
   }
 }
 
+Result<Child> WorkerPool::Launch(const std::string& hex) {
+  std::vector<std::string> flags{"--raylet", options_.raylet_endpoint, "--session-dir",
+                                 options_.session_dir, "--node-id", options_.node_id_hex};
+  if (options_.use_zygote && !zygote_failed_) {
+    if (!zygote_) {
+      auto started = Zygote::Start(options_.ray_binary, flags);
+      if (started.ok()) zygote_ = std::move(started).value();
+    }
+    if (zygote_) {
+      auto child = zygote_->Fork(hex);
+      if (child.ok()) return child;
+      RAY_LOG_WARN("{}; starting workers with fork and exec from now on",
+                   child.status().message());
+    }
+    zygote_.reset();
+    zygote_failed_ = true;
+  }
+  SpawnOptions spawn;
+  spawn.argv = {options_.ray_binary, "_worker", "--worker-id", hex};
+  spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
+  spawn.pipe_output = true;
+  spawn.parent_death_signal = SIGKILL;
+  return Spawn(spawn);
+}
+
 Result<std::string> WorkerPool::Start() {
   std::string id = RandomBytes(16);
   std::string hex = ToHex(id);
-  SpawnOptions spawn;
-  spawn.argv = {options_.ray_binary, "_worker", "--raylet", options_.raylet_endpoint,
-                "--worker-id", hex, "--session-dir", options_.session_dir,
-                "--node-id", options_.node_id_hex};
-  spawn.pipe_output = true;
-  spawn.parent_death_signal = SIGKILL;
-  RAY_ASSIGN_OR_RETURN(Child child, Spawn(spawn));
+  RAY_ASSIGN_OR_RETURN(Child child, Launch(hex));
   Proc p{child.pid, {child.stdout_fd, child.stderr_fd}, {}, {nullptr, nullptr}};
   std::string base = options_.session_dir + "/logs/worker-" + hex;
   p.log[0] = std::fopen((base + ".out").c_str(), "a");

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -12,7 +13,9 @@
 
 #include <zmq.hpp>
 
+#include "runtime/base/process.h"
 #include "runtime/base/status.h"
+#include "runtime/raylet/zygote.h"
 
 namespace ray::raylet {
 
@@ -21,6 +24,8 @@ struct WorkerPoolOptions {
   std::string raylet_endpoint;  // ipc:// endpoint workers connect to
   std::string session_dir;
   std::string node_id_hex;
+  // Fork workers from a zygote (see zygote.h); the raylet must be a child subreaper.
+  bool use_zygote = false;
 };
 
 class WorkerPool {
@@ -54,12 +59,17 @@ class WorkerPool {
     std::string partial[2];
     FILE* log[2];
   };
+  // A worker process: forked by the zygote, or started with fork and exec if the
+  // zygote is not used or fails.
+  Result<Child> Launch(const std::string& hex);
   void Drain(const std::string& id, Proc& p, int which, bool flush_partial);
   void Close(Proc& p);
 
   WorkerPoolOptions options_;
   OutputSink sink_;
   std::unordered_map<std::string, Proc> workers_;
+  std::unique_ptr<Zygote> zygote_;
+  bool zygote_failed_ = false;
 };
 
 }  // namespace ray::raylet

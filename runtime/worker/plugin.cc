@@ -1,17 +1,25 @@
 #include "runtime/worker/plugin.h"
 
+#include <unistd.h>
+
 #include <msgpack.hpp>
 
 #include "runtime/base/util.h"
 
 namespace ray::worker {
 
-Result<std::shared_ptr<Plugin>> Plugin::Load(const std::string& path) {
-  auto bytes = ReadFile(path);
-  if (!bytes.ok()) return Status::NotFound("plugin " + path + ": file cannot be read");
+Result<std::shared_ptr<Plugin>> Plugin::Load(const std::string& path, std::string hash) {
+  if (::access(path.c_str(), R_OK) != 0) {
+    return Status::NotFound("plugin " + path + ": file cannot be read");
+  }
+  if (hash.empty()) {
+    auto bytes = ReadFile(path);
+    if (!bytes.ok()) return Status::NotFound("plugin " + path + ": file cannot be read");
+    hash = ContentHash(*bytes);
+  }
   std::shared_ptr<Plugin> p(new Plugin());
   p->path_ = path;
-  p->hash_ = ContentHash(*bytes);
+  p->hash_ = std::move(hash);
   boost::dll::fs::error_code ec;
   p->lib_.load(path, ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   if (ec) {

@@ -18,7 +18,9 @@ namespace ray::worker {
 
 class Plugin {
  public:
-  static Result<std::shared_ptr<Plugin>> Load(const std::string& path);
+  // `hash`: the file's content hash if known (workers load plugins by hash), else
+  // computed from the file.
+  static Result<std::shared_ptr<Plugin>> Load(const std::string& path, std::string hash = "");
 
   const std::string& path() const { return path_; }
   const std::string& hash() const { return hash_; }  // content hash of the file

@@ -85,7 +85,7 @@ Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, std::string p
   if (path.empty()) {
     RAY_ASSIGN_OR_RETURN(path, client_->Call("plugin_path", hash));
   }
-  RAY_ASSIGN_OR_RETURN(auto plugin, Plugin::Load(path));
+  RAY_ASSIGN_OR_RETURN(auto plugin, Plugin::Load(path, hash));
   Loaded loaded{plugin, std::make_unique<core::RuntimeBinding>(client_, hash)};
   plugin->Attach(loaded.binding->api());
   return &(plugins_[hash] = std::move(loaded));

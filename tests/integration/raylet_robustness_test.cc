@@ -364,5 +364,50 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the job failed after the calls";
 }
 
+// Workers are forked by the raylet's zygote and adopted by the raylet, and read as
+// workers in `ps`. If the zygote is killed, the raylet says so once and starts
+// workers with fork and exec instead: jobs still run.
+TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
+  auto pids_of = [&](const std::string& role) {
+    std::vector<int> pids;
+    for (int pid : ProcessesMentioning(tmp_.path())) {
+      if (ReadText("/proc/" + std::to_string(pid) + "/cmdline").find(role) != std::string::npos) {
+        pids.push_back(pid);
+      }
+    }
+    return pids;
+  };
+  auto parent_of = [](int pid) {
+    std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
+    std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+    std::string state;
+    int ppid = -1;
+    rest >> state >> ppid;
+    return ppid;
+  };
+  std::vector<int> raylet = pids_of("_raylet"), zygote = pids_of("_zygote");
+  ASSERT_EQ(raylet.size(), 1u);
+  ASSERT_EQ(zygote.size(), 1u) << "no zygote";
+  std::vector<int> workers = pids_of("_worker");
+  ASSERT_FALSE(workers.empty()) << "no prestarted worker";
+  for (int w : workers) {
+    EXPECT_EQ(parent_of(w), raylet[0]) << "worker " << w << " was not adopted by the raylet";
+    EXPECT_EQ(ReadText("/proc/" + std::to_string(w) + "/cmdline").find("00000000000000000000000000000000"),
+              std::string::npos)
+        << "worker " << w << " kept the placeholder id";
+  }
+
+  ASSERT_EQ(::kill(zygote[0], SIGKILL), 0);
+  for (int w : workers) ::kill(w, SIGKILL);  // the job needs new workers
+  std::string work = tmp_.path() + "/work";
+  std::filesystem::create_directories(work);
+  RunResult job = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
+                          "--dir", work},
+                         tmp_.path());
+  EXPECT_EQ(job.exit_code, 0) << job.all();
+  EXPECT_EQ(CountLines(ReadText(log_), "starting workers with fork and exec from now on"), 1)
+      << ReadText(log_);
+}
+
 }  // namespace
 }  // namespace ray::testing

@@ -1,0 +1,150 @@
+#include "runtime/raylet/zygote.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ray::raylet {
+
+namespace {
+
+constexpr size_t kMaxIdBytes = 64;
+constexpr int kForkTimeoutMs = 5000;
+
+// One message with two file descriptors.
+bool SendWithFds(int socket, const std::string& payload, int fd0, int fd1) {
+  iovec iov{const_cast<char*>(payload.data()), payload.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+  int fds[2] = {fd0, fd1};
+  std::memcpy(CMSG_DATA(c), fds, sizeof(fds));
+  return ::sendmsg(socket, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(payload.size());
+}
+
+// The payload (empty: the peer is gone or sent something else) and its two fds.
+std::string RecvWithFds(int socket, int fds[2]) {
+  char buf[kMaxIdBytes];
+  iovec iov{buf, sizeof(buf)};
+  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  ssize_t n;
+  do {
+    n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) {
+    return "";
+  }
+  std::memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+std::optional<std::string> ServeZygote(int fd) {
+  const pid_t raylet = ::getppid();
+  while (true) {
+    int fds[2] = {-1, -1};
+    std::string id = RecvWithFds(fd, fds);
+    if (id.empty()) return std::nullopt;  // the raylet is gone
+    pid_t middle = ::fork();
+    if (middle == 0) {
+      const pid_t self = ::getpid();
+      pid_t worker = ::fork();
+      if (worker == 0) {
+        ::close(fd);
+        ::dup2(fds[0], 1);
+        ::dup2(fds[1], 2);
+        ::close(fds[0]);
+        ::close(fds[1]);
+        // Adopted by the raylet once the middle process has exited.
+        while (::getppid() == self) ::usleep(50);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != raylet) ::_exit(1);  // not adopted by it: nobody would reap us
+        return id;
+      }
+      int32_t pid = worker;  // -1 if the fork failed
+      (void)::send(fd, &pid, sizeof(pid), MSG_NOSIGNAL);
+      ::_exit(0);
+    }
+    ::close(fds[0]);
+    ::close(fds[1]);
+    if (middle < 0) {
+      int32_t failed = -1;
+      (void)::send(fd, &failed, sizeof(failed), MSG_NOSIGNAL);
+      continue;
+    }
+    int status;
+    while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+Result<std::unique_ptr<Zygote>> Zygote::Start(const std::string& binary,
+                                              const std::vector<std::string>& worker_args) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    return Status::Unavailable(std::string("socketpair: ") + std::strerror(errno));
+  }
+  ::fcntl(pair[1], F_SETFD, 0);  // the zygote's end survives its exec
+  SpawnOptions spawn;
+  // The placeholder id has a worker id's length: a forked worker writes its own there.
+  spawn.argv = {binary, "_zygote", "--fd", std::to_string(pair[1]), "--worker-id",
+                std::string(32, '0')};
+  spawn.argv.insert(spawn.argv.end(), worker_args.begin(), worker_args.end());
+  spawn.parent_death_signal = SIGKILL;
+  auto child = Spawn(spawn);
+  ::close(pair[1]);
+  if (!child.ok()) {
+    ::close(pair[0]);
+    return child.status();
+  }
+  return std::unique_ptr<Zygote>(new Zygote(pair[0], child->pid));
+}
+
+Zygote::~Zygote() { ::close(fd_); }
+
+Result<Child> Zygote::Fork(const std::string& worker_id_hex) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return Status::ResourceExhausted("pipe: " + std::string(std::strerror(errno)));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    return Status::ResourceExhausted("pipe: " + std::string(std::strerror(errno)));
+  }
+  bool sent = SendWithFds(fd_, worker_id_hex, out[1], err[1]);
+  ::close(out[1]);
+  ::close(err[1]);
+  int32_t pid = -1;
+  pollfd p{fd_, POLLIN, 0};
+  if (sent && ::poll(&p, 1, kForkTimeoutMs) == 1 &&
+      ::recv(fd_, &pid, sizeof(pid), 0) == static_cast<ssize_t>(sizeof(pid)) && pid > 0) {
+    ::fcntl(out[0], F_SETFL, O_NONBLOCK);
+    ::fcntl(err[0], F_SETFL, O_NONBLOCK);
+    return Child{pid, out[0], err[0]};
+  }
+  ::close(out[0]);
+  ::close(err[0]);
+  return Status::Unavailable("the zygote (pid " + std::to_string(pid_) + ") did not fork a worker");
+}
+
+}  // namespace ray::raylet
