@@ -2,8 +2,6 @@
 
 namespace ray::raylet {
 
-// Why a submitted task is refused, or Ok. CoreClient::Submit checks the same; the
-// raylet does not rely on its clients for it.
 namespace {
 
 double GpuAmount(const ResourceSet& need) {
