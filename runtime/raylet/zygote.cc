@@ -18,39 +18,42 @@ namespace {
 constexpr size_t kMaxIdBytes = 64;
 constexpr int kForkTimeoutMs = 5000;
 
-// One message with two file descriptors.
-bool SendWithFds(int socket, const std::string& payload, int fd0, int fd1) {
-  iovec iov{const_cast<char*>(payload.data()), payload.size()};
+// A message of `iov`'s bytes with two file descriptors (SCM_RIGHTS).
+struct FdMessage {
+  explicit FdMessage(iovec iov) : iov(iov) {
+    msg.msg_iov = &this->iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+
+  iovec iov;
   alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+};
+
+bool SendWithFds(int socket, const std::string& payload, int fd0, int fd1) {
+  FdMessage m(iovec{const_cast<char*>(payload.data()), payload.size()});
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(2 * sizeof(int));
   int fds[2] = {fd0, fd1};
   std::memcpy(CMSG_DATA(c), fds, sizeof(fds));
-  return ::sendmsg(socket, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(payload.size());
+  return ::sendmsg(socket, &m.msg, MSG_NOSIGNAL) == static_cast<ssize_t>(payload.size());
 }
 
 // The payload (empty: the peer is gone or sent something else) and its two fds.
 std::string RecvWithFds(int socket, int fds[2]) {
   char buf[kMaxIdBytes];
-  iovec iov{buf, sizeof(buf)};
-  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
+  FdMessage m(iovec{buf, sizeof(buf)});
   ssize_t n;
   do {
-    n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
+    n = ::recvmsg(socket, &m.msg, MSG_CMSG_CLOEXEC);
   } while (n < 0 && errno == EINTR);
-  cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&m.msg) : nullptr;
   if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int))) {
     return "";
   }
