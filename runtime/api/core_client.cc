@@ -746,9 +746,18 @@ CoreClient::DirectPeer* CoreClient::LeaseFor(const protocol::TaskSpec& spec) {
   }
   std::string shape = ri::Pack(spec.resources);
   LeasePool& pool = leases_[shape];
-  DirectPeer* least = nullptr;
-  for (DirectPeer* w : pool.workers) {
-    if (!least || w->inflight.size() < least->inflight.size()) least = w;
+  auto least_busy = [&] {
+    DirectPeer* least = nullptr;
+    for (DirectPeer* w : pool.workers) {
+      if (!least || w->inflight.size() < least->inflight.size()) least = w;
+    }
+    return least;
+  };
+  DirectPeer* least = least_busy();
+  if (least && least->inflight.empty() && MonoMillis() - least->idle_since_ms >= kLeaseIdleMs / 2) {
+    // Idle for a while: its worker may have returned the lease. Read what came.
+    if (!Pump(0)) return nullptr;
+    least = least_busy();
   }
   if (least && least->inflight.empty()) return least;
   if (pool.denied_ms < 0 || MonoMillis() - pool.denied_ms >= kLeaseRetryMs) {
@@ -756,6 +765,7 @@ CoreClient::DirectPeer* CoreClient::LeaseFor(const protocol::TaskSpec& spec) {
     if (endpoint.ok() && !endpoint->empty() && *endpoint != "busy") {
       DirectPeer& w = PeerAt(*endpoint);
       w.lease = shape;
+      w.idle_since_ms = MonoMillis();
       pool.workers.push_back(&w);
       pool.denied_ms = -1;
       return &w;
@@ -846,6 +856,7 @@ void CoreClient::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   }
   std::vector<ObjectId> returns = std::move(call->second.returns);
   peer.inflight.erase(call);
+  if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
   if (!peer.lease.empty() && done.end_ms >= done.start_ms) {
     double& task_ms = leases_[peer.lease].task_ms;
     double ms = static_cast<double>(done.end_ms - done.start_ms);

@@ -133,6 +133,7 @@ class CoreClient {
     std::string endpoint;
     std::unique_ptr<transport::Dealer> dealer;  // null once the worker is gone
     std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
+    int64_t idle_since_ms = 0;  // monotonic: when its last call in flight was answered
     std::unordered_map<std::string, DirectCall> inflight;  // by task id
   };
   struct DirectActor {
