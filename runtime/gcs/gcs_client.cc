@@ -146,6 +146,11 @@ Status GcsClient::AddTaskEvents(const std::vector<TaskEvent>& events) {
   return Call("add_task_events", Pack(events)).status();
 }
 
+Status GcsClient::RecordActors(
+    const std::vector<std::tuple<std::string, std::string, bool>>& records) {
+  return Call("record_actors", Pack(records)).status();
+}
+
 Status GcsClient::RegisterActor(const std::string& actor_id, const std::string& node_id) {
   return Call("register_actor", Pack(std::make_tuple(std::string(), actor_id, node_id))).status();
 }

@@ -3,6 +3,7 @@
 // Used by raylets, drivers and the CLI. Not thread-safe; cheap to create.
 
 #include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ class GcsClient {
   // Records where an actor lives (any actor, named or not).
   Status RegisterActor(const std::string& actor_id, const std::string& node_id);
   Result<std::string> ActorNode(const std::string& actor_id);  // "" if not alive
+  // Unnamed actors ALIVE on a node or DEAD, in bulk and in order: (id, node, alive).
+  Status RecordActors(const std::vector<std::tuple<std::string, std::string, bool>>& records);
 
   // The object directory: which nodes hold which objects.
   Status AddObjectLocations(const std::vector<std::pair<std::string, std::string>>& locations);

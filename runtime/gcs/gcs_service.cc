@@ -231,6 +231,7 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
       {"register_actor", &GcsService::RegisterActor},
       {"get_actor", &GcsService::GetActor},
       {"remove_actor", &GcsService::RemoveActor},
+      {"record_actors", &GcsService::RecordActors},
       {"add_job", &GcsService::AddJob},
       {"finish_job", &GcsService::FinishJob},
       {"get_jobs", &GcsService::GetJobs},
@@ -304,6 +305,17 @@ Result<std::string> GcsService::GetActor(const std::string& name) {
 
 Result<std::string> GcsService::RemoveActor(const std::string& actor_id) {
   RAY_RETURN_IF_ERROR(store_->SetActorDead(actor_id));
+  return std::string();
+}
+
+Result<std::string> GcsService::RecordActors(const std::string& body) {
+  using Records = std::vector<std::tuple<std::string, std::string, bool>>;
+  RAY_ASSIGN_OR_RETURN(Records records, protocol::DecodeBody<Records>(body, "record_actors body"));
+  for (const auto& [actor_id, node_id, alive] : records) {
+    if (actor_id.empty()) return Status::InvalidArgument("actor_id is empty");
+    RAY_RETURN_IF_ERROR(alive ? store_->PutActor(actor_id, "", node_id, /*job_id=*/"")
+                              : store_->SetActorDead(actor_id));
+  }
   return std::string();
 }
 

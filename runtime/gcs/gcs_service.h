@@ -65,6 +65,8 @@ class GcsService {
   Result<std::string> RegisterActor(const std::string& body);
   Result<std::string> GetActor(const std::string& body);
   Result<std::string> RemoveActor(const std::string& body);
+  // Unnamed actors, in bulk: [actor_id, node_id, alive] each, in order.
+  Result<std::string> RecordActors(const std::string& body);
   Result<std::string> AddJob(const std::string& body);
   Result<std::string> FinishJob(const std::string& body);
   Result<std::string> GetJobs(const std::string& body);

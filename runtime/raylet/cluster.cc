@@ -102,9 +102,9 @@ void Raylet::FinishJob(const std::string& job_id) {
     if (!a.worker.empty()) pool_->Kill(a.worker);
     a.state = Actor::kDead;
     a.death_cause = "its job finished";
-    // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
-    if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(id);
+    RecordActor(id, a);
   }
+  FlushActorRecords();  // the job's actors are DEAD in the GCS once it is over
   for (auto& [need, q] : ready_) {
     size_t before = q.size();
     q.erase(std::remove_if(q.begin(), q.end(), [&](const TaskSpec& t) { return t.job_id == job_id; }),
@@ -159,6 +159,7 @@ void Raylet::Periodic() {
   RefreshCluster();
   if (stop_->load()) return;
   FlushTaskEvents();
+  FlushActorRecords();
   if (stop_->load()) return;
   if (!new_locations_.empty()) {
     if (Status st = gcs_.AddObjects(new_locations_); !st.ok()) {

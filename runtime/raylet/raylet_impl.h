@@ -212,6 +212,10 @@ class Raylet {
   // Ray's ownership model. Actors it created on other nodes live until the job ends.
   void KillActorsOwnedBy(const std::string& worker_id);
   void KillActor(const std::string& actor_id);
+  // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
+  // for it or its name must be freed, else with the next FlushActorRecords().
+  void RecordActor(const std::string& actor_id, const Actor& a);
+  void FlushActorRecords();
   // Where `caller` may send calls to the actor directly: "" not now, "remote" never
   // (it lives on another node), else its worker's endpoint (see scheduling.cc).
   std::string DirectEndpoint(const Client& caller, const std::string& actor_id);
@@ -308,6 +312,7 @@ class Raylet {
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
   std::vector<gcs::TaskEvent> task_events_;  // not yet sent to the GCS
+  std::vector<std::tuple<std::string, std::string, bool>> actor_records_;  // likewise
   std::unordered_set<std::string> reported_running_;  // task ids with a RUNNING event
   size_t dropped_events_ = 0;                // while the GCS could not take them
   GpuAllocator gpus_;

@@ -302,10 +302,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
         return;
       }
       actor.state = Actor::kAlive;
-      // Handles may travel to other nodes, which look the actor up here.
-      if (Status st = gcs_.RegisterActor(c.actor_id, node_id_.Binary()); !st.ok()) {
-        RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(c.actor_id), st.message());
-      }
+      RecordActor(c.actor_id, actor);
       PumpActor(actor);
       return;
     }
@@ -475,8 +472,25 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
              fmt::format("actor method {} cannot run: {}", t.function, cause));
   }
   a.queue.clear();
-  // Recorded DEAD in the GCS (named actors free their name) by the node hosting it.
-  if (a.remote_node.empty() || !a.creation.actor_name.empty()) (void)gcs_.RemoveActor(actor_id);
+  RecordActor(actor_id, a);
+}
+
+void Raylet::RecordActor(const std::string& actor_id, const Actor& a) {
+  // Recorded DEAD by the node hosting it (named actors free their name), or by the
+  // node their name was taken on.
+  bool alive = a.state == Actor::kAlive;
+  if (!alive && !a.remote_node.empty() && a.creation.actor_name.empty()) return;
+  if (!MultiNode() && a.creation.actor_name.empty()) {
+    // Nobody looks an unnamed actor up in the GCS on a single node (the state API
+    // aside): the record waits for the next Periodic, with the others.
+    actor_records_.emplace_back(actor_id, node_id_.Binary(), alive);
+    return;
+  }
+  // Handles may travel to other nodes, which look the actor up there; a name must be
+  // free again at once. (Records waiting go first: they are older.)
+  FlushActorRecords();
+  Status st = alive ? gcs_.RegisterActor(actor_id, node_id_.Binary()) : gcs_.RemoveActor(actor_id);
+  if (!st.ok()) RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(actor_id), st.message());
 }
 
 std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {

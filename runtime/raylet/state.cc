@@ -44,6 +44,14 @@ void Raylet::HandleTaskEvents(Client& c, std::string_view body) {
   }
 }
 
+void Raylet::FlushActorRecords() {
+  if (actor_records_.empty() || stop_->load()) return;
+  if (Status st = gcs_.RecordActors(actor_records_); !st.ok()) {
+    RAY_LOG_WARN("cannot record {} actors in the GCS: {}", actor_records_.size(), st.message());
+  }
+  actor_records_.clear();
+}
+
 void Raylet::FlushTaskEvents() {
   // RUNNING events only for tasks still running now: a short task costs the GCS one
   // event (its end), a long one shows as RUNNING meanwhile.

@@ -257,6 +257,12 @@ TEST_F(GcsServerTest, ActorLocationsAndTheObjectDirectory) {
   ASSERT_TRUE(client.RegisterActor("actor2", "n1").ok());
   EXPECT_EQ(client.LookupNamedActor("svc").value(), "actor2");
   EXPECT_EQ(client.ActorNode("nobody").value(), "");
+  // Unnamed actors in bulk, in order: born, born, and the first dead.
+  ASSERT_TRUE(client.RecordActors({{"actor3", "n1", true}, {"actor4", "n2", true},
+                                   {"actor3", "n1", false}}).ok());
+  EXPECT_EQ(client.ActorNode("actor3").value(), "");
+  EXPECT_EQ(client.ActorNode("actor4").value(), "n2");
+  EXPECT_FALSE(client.RecordActors({{"", "n1", true}}).ok()) << "an empty actor id";
 
   // Object ids begin with their job id ("jobA" here).
   ASSERT_TRUE(client.AddObjectLocations({{"jobAobj1", "n1"}, {"jobAobj1", "n2"},
