@@ -95,6 +95,7 @@ struct Actor {
   int restarts = 0;
   std::string death_cause;
   std::set<std::string> direct_callers;  // clients told its worker's endpoint
+  bool killed = false;                    // Kill()ed: dies, never restarts
 };
 
 struct StoredObject {
@@ -219,6 +220,8 @@ class Raylet {
   // Where `caller` may send calls to the actor directly: "" not now, "remote" never
   // (it lives on another node), else its worker's endpoint (see scheduling.cc).
   std::string DirectEndpoint(const Client& caller, const std::string& actor_id);
+  // Tells the actor's direct callers its worker is gone (or going): see ActorGone.
+  void NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause);
 
   // --- the other nodes (cluster.cc)
   protocol::NodeInfo SelfInfo() const;

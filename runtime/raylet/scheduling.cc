@@ -299,6 +299,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
             ri::Unpack<ri::ErrorInfo>(it->second.data.data(), it->second.data.size()).message;
         OnActorDied(c.actor_id, "the actor's constructor failed: " + why);
         pool_->Kill(c.peer);
+        c.state = Client::kStarting;  // never reused; its exit is not the actor's death again
         return;
       }
       actor.state = Actor::kAlive;
@@ -443,10 +444,8 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   auto it = actors_.find(actor_id);
   if (it == actors_.end()) return;
   Actor& a = it->second;
-  for (const std::string& caller : a.direct_callers) {
-    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
-  }
-  a.direct_callers.clear();
+  if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
+  NotifyDirectCallers(actor_id, a, cause);
   for (const auto& t : a.inflight) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} did not finish: {}", t.function, cause));
@@ -547,12 +546,19 @@ void Raylet::RevokeLeasesOf(const std::string& caller) {
   }
 }
 
+void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause) {
+  for (const std::string& caller : a.direct_callers) {
+    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
+  }
+  a.direct_callers.clear();
+}
+
 std::string Raylet::DirectEndpoint(const Client& caller, const std::string& actor_id) {
   auto it = actors_.find(actor_id);
   if (it == actors_.end()) return "";
   Actor& a = it->second;
   if (!a.remote_node.empty()) return "remote";
-  if (a.state != Actor::kAlive) return "";
+  if (a.state != Actor::kAlive || a.killed) return "";
   auto w = clients_.find(a.worker);
   if (w == clients_.end() || w->second.direct_endpoint.empty()) return "";
   // Calls must run in the order they were made: none of this caller's may still wait
@@ -569,7 +575,7 @@ std::string Raylet::DirectEndpoint(const Client& caller, const std::string& acto
 void Raylet::KillActorsOwnedBy(const std::string& worker_id) {
   std::vector<std::string> owned;
   for (const auto& [id, a] : actors_) {
-    if (a.creation.caller == worker_id && a.remote_node.empty() && a.state != Actor::kDead) {
+    if (a.state != Actor::kDead && a.remote_node.empty() && a.creation.caller == worker_id) {
       owned.push_back(id);
     }
   }
@@ -584,6 +590,10 @@ void Raylet::KillActor(const std::string& actor_id) {
   if (it == actors_.end() || it->second.state == Actor::kDead) return;
   Actor& a = it->second;
   a.creation.max_restarts = a.restarts;  // no restart after a kill
+  a.killed = true;
+  // Direct callers hear it now, before the worker is gone: a call made after Kill()
+  // returns goes through the raylet, and fails.
+  NotifyDirectCallers(actor_id, a, "the actor was killed");
   if (!a.worker.empty()) {
     pool_->Kill(a.worker);  // OnWorkerExit reports the death
     return;

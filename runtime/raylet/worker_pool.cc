@@ -52,10 +52,8 @@ Result<std::string> WorkerPool::Start() {
   std::string id = RandomBytes(16);
   std::string hex = ToHex(id);
   RAY_ASSIGN_OR_RETURN(Child child, Launch(hex));
+  // The log files are made when the worker first writes (most never do).
   Proc p{child.pid, {child.stdout_fd, child.stderr_fd}, {}, {nullptr, nullptr}};
-  std::string base = options_.session_dir + "/logs/worker-" + hex;
-  p.log[0] = std::fopen((base + ".out").c_str(), "a");
-  p.log[1] = std::fopen((base + ".err").c_str(), "a");
   workers_.emplace(id, std::move(p));
   return id;
 }
@@ -73,6 +71,11 @@ void WorkerPool::Drain(const std::string& id, Proc& p, int which, bool flush_par
   while (p.fds[which] >= 0) {
     ssize_t n = ::read(p.fds[which], buf, sizeof(buf));
     if (n > 0) {
+      if (!p.log[which]) {
+        std::string path = options_.session_dir + "/logs/worker-" + ToHex(id) +
+                           (which == 0 ? ".out" : ".err");
+        p.log[which] = std::fopen(path.c_str(), "a");
+      }
       if (p.log[which]) {
         std::fwrite(buf, 1, static_cast<size_t>(n), p.log[which]);
         std::fflush(p.log[which]);

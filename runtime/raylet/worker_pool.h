@@ -1,7 +1,8 @@
 #pragma once
 // The raylet's worker processes: started on demand as `ray _worker`, their stdout
-// and stderr read through pipes (written to logs/worker-<id>.out|err and handed to
-// a sink for drivers), reaped when they exit. Workers die with the raylet.
+// and stderr read through pipes (written to logs/worker-<id>.out|err, made on the
+// first write, and handed to a sink for drivers), reaped when they exit. Workers die
+// with the raylet.
 
 #include <cstdio>
 #include <functional>
