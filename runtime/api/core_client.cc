@@ -386,6 +386,12 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
                          Call("register_actor_name", ri::Pack(std::make_tuple(
                                                          spec.actor_name, spec.task_id))));
   }
+  if (spec.kind == ri::kActorCreation) {
+    // Not running yet: no use asking for its worker before the next blocking call.
+    DirectActor& actor = direct_actors_[spec.task_id];
+    actor.route = DirectActor::kRaylet;
+    actor.asked_epoch = block_epoch_;
+  }
   std::vector<ObjectId> ids;
   for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
   DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(spec.actor_id) : LeaseFor(spec);
