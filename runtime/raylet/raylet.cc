@@ -1,7 +1,5 @@
 #include "runtime/raylet/raylet_impl.h"
 
-#include <sys/prctl.h>
-
 namespace ray::raylet {
 
 namespace {
@@ -25,12 +23,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   std::string socket_path = RayletSocketPath(options_.session_dir);
   ::unlink(socket_path.c_str());
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
-  // Workers forked by the zygote are adopted by the raylet when their middle process
-  // exits (see zygote.h): it reaps them as its own children.
-  bool subreaper = ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
   pool_ = std::make_unique<WorkerPool>(
-      WorkerPoolOptions{SelfExecutable(), endpoint_, options_.session_dir, node_id_.Hex(),
-                        subreaper},
+      WorkerPoolOptions{SelfExecutable(), endpoint_, options_.session_dir, node_id_.Hex()},
       [this](const std::string& w, int pid, std::string_view text, bool err) {
         ForwardLogs(w, pid, text, err);
       });

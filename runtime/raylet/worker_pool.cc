@@ -26,7 +26,7 @@ WorkerPool::~WorkerPool() {
 Result<Child> WorkerPool::Launch(const std::string& hex) {
   std::vector<std::string> flags{"--raylet", options_.raylet_endpoint, "--session-dir",
                                  options_.session_dir, "--node-id", options_.node_id_hex};
-  if (options_.use_zygote && !zygote_failed_) {
+  if (!zygote_failed_) {
     if (!zygote_) {
       auto started = Zygote::Start(options_.ray_binary, flags);
       if (started.ok()) zygote_ = std::move(started).value();

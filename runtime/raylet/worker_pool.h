@@ -25,8 +25,6 @@ struct WorkerPoolOptions {
   std::string raylet_endpoint;  // ipc:// endpoint workers connect to
   std::string session_dir;
   std::string node_id_hex;
-  // Fork workers from a zygote (see zygote.h); the raylet must be a child subreaper.
-  bool use_zygote = false;
 };
 
 class WorkerPool {
@@ -60,8 +58,8 @@ class WorkerPool {
     std::string partial[2];
     FILE* log[2];
   };
-  // A worker process: forked by the zygote, or started with fork and exec if the
-  // zygote is not used or fails.
+  // A worker process: forked by the zygote (see zygote.h), or started with fork and
+  // exec if the zygote fails.
   Result<Child> Launch(const std::string& hex);
   void Drain(const std::string& id, Proc& p, int which, bool flush_partial);
   void Close(Proc& p);

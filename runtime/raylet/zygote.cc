@@ -4,8 +4,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sched.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -69,36 +70,23 @@ std::optional<std::string> ServeZygote(int fd) {
     int fds[2] = {-1, -1};
     std::string id = RecvWithFds(fd, fds);
     if (id.empty()) return std::nullopt;  // the raylet is gone
-    pid_t middle = ::fork();
-    if (middle == 0) {
-      const pid_t self = ::getpid();
-      pid_t worker = ::fork();
-      if (worker == 0) {
-        ::close(fd);
-        ::dup2(fds[0], 1);
-        ::dup2(fds[1], 2);
-        ::close(fds[0]);
-        ::close(fds[1]);
-        // Adopted by the raylet once the middle process has exited.
-        while (::getppid() == self) ::usleep(50);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != raylet) ::_exit(1);  // not adopted by it: nobody would reap us
-        return id;
-      }
-      int32_t pid = worker;  // -1 if the fork failed
-      (void)::send(fd, &pid, sizeof(pid), MSG_NOSIGNAL);
-      ::_exit(0);
+    // fork(), but the child's parent is ours (CLONE_PARENT): the raylet reaps it.
+    pid_t worker = static_cast<pid_t>(
+        ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+    if (worker == 0) {
+      ::close(fd);
+      ::dup2(fds[0], 1);
+      ::dup2(fds[1], 2);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != raylet) ::_exit(1);  // the raylet died meanwhile
+      return id;
     }
     ::close(fds[0]);
     ::close(fds[1]);
-    if (middle < 0) {
-      int32_t failed = -1;
-      (void)::send(fd, &failed, sizeof(failed), MSG_NOSIGNAL);
-      continue;
-    }
-    int status;
-    while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
-    }
+    int32_t pid = worker;  // -1 if the clone failed
+    (void)::send(fd, &pid, sizeof(pid), MSG_NOSIGNAL);
   }
 }
 

@@ -6,9 +6,9 @@
 //
 // A request is the worker's id (hex) with the write ends of its stdout and stderr
 // pipes (SCM_RIGHTS) over a unix socket pair; the answer is the worker's pid. The
-// zygote forks a middle process, which forks the worker and exits, so the worker is
-// adopted by the raylet (a child subreaper): the raylet reaps and kills it like a
-// worker it started itself, and the worker dies with the raylet (PR_SET_PDEATHSIG).
+// zygote forks the worker as a child of its own parent (clone with CLONE_PARENT), so
+// the raylet reaps and kills it like a worker it started itself, and the worker dies
+// with the raylet (PR_SET_PDEATHSIG).
 
 #include <memory>
 #include <optional>
@@ -24,7 +24,7 @@ namespace ray::raylet {
 // forked worker it returns that worker's id (hex): the caller then runs the worker.
 std::optional<std::string> ServeZygote(int fd);
 
-// Raylet side. The raylet must be a child subreaper (PR_SET_CHILD_SUBREAPER).
+// Raylet side.
 class Zygote {
  public:
   // Starts `binary _zygote --fd N <worker_args>`.

@@ -364,7 +364,7 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the job failed after the calls";
 }
 
-// Workers are forked by the raylet's zygote and adopted by the raylet, and read as
+// Workers are forked by the raylet's zygote as children of the raylet, and read as
 // workers in `ps`. If the zygote is killed, the raylet says so once and starts
 // workers with fork and exec instead: jobs still run.
 TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
@@ -391,7 +391,7 @@ TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
   std::vector<int> workers = pids_of("_worker");
   ASSERT_FALSE(workers.empty()) << "no prestarted worker";
   for (int w : workers) {
-    EXPECT_EQ(parent_of(w), raylet[0]) << "worker " << w << " was not adopted by the raylet";
+    EXPECT_EQ(parent_of(w), raylet[0]) << "worker " << w << " is not the raylet's child";
     EXPECT_EQ(ReadText("/proc/" + std::to_string(w) + "/cmdline").find("00000000000000000000000000000000"),
               std::string::npos)
         << "worker " << w << " kept the placeholder id";
