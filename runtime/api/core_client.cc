@@ -117,9 +117,12 @@ std::optional<std::string> CoreClient::Receive(int timeout_ms) {
     if (direct_router_ || !peers_.empty()) {
       // Poll the raylet and the direct sockets together; direct frames are handled
       // here, raylet frames returned.
-      std::vector<zmq::pollitem_t> items{{dealer_->socket().handle(), 0, ZMQ_POLLIN, 0}};
+      // (The buffers are members: this runs for every frame, and allocates nothing.)
+      std::vector<zmq::pollitem_t>& items = poll_items_;
+      std::vector<DirectPeer*>& polled = polled_peers_;
+      items.assign(1, {dealer_->socket().handle(), 0, ZMQ_POLLIN, 0});
       if (direct_router_) items.push_back({direct_router_->socket().handle(), 0, ZMQ_POLLIN, 0});
-      std::vector<DirectPeer*> polled;
+      polled.clear();
       for (auto& [endpoint, peer] : peers_) {
         if (!peer->dealer) continue;
         items.push_back({peer->dealer->socket().handle(), 0, ZMQ_POLLIN, 0});
@@ -132,12 +135,7 @@ std::optional<std::string> CoreClient::Receive(int timeout_ms) {
       }
       for (size_t i = 0; i < polled.size(); ++i) {
         if (!(items[next + i].revents & ZMQ_POLLIN)) continue;
-        // The dealer may go while a batch is being read (the worker died).
-        while (polled[i]->dealer) {
-          auto frame = polled[i]->dealer->Recv(0);
-          if (!frame) break;
-          OnPeerFrame(*polled[i], *frame);
-        }
+        DrainPeer(*polled[i]);  // (its dealer may go meanwhile: the worker died)
       }
       if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
       timeout_ms = 0;
@@ -890,11 +888,24 @@ void CoreClient::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
                                             std::make_shared<const std::string>(std::move(p.data))};
   }
   // A result missing from the answer is an error, not a wait forever.
+  FailResults(returns, ri::ErrorInfo{ri::kSystem, "ray::Internal",
+                                     "the worker's answer lacked this result", "", ""});
+}
+
+void CoreClient::FailResults(const std::vector<ObjectId>& returns, const ri::ErrorInfo& e) {
+  std::shared_ptr<const std::string> error;
   for (const ObjectId& id : returns) {
-    if (!direct_pending_.erase(id)) continue;
-    ri::ErrorInfo e{ri::kSystem, "ray::Internal", "the worker's answer lacked this result", "", ""};
-    direct_values_[id] = ObjectCache::Entry{ObjectState::kError,
-                                            std::make_shared<const std::string>(ri::Pack(e))};
+    if (!direct_pending_.erase(id)) continue;  // arrived, or freed
+    if (!error) error = std::make_shared<const std::string>(ri::Pack(e));
+    direct_values_[id] = ObjectCache::Entry{ObjectState::kError, error};
+  }
+}
+
+void CoreClient::DrainPeer(DirectPeer& peer) {
+  while (peer.dealer) {
+    auto frame = peer.dealer->Recv(0);
+    if (!frame) break;
+    OnPeerFrame(peer, *frame);
   }
 }
 
@@ -906,20 +917,13 @@ void CoreClient::OnActorGone(const protocol::ActorGone& gone) {
   actor.route = DirectActor::kRaylet;
   actor.asked_epoch = block_epoch_;
   actor.peer = nullptr;
-  // Answers the worker sent before it went still count.
-  while (peer.dealer) {
-    auto frame = peer.dealer->Recv(0);
-    if (!frame) break;
-    OnPeerFrame(peer, *frame);
-  }
+  DrainPeer(peer);  // answers the worker sent before it went still count
   for (const auto& [task, call] : peer.inflight) {
-    ri::ErrorInfo e{ri::kActorDied, "ActorDiedError",
-                    fmt::format("actor method {} did not finish: {}", call.function, gone.cause),
-                    call.function, ""};
-    auto error = std::make_shared<const std::string>(ri::Pack(e));
-    for (const ObjectId& id : call.returns) {
-      if (direct_pending_.erase(id)) direct_values_[id] = ObjectCache::Entry{ObjectState::kError, error};
-    }
+    FailResults(call.returns,
+                ri::ErrorInfo{ri::kActorDied, "ActorDiedError",
+                              fmt::format("actor method {} did not finish: {}", call.function,
+                                          gone.cause),
+                              call.function, ""});
   }
   peer.inflight.clear();
   peer.dealer.reset();
@@ -929,11 +933,7 @@ void CoreClient::OnLeaseGone(const protocol::LeaseGone& gone) {
   auto it = peers_.find(gone.endpoint);
   if (it == peers_.end()) return;
   DirectPeer& peer = *it->second;
-  while (peer.dealer) {  // answers sent before the worker died still count
-    auto frame = peer.dealer->Recv(0);
-    if (!frame) break;
-    OnPeerFrame(peer, *frame);
-  }
+  DrainPeer(peer);  // answers sent before the worker died still count
   EndLease(peer);
   peer.dealer.reset();
   auto lost = std::move(peer.inflight);
@@ -946,15 +946,12 @@ void CoreClient::OnLeaseGone(const protocol::LeaseGone& gone) {
       Resubmit(std::move(call));
       continue;
     }
-    ri::ErrorInfo e{ri::kWorkerCrashed, "WorkerCrashedError",
-                    fmt::format("the worker running task {} died unexpectedly ({}) and no "
-                                "retries are left",
-                                call.function, gone.cause),
-                    call.function, ""};
-    auto error = std::make_shared<const std::string>(ri::Pack(e));
-    for (const ObjectId& id : call.returns) {
-      if (direct_pending_.erase(id)) direct_values_[id] = ObjectCache::Entry{ObjectState::kError, error};
-    }
+    FailResults(call.returns,
+                ri::ErrorInfo{ri::kWorkerCrashed, "WorkerCrashedError",
+                              fmt::format("the worker running task {} died unexpectedly ({}) and "
+                                          "no retries are left",
+                                          call.function, gone.cause),
+                              call.function, ""});
   }
 }
 

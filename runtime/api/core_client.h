@@ -159,6 +159,10 @@ class CoreClient {
   void SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec);
   void OnPeerFrame(DirectPeer& peer, std::string_view frame);
   void OnDirectDone(DirectPeer& peer, protocol::TaskDone done);
+  // Every frame waiting on the peer's socket, handled.
+  void DrainPeer(DirectPeer& peer);
+  // The results still in flight become this error.
+  void FailResults(const std::vector<ObjectId>& returns, const ray::internal::ErrorInfo& e);
   void OnActorGone(const protocol::ActorGone& gone);
   void OnLeaseGone(const protocol::LeaseGone& gone);
   void EndLease(DirectPeer& peer);
@@ -208,6 +212,8 @@ class CoreClient {
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
   std::unordered_map<std::string, LeasePool> leases_;           // by resource shape
   std::unordered_set<ObjectId, IdHash> direct_pending_;         // results in flight
+  std::vector<zmq::pollitem_t> poll_items_;  // Receive's, kept to reuse
+  std::vector<DirectPeer*> polled_peers_;
   std::unordered_map<ObjectId, ObjectCache::Entry, IdHash> direct_values_;  // arrived
   uint64_t block_epoch_ = 0;  // counts Gets and Waits that asked the raylet
   // Direct calls, worker side.

@@ -35,7 +35,6 @@ class Zygote {
   // A new worker with this id: its pid and the (non-blocking) reading ends of its
   // stdout and stderr.
   Result<Child> Fork(const std::string& worker_id_hex);
-  int pid() const { return pid_; }
 
  private:
   Zygote(int fd, int pid) : fd_(fd), pid_(pid) {}
