@@ -208,7 +208,7 @@ void CoreClient::Stash(std::string frame) {
       auto grant = protocol::DecodeBody<protocol::LeaseGranted>(env->body, "LeaseGranted");
       if (!grant.ok()) break;
       leased_to_ = grant->caller;
-      lease_revoked_ = false;
+      lease_revoked_ = lease_yield_ = false;
       returned_to_.clear();
       lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
       break;
@@ -217,6 +217,14 @@ void CoreClient::Stash(std::string frame) {
       // The caller is gone: its tasks not started yet are dropped.
       std::erase_if(pending_tasks_, [&](const IncomingTask& t) { return t.reply_to == leased_to_; });
       lease_revoked_ = !leased_to_.empty();
+      break;
+    case MessageType::kYieldLease:
+      // Tasks wait in the raylet: the caller sends nothing more here (what it sent
+      // already still runs), and the lease ends as soon as the worker is idle.
+      if (leased_to_.empty() || lease_revoked_ || lease_yield_) break;
+      lease_yield_ = true;
+      (void)direct_router_->Send(leased_to_,
+                                 protocol::Encode(MessageType::kLeaseReturned, 0, std::string()));
       break;
     case MessageType::kLogLines: {
       auto lines = protocol::DecodeBody<protocol::LogLines>(env->body, "LogLines");
@@ -564,7 +572,7 @@ std::optional<IncomingTask> CoreClient::NextTask() {
     FlushTaskEvents(/*force=*/false);
     CheckUnleased();
     if (!leased_to_.empty() && pending_tasks_.empty() &&
-        (lease_revoked_ || MonoMillis() >= lease_idle_ms_)) {
+        (lease_revoked_ || lease_yield_ || MonoMillis() >= lease_idle_ms_)) {
       if (auto frame = Receive(0)) Stash(std::move(*frame));  // a task may be on its way
       if (pending_tasks_.empty() && !leased_to_.empty()) ReturnLease();
     }
@@ -1048,14 +1056,14 @@ void CoreClient::Bounce(const std::string& caller, const std::string& task_id) {
 
 void CoreClient::ReturnLease() {
   FlushTaskEvents(/*force=*/true);
-  if (!lease_revoked_) {
+  if (!lease_revoked_ && !lease_yield_) {
     (void)direct_router_->Send(leased_to_,
                                protocol::Encode(MessageType::kLeaseReturned, 0, std::string()));
   }
   SendWithFrees(protocol::Encode(MessageType::kReturnLease, 0, std::string()), /*all=*/true);
   returned_to_ = leased_to_;
   leased_to_.clear();
-  lease_revoked_ = false;
+  lease_revoked_ = lease_yield_ = false;
 }
 
 }  // namespace ray::core

@@ -222,6 +222,7 @@ class CoreClient {
   std::string leased_to_;      // the caller this worker is leased to ("": none)
   std::string returned_to_;    // the caller whose lease it returned last
   bool lease_revoked_ = false;  // that caller is gone: return the lease when idle
+  bool lease_yield_ = false;    // the raylet has tasks waiting: return it when idle
   int64_t lease_idle_ms_ = 0;  // the lease ends if no task comes by then
   struct Unleased {
     IncomingTask task;

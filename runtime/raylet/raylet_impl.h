@@ -143,6 +143,9 @@ class Raylet {
   std::string LeaseWorker(const Client& caller, std::string_view body);
   void HandleReturnLease(Client& c);
   void RevokeLeasesOf(const std::string& caller);
+  // Tasks wait in the queue while leased workers hold resources: those workers are
+  // asked to return their leases as soon as they run out of their callers' tasks.
+  void ReclaimLeases();
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
   // A client's message body as a T, or nullopt after a warning naming the client
@@ -285,6 +288,7 @@ class Raylet {
   std::unordered_map<std::string, std::vector<std::string>> outbox_;  // peer -> frames
   std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
+  std::unordered_set<std::string> unreclaimed_;  // leased workers not asked to yield yet
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
   std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;

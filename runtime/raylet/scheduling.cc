@@ -160,6 +160,7 @@ void Raylet::Dispatch() {
   }
   if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
+  ReclaimLeases();
   // Start workers for tasks that fit but found no idle worker.
   // Tasks that could start now if there were workers: as many of each shape as the
   // free resources hold (a shape needing nothing: all of them).
@@ -358,6 +359,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(e.worker_id);
   RevokeLeasesOf(e.worker_id);
+  unreclaimed_.erase(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
     SendMsg(c.leased_to, MessageType::kLeaseGone, 0,
             protocol::LeaseGone{c.direct_endpoint,
@@ -521,6 +523,7 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   w.held = w.lease_shape = need;
   w.state = Client::kBusy;
   w.leased_to = caller.peer;
+  unreclaimed_.insert(w.peer);
   w.last_job = std::get<1>(*msg);
   w.dispatched_ms = NowMillis();
   SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller.peer});
@@ -535,6 +538,7 @@ void Raylet::HandleReturnLease(Client& c) {
   available_.Add(c.held);
   c.held = c.lease_shape = ResourceSet();
   c.leased_to.clear();
+  unreclaimed_.erase(c.peer);
   c.blocked = false;
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
@@ -544,6 +548,16 @@ void Raylet::RevokeLeasesOf(const std::string& caller) {
   for (auto& [peer, w] : clients_) {
     if (w.leased_to == caller) Send(peer, MessageType::kRevokeLease, 0, "");
   }
+}
+
+void Raylet::ReclaimLeases() {
+  if (unreclaimed_.empty()) return;
+  bool waiting = std::any_of(ready_.begin(), ready_.end(), [&](const auto& shape) {
+    return !shape.second.empty() && !available_.Contains(shape.first);
+  });
+  if (!waiting) return;
+  for (const std::string& peer : unreclaimed_) Send(peer, MessageType::kYieldLease, 0, "");
+  unreclaimed_.clear();
 }
 
 void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause) {

@@ -54,6 +54,8 @@ enum class MessageType : uint16_t {
   kLeaseGranted = 29, // LeaseGranted (to a worker: tasks from this caller may come)
   kRevokeLease = 30,  // empty body (to a leased worker: its caller is gone)
   kLeaseGone = 31,    // LeaseGone (to a caller: its leased worker died)
+  kYieldLease = 32,   // empty body (to a leased worker: tasks wait in the raylet's
+                      // queue; return the lease once idle, not kLeaseIdleMs later)
   // caller <-> worker, directly (the raylet not involved): kExecuteTask (caller ->
   // worker) and kTaskDone (worker -> caller), and:
   kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend

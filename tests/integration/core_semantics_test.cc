@@ -82,6 +82,10 @@ TEST_F(CoreSemanticsTest, LeasedWorkersRunTasksRetryThemAndEndTheirLeases) {
   ExpectPassed("leased_tasks", {"--num-cpus", "2"});
 }
 
+TEST_F(CoreSemanticsTest, LeasedWorkersYieldToTasksWaitingInTheRaylet) {
+  ExpectPassed("leases_yield", {"--num-cpus", "2"});
+}
+
 TEST_F(CoreSemanticsTest, ActorsHoldResourcesUntilTheyDie) {
   ExpectPassed("actor_resources", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
 }

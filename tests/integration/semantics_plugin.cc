@@ -248,6 +248,29 @@ class Parent {
   ray::ActorHandle<Counter> child_;
 };
 
+// Keeps 200 short tasks in flight (a new one as each ends) until <dir>/served-1
+// exists: returns the tasks run, or -1 if 30 s went by first. Leaves
+// <dir>/flooding-1 once 2,000 have run.
+class Flooder {
+ public:
+  static Flooder* Create() { return new Flooder(); }
+  int Flood(std::string dir) {
+    int64_t give_up = NowMs() + 30000;
+    std::vector<ray::ObjectRef<int>> window;
+    bool marked = false;
+    for (int done = 0; NowMs() < give_up;) {
+      if (::access((dir + "/served-1").c_str(), F_OK) == 0) return done;
+      while (window.size() < 200) window.push_back(ray::Task(Increment).Remote(done));
+      auto w = ray::Wait(window, 1);
+      done += static_cast<int>(w.ready.size());
+      window = std::move(w.unready);
+      if (done >= 2000 && !marked) marked = TakeMarker(dir, "flooding") > 0;
+    }
+    return -1;
+  }
+};
+int Serve(std::string dir) { return TakeMarker(dir, "served"); }
+
 int CallCounter(ray::ActorHandle<Counter> counter, int x) {
   return *ray::Get(counter.Task(&Counter::Add).Remote(x));
 }
@@ -271,6 +294,7 @@ RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Bytes, &Coun
            &Counter::Die);
 RAY_REMOTE(Broken::Create, &Broken::Ping);
 RAY_REMOTE(Parent::Create, &Parent::MakeChild);
+RAY_REMOTE(Flooder::Create, &Flooder::Flood, Serve);
 
 // Keeps a Blob argument past the call that received it.
 class BlobKeeper {
@@ -646,6 +670,22 @@ void LeasedTasks(const std::string& dir) {
   CHECK_THAT(freed, "CPUs still held: " << ray::AvailableResources()["CPU"] << " of 2 free");
 }
 
+// A caller that keeps its leased workers busy with a stream of short tasks does not
+// starve another caller's task waiting in the raylet's queue: the raylet asks the
+// leased workers to yield, and they give their leases back once they have run what
+// their caller had sent. (Else the task would wait for the flood to stop: 30 s.)
+void LeasesYield(const std::string& dir) {
+  auto flooder = ray::Actor(Flooder::Create).Remote();
+  auto flood = flooder.Task(&Flooder::Flood).Remote(dir);
+  while (CountMarkers(dir, "flooding") == 0) SleepMs(10);
+  double free_cpus = ray::AvailableResources()["CPU"];
+  auto served = ray::Task(Serve).Remote(dir);
+  CHECK_THAT(*ray::Get(served) == 1, "served");
+  int ran = *ray::Get(flood);
+  CHECK_THAT(ran > 0, "the task waited for the flood to end (" << free_cpus
+                              << " CPUs were free when it was submitted)");
+}
+
 // CORE-054, 064: an actor holds its resources for its lifetime and releases them when
 // it dies; killing an actor that has not started yet also kills it. Run with
 // --resources '{"Custom": 1}'.
@@ -780,6 +820,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
       {"actors", Actors},
       {"direct_calls", DirectCalls},
       {"leased_tasks", LeasedTasks},
+      {"leases_yield", LeasesYield},
       {"actor_resources", ActorResources},
       {"max_calls", MaxCalls},
       {"large_objects", LargeObjects},
