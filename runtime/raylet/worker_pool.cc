@@ -4,54 +4,106 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "runtime/base/logging.h"
 #include "runtime/base/process.h"
 #include "runtime/base/util.h"
 
 namespace ray::raylet {
 
+namespace {
+// How long the zygote may take to answer before the raylet gives up on it.
+constexpr int kForkTimeoutMs = 5000;
+}  // namespace
+
 WorkerPool::WorkerPool(WorkerPoolOptions options, OutputSink sink)
     : options_(std::move(options)), sink_(std::move(sink)) {}
 
 WorkerPool::~WorkerPool() {
-  zygote_.reset();  // it exits when its socket closes
-  for (auto& [id, p] : workers_) ::kill(p.pid, SIGKILL);
+  zygote_failed_ = true;  // no fork and exec for the workers it owes, only their pids
+  CollectPids(kForkTimeoutMs);
+  zygote_.reset();
+  for (auto& [id, p] : workers_) {
+    if (p.pid > 0) ::kill(p.pid, SIGKILL);
+  }
   for (auto& [id, p] : workers_) {
     int status;
-    ::waitpid(p.pid, &status, 0);
+    if (p.pid > 0) ::waitpid(p.pid, &status, 0);
     Close(p);
   }
 }
 
-Result<Child> WorkerPool::Launch(const std::string& hex) {
-  std::vector<std::string> flags{"--raylet", options_.raylet_endpoint, "--session-dir",
-                                 options_.session_dir, "--node-id", options_.node_id_hex};
-  if (!zygote_failed_) {
-    if (!zygote_) {
-      auto started = Zygote::Start(options_.ray_binary, flags);
-      if (started.ok()) zygote_ = std::move(started).value();
-    }
-    if (zygote_) {
-      auto child = zygote_->Fork(hex);
-      if (child.ok()) return child;
-      RAY_LOG_WARN("{}; starting workers with fork and exec from now on",
-                   child.status().message());
-    }
-    zygote_.reset();
-    zygote_failed_ = true;
+std::vector<std::string> WorkerPool::WorkerFlags() const {
+  return {"--raylet", options_.raylet_endpoint, "--session-dir", options_.session_dir,
+          "--node-id", options_.node_id_hex};
+}
+
+Result<Child> WorkerPool::Launch(const std::string& id) {
+  if (!zygote_ && !zygote_failed_) {
+    auto started = Zygote::Start(options_.ray_binary, WorkerFlags());
+    if (!started.ok()) GiveUpZygote(started.status().message());
+    if (started.ok()) zygote_ = std::move(started).value();
   }
+  if (zygote_) {
+    auto child = zygote_->Fork(ToHex(id));
+    if (child.ok()) {
+      forking_.push_back({id, MonoMillis()});
+      return child;
+    }
+    GiveUpZygote(child.status().message());
+  }
+  return Spawn(id);
+}
+
+Result<Child> WorkerPool::Spawn(const std::string& id) {
   SpawnOptions spawn;
-  spawn.argv = {options_.ray_binary, "_worker", "--worker-id", hex};
-  spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
+  spawn.argv = {options_.ray_binary, "_worker", "--worker-id", ToHex(id)};
+  for (auto& flag : WorkerFlags()) spawn.argv.push_back(std::move(flag));
   spawn.pipe_output = true;
   spawn.parent_death_signal = SIGKILL;
-  return Spawn(spawn);
+  return ray::Spawn(spawn);
+}
+
+void WorkerPool::CollectPids(int wait_ms) {
+  while (!forking_.empty() && zygote_) {
+    const Forking& oldest = forking_.front();
+    int64_t due = oldest.asked_ms + kForkTimeoutMs;
+    auto pid =
+        zygote_->NextPid(static_cast<int>(std::clamp<int64_t>(due - MonoMillis(), 0, wait_ms)));
+    if (!pid.ok()) return GiveUpZygote(pid.status().message());
+    if (*pid == 0) {
+      if (MonoMillis() < due) return;  // not yet
+      return GiveUpZygote("the zygote did not answer in time");
+    }
+    if (auto it = workers_.find(oldest.id); it != workers_.end()) it->second.pid = *pid;
+    forking_.pop_front();
+  }
+}
+
+void WorkerPool::GiveUpZygote(const std::string& why) {
+  bool spawn = !zygote_failed_;  // (a stopping pool sets zygote_failed_ first)
+  if (spawn) RAY_LOG_WARN("{}; starting workers with fork and exec from now on", why);
+  zygote_.reset();
+  zygote_failed_ = true;
+  for (const Forking& f : forking_) {  // the workers it owes start again, as their ids
+    auto it = workers_.find(f.id);
+    if (it == workers_.end()) continue;
+    Close(it->second);
+    auto child = spawn ? Spawn(f.id) : Result<Child>(Status::Unavailable("the raylet is stopping"));
+    if (child.ok()) {
+      it->second = Proc{child->pid, {child->stdout_fd, child->stderr_fd}, {}, {nullptr, nullptr}};
+    } else {
+      failed_.push_back({it->first, -1, "not started: " + child.status().message()});
+      workers_.erase(it);
+    }
+  }
+  forking_.clear();
 }
 
 Result<std::string> WorkerPool::Start() {
   std::string id = RandomBytes(16);
-  std::string hex = ToHex(id);
-  RAY_ASSIGN_OR_RETURN(Child child, Launch(hex));
+  RAY_ASSIGN_OR_RETURN(Child child, Launch(id));
   // The log files are made when the worker first writes (most never do).
   Proc p{child.pid, {child.stdout_fd, child.stderr_fd}, {}, {nullptr, nullptr}};
   workers_.emplace(id, std::move(p));
@@ -59,6 +111,7 @@ Result<std::string> WorkerPool::Start() {
 }
 
 void WorkerPool::AddPollItems(std::vector<zmq::pollitem_t>& items) const {
+  if (!forking_.empty() && zygote_) items.push_back({nullptr, zygote_->fd(), ZMQ_POLLIN, 0});
   for (const auto& [id, p] : workers_) {
     for (int fd : p.fds) {
       if (fd >= 0) items.push_back({nullptr, fd, ZMQ_POLLIN, 0});
@@ -100,6 +153,7 @@ void WorkerPool::Drain(const std::string& id, Proc& p, int which, bool flush_par
 }
 
 void WorkerPool::ReadOutput() {
+  CollectPids(0);
   for (auto& [id, p] : workers_) {
     Drain(id, p, 0, false);
     Drain(id, p, 1, false);
@@ -107,33 +161,38 @@ void WorkerPool::ReadOutput() {
 }
 
 std::vector<WorkerPool::Exit> WorkerPool::Reap() {
-  std::vector<Exit> exits;
+  std::vector<Exit> exits = std::move(failed_);
+  failed_.clear();
   int status;
   pid_t pid;
+  auto find = [&](pid_t pid) {
+    return std::find_if(workers_.begin(), workers_.end(),
+                        [&](const auto& w) { return w.second.pid == pid; });
+  };
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-    for (auto it = workers_.begin(); it != workers_.end(); ++it) {
-      if (it->second.pid != pid) continue;
-      Drain(it->first, it->second, 0, true);
-      Drain(it->first, it->second, 1, true);
-      Close(it->second);
-      std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                            : "exit code " + std::to_string(WEXITSTATUS(status));
-      exits.push_back({it->first, pid, how});
-      workers_.erase(it);
-      break;
+    auto it = find(pid);
+    if (it == workers_.end() && !forking_.empty()) {
+      CollectPids(kForkTimeoutMs);  // it exited before its pid was read
+      it = find(pid);
     }
+    if (it == workers_.end()) continue;
+    Drain(it->first, it->second, 0, true);
+    Drain(it->first, it->second, 1, true);
+    Close(it->second);
+    std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                          : "exit code " + std::to_string(WEXITSTATUS(status));
+    exits.push_back({it->first, pid, how});
+    workers_.erase(it);
   }
   return exits;
 }
 
 void WorkerPool::Kill(const std::string& worker_id) {
   auto it = workers_.find(worker_id);
-  if (it != workers_.end()) ::kill(it->second.pid, SIGKILL);
-}
-
-int WorkerPool::Pid(const std::string& worker_id) const {
-  auto it = workers_.find(worker_id);
-  return it == workers_.end() ? -1 : it->second.pid;
+  if (it == workers_.end()) return;
+  if (it->second.pid == 0) CollectPids(kForkTimeoutMs);
+  it = workers_.find(worker_id);
+  if (it != workers_.end() && it->second.pid > 0) ::kill(it->second.pid, SIGKILL);
 }
 
 void WorkerPool::Close(Proc& p) {

@@ -5,6 +5,7 @@
 // with the raylet.
 
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -37,7 +38,8 @@ class WorkerPool {
 
   // Starts a worker; returns its id (16 bytes), which it uses as its socket identity.
   Result<std::string> Start();
-  // Pipe fds to poll, and the reading of whatever they have.
+  // Fds to poll (pipes, and the zygote's answers), and the reading of whatever they
+  // have.
   void AddPollItems(std::vector<zmq::pollitem_t>& items) const;
   void ReadOutput();
   struct Exit {
@@ -48,19 +50,25 @@ class WorkerPool {
   // Workers that exited since the last call.
   std::vector<Exit> Reap();
   void Kill(const std::string& worker_id);
-  int Pid(const std::string& worker_id) const;
   size_t size() const { return workers_.size(); }
 
  private:
   struct Proc {
-    int pid;
+    int pid;  // 0 while the zygote has not said
     int fds[2];
     std::string partial[2];
     FILE* log[2];
   };
-  // A worker process: forked by the zygote (see zygote.h), or started with fork and
-  // exec if the zygote fails.
-  Result<Child> Launch(const std::string& hex);
+  // A worker process: forked by the zygote (see zygote.h; its pid comes later), or
+  // started with fork and exec if the zygote fails.
+  Result<Child> Launch(const std::string& id);
+  Result<Child> Spawn(const std::string& id);
+  std::vector<std::string> WorkerFlags() const;
+  // Reads the zygote's answers, waiting up to wait_ms for the oldest one due.
+  void CollectPids(int wait_ms);
+  // Logs why, once; the workers the zygote still owes are started with fork and exec
+  // (or, when stopping, reported as exits), and so is every worker from now on.
+  void GiveUpZygote(const std::string& why);
   void Drain(const std::string& id, Proc& p, int which, bool flush_partial);
   void Close(Proc& p);
 
@@ -69,6 +77,12 @@ class WorkerPool {
   std::unordered_map<std::string, Proc> workers_;
   std::unique_ptr<Zygote> zygote_;
   bool zygote_failed_ = false;
+  struct Forking {
+    std::string id;  // raw
+    int64_t asked_ms;
+  };
+  std::deque<Forking> forking_;  // the zygote's answers still due, oldest first
+  std::vector<Exit> failed_;     // workers that could not start, for Reap
 };
 
 }  // namespace ray::raylet

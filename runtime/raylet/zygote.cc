@@ -17,7 +17,6 @@ namespace ray::raylet {
 namespace {
 
 constexpr size_t kMaxIdBytes = 64;
-constexpr int kForkTimeoutMs = 5000;
 
 // A message of `iov`'s bytes with two file descriptors (SCM_RIGHTS).
 struct FdMessage {
@@ -112,7 +111,10 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const std::string& binary,
   return std::unique_ptr<Zygote>(new Zygote(pair[0], child->pid));
 }
 
-Zygote::~Zygote() { ::close(fd_); }
+Zygote::~Zygote() {
+  ::close(fd_);
+  ::kill(pid_, SIGKILL);  // (it would exit anyway, but may be stuck, with requests unread)
+}
 
 Result<Child> Zygote::Fork(const std::string& worker_id_hex) {
   int out[2], err[2];
@@ -125,16 +127,29 @@ Result<Child> Zygote::Fork(const std::string& worker_id_hex) {
   bool sent = SendWithFds(fd_, worker_id_hex, out[1], err[1]);
   ::close(out[1]);
   ::close(err[1]);
-  int32_t pid = -1;
-  pollfd p{fd_, POLLIN, 0};
-  if (sent && ::poll(&p, 1, kForkTimeoutMs) == 1 &&
-      ::recv(fd_, &pid, sizeof(pid), 0) == static_cast<ssize_t>(sizeof(pid)) && pid > 0) {
-    ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-    ::fcntl(err[0], F_SETFL, O_NONBLOCK);
-    return Child{pid, out[0], err[0]};
+  if (!sent) {
+    ::close(out[0]);
+    ::close(err[0]);
+    return Status::Unavailable("the zygote (pid " + std::to_string(pid_) + ") is gone");
   }
-  ::close(out[0]);
-  ::close(err[0]);
+  ::fcntl(out[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(err[0], F_SETFL, O_NONBLOCK);
+  return Child{0, out[0], err[0]};
+}
+
+Result<int> Zygote::NextPid(int timeout_ms) {
+  pollfd p{fd_, POLLIN, 0};
+  int ready;
+  do {
+    ready = ::poll(&p, 1, timeout_ms);
+  } while (ready < 0 && errno == EINTR);
+  if (ready == 0) return 0;
+  int32_t pid = -1;
+  if (ready == 1 &&
+      ::recv(fd_, &pid, sizeof(pid), MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(pid)) &&
+      pid > 0) {
+    return static_cast<int>(pid);
+  }
   return Status::Unavailable("the zygote (pid " + std::to_string(pid_) + ") did not fork a worker");
 }
 

@@ -5,7 +5,8 @@
 // has paid that already, and forks each new worker from itself on request.
 //
 // A request is the worker's id (hex) with the write ends of its stdout and stderr
-// pipes (SCM_RIGHTS) over a unix socket pair; the answer is the worker's pid. The
+// pipes (SCM_RIGHTS) over a unix socket pair; the answer is the worker's pid, read
+// when it comes (the raylet does not wait for it). The
 // zygote forks the worker as a child of its own parent (clone with CLONE_PARENT), so
 // the raylet reaps and kills it like a worker it started itself, and the worker dies
 // with the raylet (PR_SET_PDEATHSIG).
@@ -30,11 +31,17 @@ class Zygote {
   // Starts `binary _zygote --fd N <worker_args>`.
   static Result<std::unique_ptr<Zygote>> Start(const std::string& binary,
                                                const std::vector<std::string>& worker_args);
-  ~Zygote();  // closes the socket: the zygote exits
+  ~Zygote();  // ends the zygote
 
-  // A new worker with this id: its pid and the (non-blocking) reading ends of its
-  // stdout and stderr.
+  // Asks for a new worker with this id. Returns the (non-blocking) reading ends of
+  // its stdout and stderr; its pid is 0 until NextPid gives it.
   Result<Child> Fork(const std::string& worker_id_hex);
+  // The socket to poll for answers.
+  int fd() const { return fd_; }
+  // The pid of the oldest fork not answered yet (answers come in the order of the
+  // requests), waiting up to timeout_ms for it: 0 if none came, an error if the
+  // zygote is gone or could not fork.
+  Result<int> NextPid(int timeout_ms);
 
  private:
   Zygote(int fd, int pid) : fd_(fd), pid_(pid) {}

@@ -55,7 +55,7 @@ enum class MessageType : uint16_t {
   kRevokeLease = 30,  // empty body (to a leased worker: its caller is gone)
   kLeaseGone = 31,    // LeaseGone (to a caller: its leased worker died)
   kYieldLease = 32,   // empty body (to a leased worker: tasks wait in the raylet's
-                      // queue; return the lease once idle, not kLeaseIdleMs later)
+                      // queue; the caller is to send no more, the lease ends once idle)
   // caller <-> worker, directly (the raylet not involved): kExecuteTask (caller ->
   // worker) and kTaskDone (worker -> caller), and:
   kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend

@@ -70,6 +70,28 @@ class RayletRobustnessTest : public ::testing::Test {
 
   int Warnings() { return CountLines(ReadText(log_), "[warning]"); }
 
+  // Processes of this session whose command line mentions `role` ("_worker", ...).
+  std::vector<int> PidsOf(const std::string& role) {
+    std::vector<int> pids;
+    for (int pid : ProcessesMentioning(tmp_.path())) {
+      if (ReadText("/proc/" + std::to_string(pid) + "/cmdline").find(role) != std::string::npos) {
+        pids.push_back(pid);
+      }
+    }
+    return pids;
+  }
+
+  // Kills the idle workers (a job needs new ones then) and runs a job.
+  void KillWorkersAndRunAJob() {
+    for (int w : PidsOf("_worker")) ::kill(w, SIGKILL);
+    std::string work = tmp_.path() + "/work";
+    std::filesystem::create_directories(work);
+    RunResult job = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
+                            "--dir", work},
+                           tmp_.path());
+    EXPECT_EQ(job.exit_code, 0) << job.all();
+  }
+
   // Sends one frame and waits (bounded) for the raylet to log a new warning about it.
   void ExpectDropped(zmq::socket_t& s, const std::string& frame, const std::string& what) {
     int before = Warnings();
@@ -368,15 +390,6 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
 // workers in `ps`. If the zygote is killed, the raylet says so once and starts
 // workers with fork and exec instead: jobs still run.
 TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
-  auto pids_of = [&](const std::string& role) {
-    std::vector<int> pids;
-    for (int pid : ProcessesMentioning(tmp_.path())) {
-      if (ReadText("/proc/" + std::to_string(pid) + "/cmdline").find(role) != std::string::npos) {
-        pids.push_back(pid);
-      }
-    }
-    return pids;
-  };
   auto parent_of = [](int pid) {
     std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
     std::istringstream rest(stat.substr(stat.rfind(')') + 2));
@@ -385,10 +398,10 @@ TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
     rest >> state >> ppid;
     return ppid;
   };
-  std::vector<int> raylet = pids_of("_raylet"), zygote = pids_of("_zygote");
+  std::vector<int> raylet = PidsOf("_raylet"), zygote = PidsOf("_zygote");
   ASSERT_EQ(raylet.size(), 1u);
   ASSERT_EQ(zygote.size(), 1u) << "no zygote";
-  std::vector<int> workers = pids_of("_worker");
+  std::vector<int> workers = PidsOf("_worker");
   ASSERT_FALSE(workers.empty()) << "no prestarted worker";
   for (int w : workers) {
     EXPECT_EQ(parent_of(w), raylet[0]) << "worker " << w << " is not the raylet's child";
@@ -398,15 +411,24 @@ TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
   }
 
   ASSERT_EQ(::kill(zygote[0], SIGKILL), 0);
-  for (int w : workers) ::kill(w, SIGKILL);  // the job needs new workers
-  std::string work = tmp_.path() + "/work";
-  std::filesystem::create_directories(work);
-  RunResult job = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
-                          "--dir", work},
-                         tmp_.path());
-  EXPECT_EQ(job.exit_code, 0) << job.all();
+  KillWorkersAndRunAJob();
   EXPECT_EQ(CountLines(ReadText(log_), "starting workers with fork and exec from now on"), 1)
       << ReadText(log_);
+}
+
+// The raylet does not wait for the zygote's answers. If the zygote stops answering,
+// the raylet gives up on it after 5 s: the workers it was asked for are started with
+// fork and exec, and it is killed (it would fork them again once it went on).
+TEST_F(RayletRobustnessTest, AStuckZygoteIsReplaced) {
+  std::vector<int> zygote = PidsOf("_zygote");
+  ASSERT_EQ(zygote.size(), 1u) << "no zygote";
+  ASSERT_EQ(::kill(zygote[0], SIGSTOP), 0);
+  KillWorkersAndRunAJob();
+  EXPECT_EQ(CountLines(ReadText(log_), "the zygote did not answer in time; starting workers with "
+                                       "fork and exec from now on"),
+            1)
+      << ReadText(log_);
+  EXPECT_EQ(PidsOf("_zygote"), std::vector<int>{}) << "the stuck zygote was not killed";
 }
 
 }  // namespace
