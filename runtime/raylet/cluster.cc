@@ -105,6 +105,8 @@ void Raylet::FinishJob(const std::string& job_id) {
     RecordActor(id, a);
   }
   FlushActorRecords();  // the job's actors are DEAD in the GCS once it is over
+  // Nothing calls them any more (their handles died with the job): the GCS keeps them.
+  std::erase_if(actors_, [&](const auto& a) { return a.second.creation.job_id == job_id; });
   for (auto& [need, q] : ready_) {
     size_t before = q.size();
     q.erase(std::remove_if(q.begin(), q.end(), [&](const TaskSpec& t) { return t.job_id == job_id; }),

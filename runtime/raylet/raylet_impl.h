@@ -82,6 +82,7 @@ struct Client {
   std::string direct_endpoint;       // where callers reach the actor it may host
   std::string leased_to;             // the caller it runs tasks for, directly
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
+  std::vector<std::string> owned_actors;  // created here by this worker: they die with it
 };
 
 struct Actor {
@@ -211,10 +212,10 @@ class Raylet {
   void SubmitActorTask(TaskSpec t);
   void PumpActor(Actor& a);
   void OnActorDied(const std::string& actor_id, const std::string& cause);
+  // The actors a dead worker created on this node (its `owned_actors`) share its fate,
+  // as in Ray's ownership model. Those it created on other nodes live until the job ends.
+  void KillActorsOwnedBy(const std::vector<std::string>& owned);
   // Kills an actor for good, whether it runs on a worker or still waits to be placed.
-  // Actors created by this (dead) worker, on this node: they share its fate, as in
-  // Ray's ownership model. Actors it created on other nodes live until the job ends.
-  void KillActorsOwnedBy(const std::string& worker_id);
   void KillActor(const std::string& actor_id);
   // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
   // for it or its name must be freed, else with the next FlushActorRecords().

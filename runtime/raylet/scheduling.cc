@@ -72,6 +72,10 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     Actor& a = actors_[spec.task_id];
     a.creation = spec;
     a.remote_node.clear();
+    auto owner = clients_.find(spec.caller);
+    if (owner != clients_.end() && !owner->second.is_driver) {
+      owner->second.owned_actors.push_back(spec.task_id);
+    }
   }
   Enqueue(std::move(spec));
 }
@@ -357,7 +361,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   available_.Add(c.held);
   gpus_.Release(c.gpus);
   Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
-  KillActorsOwnedBy(e.worker_id);
+  KillActorsOwnedBy(c.owned_actors);
   RevokeLeasesOf(e.worker_id);
   unreclaimed_.erase(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
@@ -586,14 +590,11 @@ std::string Raylet::DirectEndpoint(const Client& caller, const std::string& acto
   return w->second.direct_endpoint;
 }
 
-void Raylet::KillActorsOwnedBy(const std::string& worker_id) {
-  std::vector<std::string> owned;
-  for (const auto& [id, a] : actors_) {
-    if (a.state != Actor::kDead && a.remote_node.empty() && a.creation.caller == worker_id) {
-      owned.push_back(id);
-    }
-  }
+void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {
   for (const auto& id : owned) {
+    auto it = actors_.find(id);
+    bool gone = it == actors_.end() || it->second.state == Actor::kDead;
+    if (gone || !it->second.remote_node.empty()) continue;
     RAY_LOG_INFO("actor {} dies with the worker that created it", Hex(id));
     KillActor(id);
   }
