@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace ray::raylet {
@@ -64,6 +65,7 @@ std::string RecvWithFds(int socket, int fds[2]) {
 }  // namespace
 
 std::optional<std::string> ServeZygote(int fd) {
+  ::unsetenv("LD_BIND_NOW");  // for the plugins workers load, and their children
   const pid_t raylet = ::getppid();
   while (true) {
     int fds[2] = {-1, -1};
@@ -102,6 +104,7 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const std::string& binary,
                 std::string(32, '0')};
   spawn.argv.insert(spawn.argv.end(), worker_args.begin(), worker_args.end());
   spawn.parent_death_signal = SIGKILL;
+  spawn.env["LD_BIND_NOW"] = "1";  // resolved once, here, not in every worker
   auto child = Spawn(spawn);
   ::close(pair[1]);
   if (!child.ok()) {
