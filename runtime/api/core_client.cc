@@ -21,7 +21,6 @@ using protocol::ObjectState;
 namespace ri = ray::internal;
 
 namespace {
-constexpr std::string_view kIpc = "ipc://";
 
 // Tasks that may wait on one lease (beyond, they go through the raylet, which queues
 // them without holding a worker), when tasks of the shape take less than
@@ -34,17 +33,6 @@ constexpr int64_t kLeaseRetryMs = 10;
 constexpr int64_t kLeaseIdleMs = 10;
 // How long a task from a caller waits for the lease that lets it run.
 constexpr int64_t kUnleasedWaitMs = 200;
-
-// Where a worker listens for direct calls: a socket beside the raylet's, or loopback
-// TCP if that path would be too long for a unix socket.
-std::string DirectEndpoint(const std::string& raylet_endpoint, const std::string& worker_id) {
-  if (raylet_endpoint.rfind(kIpc, 0) == 0) {
-    std::string path = raylet_endpoint.substr(kIpc.size());
-    path = path.substr(0, path.rfind('/') + 1) + "w-" + ToHex(worker_id).substr(0, 16);
-    if (path.size() < 100) return std::string(kIpc) + path;
-  }
-  return "tcp://127.0.0.1:*";
-}
 
 // The monotonic deadline of a timeout (-1: none; so is one too far off to matter).
 int64_t Deadline(int64_t timeout_ms) {
@@ -73,7 +61,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   if (!is_driver) {
     c->direct_router_ = std::make_unique<transport::Router>();
     RAY_ASSIGN_OR_RETURN(c->direct_endpoint_,
-                         c->direct_router_->Bind(DirectEndpoint(raylet_endpoint, worker_id)));
+                         c->direct_router_->Bind(protocol::WorkerEndpoint(raylet_endpoint, worker_id)));
   }
   protocol::RegisterClient reg{identity, static_cast<int32_t>(::getpid()), is_driver,
                                job.Binary(), c->direct_endpoint_};
@@ -97,7 +85,7 @@ constexpr size_t kMaxSpareBytes = 1ull << 30;
 CoreClient::~CoreClient() {
   if (is_driver_) Disconnect();
   for (const auto& segment : spare_) object_store::UnlinkSegment(segment->name());
-  if (direct_endpoint_.rfind(kIpc, 0) == 0) ::unlink(direct_endpoint_.c_str() + kIpc.size());
+  transport::RemoveSocketFile(direct_endpoint_);
 }
 
 void CoreClient::Disconnect() {

@@ -362,6 +362,8 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   gpus_.Release(c.gpus);
   Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
+  // A worker that was killed left its socket for direct calls behind.
+  transport::RemoveSocketFile(protocol::WorkerEndpoint(endpoint_, e.worker_id));
   RevokeLeasesOf(e.worker_id);
   unreclaimed_.erase(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again

@@ -1,5 +1,7 @@
 #include "runtime/transport/transport.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "runtime/base/logging.h"
@@ -113,6 +115,11 @@ Result<std::string> Request(const std::string& endpoint, protocol::MessageType t
                                std::to_string(timeout_ms) + " ms");
   }
   return std::move(*reply);
+}
+
+void RemoveSocketFile(const std::string& endpoint) {
+  constexpr std::string_view kIpc = "ipc://";
+  if (endpoint.rfind(kIpc, 0) == 0) ::unlink(endpoint.c_str() + kIpc.size());
 }
 
 }  // namespace ray::transport

@@ -50,6 +50,9 @@ class Dealer {
   zmq::socket_t socket_;
 };
 
+// Removes the socket file of an ipc:// endpoint (nothing for others).
+void RemoveSocketFile(const std::string& endpoint);
+
 // One request, one reply, over a fresh DEALER: for the CLI and daemons talking to
 // the GCS. Unavailable if nothing answers within timeout_ms.
 Result<std::string> Request(const std::string& endpoint, protocol::MessageType type,

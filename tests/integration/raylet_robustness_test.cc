@@ -81,15 +81,25 @@ class RayletRobustnessTest : public ::testing::Test {
     return pids;
   }
 
-  // Kills the idle workers (a job needs new ones then) and runs a job.
+  // Kills the idle workers (a job needs new ones then) and runs a job. The sockets
+  // the killed workers listened on for direct calls are gone after it.
   void KillWorkersAndRunAJob() {
-    for (int w : PidsOf("_worker")) ::kill(w, SIGKILL);
+    std::vector<int> killed = PidsOf("_worker");
+    for (int w : killed) ::kill(w, SIGKILL);
     std::string work = tmp_.path() + "/work";
     std::filesystem::create_directories(work);
     RunResult job = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
                             "--dir", work},
                            tmp_.path());
     EXPECT_EQ(job.exit_code, 0) << job.all();
+    std::string live;
+    for (int w : PidsOf("_worker")) live += ReadText("/proc/" + std::to_string(w) + "/cmdline");
+    for (const auto& f : std::filesystem::directory_iterator(session_ + "/sockets")) {
+      std::string name = f.path().filename().string();
+      if (name.rfind("w-", 0) != 0) continue;
+      EXPECT_NE(live.find(name.substr(2)), std::string::npos)
+          << "socket " << name << " of a dead worker (" << killed.size() << " killed)";
+    }
   }
 
   // Sends one frame and waits (bounded) for the raylet to log a new warning about it.
