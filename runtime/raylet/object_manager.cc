@@ -9,6 +9,11 @@ namespace ray::raylet {
 using protocol::MessageType;
 using protocol::ObjectState;
 
+namespace {
+// A transfer whose receiver has not acked a chunk for this long is dropped.
+constexpr int64_t kOutgoingTimeoutMs = 60000;
+}  // namespace
+
 ObjectManager::ObjectManager(NodeId self, std::string token, std::string store_tag,
                              Handlers handlers)
     : self_(self),
@@ -29,6 +34,7 @@ void ObjectManager::SetPeerAddress(const std::string& node_id, const std::string
 std::vector<ObjectId> ObjectManager::ForgetPeer(const std::string& node_id) {
   dealers_.erase(node_id);
   addresses_.erase(node_id);
+  std::erase_if(outgoing_, [&](const auto& o) { return o.first.first.rfind(node_id, 0) == 0; });
   std::vector<ObjectId> lost;
   for (auto it = pulls_.begin(); it != pulls_.end();) {
     if (it->second.node_id == node_id) {
@@ -77,6 +83,10 @@ void ObjectManager::Poll() {
     while (auto frame = d->Recv(0)) frames.push_back(std::move(*frame));
   }
   for (const auto& f : frames) HandleChunk(f);
+  // Transfers to a peer that stopped acking (it died, or forgot the pull) end.
+  std::erase_if(outgoing_, [now = MonoMillis()](const auto& o) {
+    return now - o.second.acked_ms > kOutgoingTimeoutMs;
+  });
 }
 
 void ObjectManager::HandleRequest(const transport::Incoming& in) {
@@ -112,6 +122,14 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
         return handlers_.pull_requested(in.peer, ObjectId::FromBinary(p->object_id));
       }
       RAY_LOG_WARN("peer {}: malformed PullObject", ToHex(in.peer));
+      return;
+    }
+    case MessageType::kChunkAck: {
+      auto p = protocol::DecodeBody<protocol::PullObject>(env->body, "ChunkAck");
+      if (p.ok() && p->object_id.size() == ObjectId::kSize) {
+        return Ack(in.peer, ObjectId::FromBinary(p->object_id));
+      }
+      RAY_LOG_WARN("peer {}: malformed ChunkAck", ToHex(in.peer));
       return;
     }
     case MessageType::kTaskFinished: {
@@ -163,18 +181,26 @@ void ObjectManager::HandleChunk(const std::string& frame) {
                                                  chunk->total);
     if (!w.ok()) return fail(w.status());
     pull.writer = std::move(w).value();
+    pull.first_chunk_ms = MonoMillis();
   }
   if (chunk->total != pull.writer->size() || chunk->offset != pull.received) {
     return fail(Status::DataLoss("chunk out of order or of another size"));
   }
   if (Status st = pull.writer->Write(chunk->offset, chunk->data); !st.ok()) return fail(st);
   pull.received += chunk->data.size();
-  if (pull.received < pull.writer->size()) return;
+  if (pull.received < pull.writer->size()) {
+    if (auto* d = DealerFor(pull.node_id)) {
+      d->Send(protocol::Encode(MessageType::kChunkAck, 0, protocol::PullObject{chunk->object_id}));
+    }
+    return;
+  }
   (void)pull.writer->Seal();
   payload.shm_name = pull.writer->name();
   payload.size = pull.writer->size();
-  RAY_LOG_INFO("received object {} ({} bytes) from node {} in {} ms", id.Hex(), payload.size,
-               ToHex(pull.node_id), MonoMillis() - pull.started_ms);
+  int64_t now = MonoMillis();
+  RAY_LOG_INFO("received object {} ({} bytes) from node {} in {} ms ({} ms after asking)",
+               id.Hex(), payload.size, ToHex(pull.node_id), now - pull.first_chunk_ms,
+               now - pull.started_ms);
   pulls_.erase(it);
   handlers_.object_arrived(payload);
 }
@@ -219,14 +245,26 @@ void ObjectManager::Serve(const std::string& peer, const protocol::ObjectPayload
     return;
   }
   chunk.total = object.size;
-  for (uint64_t off = 0; off < object.size || (object.size == 0 && off == 0);
-       off += protocol::kChunkBytes) {
-    chunk.offset = off;
-    size_t n = std::min<uint64_t>(protocol::kChunkBytes, object.size - off);
-    chunk.data.assign((*mapping)->data() + off, n);
-    router_.Send(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk));
-    if (object.size == 0) break;
-  }
+  Outgoing out{std::move(mapping).value(), std::move(chunk), MonoMillis()};
+  bool more = true;
+  for (size_t i = 0; more && i < protocol::kChunkWindow; ++i) more = SendChunk(peer, out);
+  if (more) outgoing_[{peer, ObjectId::FromBinary(object.id)}] = std::move(out);
+}
+
+bool ObjectManager::SendChunk(const std::string& peer, Outgoing& out) {
+  protocol::ObjectChunk& chunk = out.chunk;  // (an empty object is one empty chunk)
+  size_t n = std::min<uint64_t>(protocol::kChunkBytes, chunk.total - chunk.offset);
+  chunk.data.assign(out.mapping->data() + chunk.offset, n);
+  bool sent = router_.Send(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk));
+  chunk.offset += n;
+  return sent && chunk.offset < chunk.total;
+}
+
+void ObjectManager::Ack(const std::string& peer, const ObjectId& id) {
+  auto it = outgoing_.find({peer, id});
+  if (it == outgoing_.end()) return;  // every chunk went already
+  it->second.acked_ms = MonoMillis();
+  if (!SendChunk(peer, it->second)) outgoing_.erase(it);
 }
 
 }  // namespace ray::raylet

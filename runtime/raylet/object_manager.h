@@ -7,7 +7,8 @@
 // Pulls are deduplicated: however many readers on this node want an object, one
 // transfer runs. A shared-memory object arrives into a segment of this node's
 // store, written chunk by chunk and sealed when complete; a transfer cut short
-// leaves nothing behind.
+// leaves nothing behind. The sender keeps the segment mapped and stays a few chunks
+// ahead of the receiver's acks, so a transfer holds little memory on either side.
 //
 // Driven by the raylet's event loop: single-threaded, no locks.
 
@@ -22,6 +23,7 @@
 
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
+#include "runtime/object_store/object_store.h"
 #include "runtime/object_store/segment_writer.h"
 #include "runtime/serialization/protocol.h"
 #include "runtime/transport/transport.h"
@@ -66,11 +68,22 @@ class ObjectManager {
     std::string node_id;
     std::unique_ptr<object_store::SegmentWriter> writer;
     uint64_t received = 0;
-    int64_t started_ms = 0;
+    int64_t started_ms = 0;      // asked
+    int64_t first_chunk_ms = 0;  // the first chunk came
   };
+  // A shared-memory object being sent to a peer.
+  struct Outgoing {
+    std::shared_ptr<object_store::Mapping> mapping;
+    protocol::ObjectChunk chunk;  // id, state and total; offset: the next to send
+    int64_t acked_ms = 0;         // the peer's last ack (or the start)
+  };
+  using OutgoingKey = std::pair<std::string, ObjectId>;  // (peer, object)
   transport::Dealer* DealerFor(const std::string& node_id);
   void HandleRequest(const transport::Incoming& in);
   void HandleChunk(const std::string& frame);
+  // Sends the transfer's next chunk; false once every chunk went (or the peer is gone).
+  bool SendChunk(const std::string& peer, Outgoing& out);
+  void Ack(const std::string& peer, const ObjectId& id);
 
   NodeId self_;
   std::string token_;
@@ -81,6 +94,7 @@ class ObjectManager {
   std::map<std::string, std::string> addresses_;  // node id -> tcp endpoint
   std::map<std::string, std::unique_ptr<transport::Dealer>> dealers_;  // by node id
   std::map<ObjectId, Transfer> pulls_;
+  std::map<OutgoingKey, Outgoing> outgoing_;
 };
 
 }  // namespace ray::raylet

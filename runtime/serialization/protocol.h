@@ -72,6 +72,7 @@ enum class MessageType : uint16_t {
   kPullObject = 62,   // PullObject -> one or more ObjectChunk
   kObjectChunk = 63,  // ObjectChunk
   kTaskFinished = 64, // TaskFinished: a forwarded task's results exist on the sender
+  kChunkAck = 65,     // PullObject: a chunk of the object arrived; the sender may send on
 };
 
 struct Envelope {
@@ -379,8 +380,10 @@ struct PullObject {
 };
 
 // Part of an object. Inline and error objects come in one chunk; shared-memory
-// objects in chunks of kChunkBytes, in order, `total` bytes in all.
+// objects in chunks of kChunkBytes, in order, `total` bytes in all, at most
+// kChunkWindow of them sent ahead of the receiver's kChunkAck.
 constexpr size_t kChunkBytes = 8 << 20;
+constexpr size_t kChunkWindow = 4;
 struct ObjectChunk {
   std::string object_id;
   uint8_t state = 0;  // ObjectState of the object at the source
