@@ -150,7 +150,15 @@ bool CoreClient::Pump(int timeout_ms) {
     Stash(std::move(*frame));
     return true;
   }
-  return node_.raylet_pid <= 0 || ProcessAlive(node_.raylet_pid);
+  return RayletAlive();
+}
+
+bool CoreClient::RayletAlive() {
+  // Looked at once a second at most: Receive comes back empty-handed after every
+  // direct frame, and a look costs a kill() and a read of /proc/<pid>/stat.
+  if (node_.raylet_pid <= 0 || MonoMillis() < next_raylet_check_ms_) return true;
+  next_raylet_check_ms_ = MonoMillis() + 1000;
+  return ProcessAlive(node_.raylet_pid);
 }
 
 void CoreClient::Stash(std::string frame) {
@@ -248,7 +256,6 @@ Result<std::optional<std::string>> CoreClient::Roundtrip(MessageType type,
                                                          const std::function<bool()>& settled) {
   uint64_t id = next_request_++;
   SendWithFrees(protocol::Encode(type, id, body), /*all=*/true);
-  int64_t next_check_ms = MonoMillis() + 1000;
   while (true) {
     if (settled && settled()) {
       abandoned_.insert(id);
@@ -256,9 +263,7 @@ Result<std::optional<std::string>> CoreClient::Roundtrip(MessageType type,
     }
     auto frame = Receive(1000);
     if (!frame) {
-      if (MonoMillis() < next_check_ms) continue;
-      next_check_ms = MonoMillis() + 1000;
-      if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) {
+      if (!RayletAlive()) {
         return Status::Unavailable("the raylet (pid " + std::to_string(node_.raylet_pid) +
                                    ") died");
       }
@@ -579,7 +584,7 @@ std::optional<IncomingTask> CoreClient::NextTask() {
     if (!unleased_.empty()) timeout = std::min<int>(timeout, 5);
     auto frame = Receive(timeout);
     if (!frame) {
-      if (node_.raylet_pid > 0 && !ProcessAlive(node_.raylet_pid)) return std::nullopt;
+      if (!RayletAlive()) return std::nullopt;
       continue;
     }
     Stash(std::move(*frame));

@@ -106,6 +106,8 @@ class CoreClient {
   void Own(const ObjectId& id, bool direct = false);
   // Receives one frame (Stash-ing it) or times out; false if the raylet died.
   bool Pump(int timeout_ms);
+  // Whether the raylet process lives (as of the last look, at most a second ago).
+  bool RayletAlive();
   // A value this process holds: cached, or a direct call's result.
   const ObjectCache::Entry* LocalValue(const ObjectId& id) const;
   // A shared-memory segment holding the parts, for object `id`: a spare segment of
@@ -216,6 +218,7 @@ class CoreClient {
   std::vector<DirectPeer*> polled_peers_;
   std::unordered_map<ObjectId, ObjectCache::Entry, IdHash> direct_values_;  // arrived
   uint64_t block_epoch_ = 0;  // counts Gets and Waits that asked the raylet
+  int64_t next_raylet_check_ms_ = 0;  // RayletAlive's next look (monotonic)
   // Direct calls, worker side.
   std::unique_ptr<transport::Router> direct_router_;
   std::string direct_endpoint_;
