@@ -74,6 +74,10 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   if (!reply.ok()) return reply.status();
   if (!reply->error.empty()) return Status::PermissionDenied(reply->error);
   c->node_ = std::move(reply).value();
+  if (!is_driver) {  // (without it, the state API misses what this worker runs: no error)
+    c->running_path_ = protocol::RunningTaskPath(c->node_.session_dir, worker_id);
+    c->running_ = protocol::RunningTaskSlot::Create(c->running_path_);
+  }
   return c;
 }
 
@@ -86,6 +90,7 @@ CoreClient::~CoreClient() {
   if (is_driver_) Disconnect();
   for (const auto& segment : spare_) object_store::UnlinkSegment(segment->name());
   transport::RemoveSocketFile(direct_endpoint_);
+  if (running_) ::unlink(running_path_.c_str());
 }
 
 void CoreClient::Disconnect() {
@@ -156,9 +161,11 @@ bool CoreClient::Pump(int timeout_ms) {
 bool CoreClient::RayletAlive() {
   // Looked at once a second at most: Receive comes back empty-handed after every
   // direct frame, and a look costs a kill() and a read of /proc/<pid>/stat.
+  if (raylet_dead_) return false;
   if (node_.raylet_pid <= 0 || MonoMillis() < next_raylet_check_ms_) return true;
   next_raylet_check_ms_ = MonoMillis() + 1000;
-  return ProcessAlive(node_.raylet_pid);
+  raylet_dead_ = !ProcessAlive(node_.raylet_pid);
+  return !raylet_dead_;
 }
 
 void CoreClient::Stash(std::string frame) {
@@ -572,6 +579,14 @@ std::optional<IncomingTask> CoreClient::NextTask() {
     if (!pending_tasks_.empty()) {
       IncomingTask task = std::move(pending_tasks_.front());
       pending_tasks_.pop_front();
+      const protocol::TaskSpec& spec = task.task.spec;
+      if (running_ && !task.reply_to.empty()) {  // the raylet does not know of it
+        running_->Begin({spec.task_id, spec.job_id, spec.function, NowMillis()});
+      }
+      // This call may run long: the events of the calls before it go first, unless
+      // more calls wait (a stream of them) or they are fresh (a round trip ago).
+      bool stale = MonoMillis() > task_events_due_ms_ - kTaskEventsDelayMs + kTaskEventsFreshMs;
+      if (pending_tasks_.empty() && stale) FlushTaskEvents(/*force=*/true);
       return task;
     }
     if (exit_requested_) {
@@ -597,9 +612,7 @@ void CoreClient::SendTaskDone(const IncomingTask& task, const protocol::TaskDone
     SendWithFrees(protocol::Encode(MessageType::kTaskDone, 0, done), /*all=*/true);
     return;
   }
-  // A caller that went away misses its answer; nothing else needs it.
-  (void)direct_router_->Send(task.reply_to, protocol::Encode(MessageType::kTaskDone, 0, done));
-  if (task.reply_to == leased_to_) lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
+  if (running_) running_->End();
   const protocol::TaskSpec& spec = task.task.spec;
   bool failed = std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {
     return r.state == static_cast<uint8_t>(ObjectState::kError);
@@ -607,7 +620,12 @@ void CoreClient::SendTaskDone(const IncomingTask& task, const protocol::TaskDone
   if (task_events_.empty()) task_events_due_ms_ = MonoMillis() + kTaskEventsDelayMs;
   task_events_.push_back(protocol::TaskEventRecord{spec.task_id, spec.job_id, spec.function,
                                                    done.start_ms, done.end_ms, failed});
-  FlushTaskEvents(/*force=*/false);
+  // A call that ran a while (the raylet may have reported it RUNNING) is reported
+  // before its caller hears of it, which may end the job and this worker with it.
+  FlushTaskEvents(/*force=*/done.end_ms - done.start_ms >= kTaskEventsFreshMs);
+  // A caller that went away misses its answer; nothing else needs it.
+  (void)direct_router_->Send(task.reply_to, protocol::Encode(MessageType::kTaskDone, 0, done));
+  if (task.reply_to == leased_to_) lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
 }
 
 void CoreClient::FlushTaskEvents(bool force) {

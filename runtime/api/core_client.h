@@ -22,6 +22,7 @@
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/serialization/protocol.h"
+#include "runtime/serialization/running_task.h"
 #include "runtime/transport/transport.h"
 
 namespace ray::core {
@@ -106,7 +107,8 @@ class CoreClient {
   void Own(const ObjectId& id, bool direct = false);
   // Receives one frame (Stash-ing it) or times out; false if the raylet died.
   bool Pump(int timeout_ms);
-  // Whether the raylet process lives (as of the last look, at most a second ago).
+  // Whether the raylet process lives (as of the last look, at most a second ago; once
+  // seen dead, for good).
   bool RayletAlive();
   // A value this process holds: cached, or a direct call's result.
   const ObjectCache::Entry* LocalValue(const ObjectId& id) const;
@@ -219,9 +221,12 @@ class CoreClient {
   std::unordered_map<ObjectId, ObjectCache::Entry, IdHash> direct_values_;  // arrived
   uint64_t block_epoch_ = 0;  // counts Gets and Waits that asked the raylet
   int64_t next_raylet_check_ms_ = 0;  // RayletAlive's next look (monotonic)
+  bool raylet_dead_ = false;
   // Direct calls, worker side.
   std::unique_ptr<transport::Router> direct_router_;
   std::string direct_endpoint_;
+  std::unique_ptr<protocol::RunningTaskSlot> running_;  // the direct call it runs, for the raylet
+  std::string running_path_;
   std::string leased_to_;      // the caller this worker is leased to ("": none)
   std::string returned_to_;    // the caller whose lease it returned last
   bool lease_revoked_ = false;  // that caller is gone: return the lease when idle
@@ -232,8 +237,11 @@ class CoreClient {
     int64_t arrived_ms;
   };
   std::deque<Unleased> unleased_;
-  // Direct calls this worker ran, reported to the raylet within a short delay.
+  // Direct calls this worker ran, reported to the raylet within a short delay; at once
+  // for calls that ran a millisecond or more; and before the next call starts (when
+  // none waits behind it) once a millisecond old.
   static constexpr int64_t kTaskEventsDelayMs = 100;
+  static constexpr int64_t kTaskEventsFreshMs = 1;
   static constexpr size_t kMaxTaskEvents = 1000;
   std::vector<protocol::TaskEventRecord> task_events_;
   int64_t task_events_due_ms_ = 0;

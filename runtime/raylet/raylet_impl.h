@@ -30,6 +30,7 @@
 #include "runtime/object_store/object_store.h"
 #include "runtime/raylet/worker_pool.h"
 #include "runtime/scheduler/resources.h"
+#include "runtime/serialization/running_task.h"
 #include "runtime/transport/transport.h"
 
 #include "runtime/raylet/gpu_allocator.h"
@@ -83,6 +84,8 @@ struct Client {
   std::string leased_to;             // the caller it runs tasks for, directly
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
   std::vector<std::string> owned_actors;  // created here by this worker: they die with it
+  // The direct call it runs (see running_task.h), once looked at.
+  std::shared_ptr<protocol::RunningTaskSlot> running_slot;
 };
 
 struct Actor {
@@ -144,8 +147,10 @@ class Raylet {
   std::string LeaseWorker(const Client& caller, std::string_view body);
   void HandleReturnLease(Client& c);
   void RevokeLeasesOf(const std::string& caller);
-  // Tasks wait in the queue while leased workers hold resources: those workers are
-  // asked to return their leases as soon as they run out of their callers' tasks.
+  // Whether queued tasks wait for resources that leased workers hold (they would fit
+  // if the leases ended). Then no new lease is granted, and the leased workers are
+  // asked to return theirs as soon as they run out of their callers' tasks.
+  bool QueueWaitsForLeases() const;
   void ReclaimLeases();
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
@@ -290,6 +295,7 @@ class Raylet {
   std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
   std::unordered_set<std::string> unreclaimed_;  // leased workers not asked to yield yet
+  ResourceSet leased_;                           // what the leases hold, in all
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
   std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;

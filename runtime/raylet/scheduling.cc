@@ -74,7 +74,14 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     a.remote_node.clear();
     auto owner = clients_.find(spec.caller);
     if (owner != clients_.end() && !owner->second.is_driver) {
-      owner->second.owned_actors.push_back(spec.task_id);
+      std::vector<std::string>& owned = owner->second.owned_actors;
+      if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
+        std::erase_if(owned, [&](const std::string& id) {
+          auto a = actors_.find(id);
+          return a == actors_.end() || a->second.state == Actor::kDead;
+        });
+      }
+      owned.push_back(spec.task_id);
     }
   }
   Enqueue(std::move(spec));
@@ -97,6 +104,7 @@ void Raylet::Enqueue(TaskSpec t) {
 }
 
 void Raylet::OnArgsReady(TaskSpec t) {
+  if (finished_jobs_.count(t.job_id)) return;  // waited for arguments past its job's end
   if (t.kind == ri::kActorCreation) {
     auto a = actors_.find(t.task_id);
     if (a != actors_.end() && a->second.state == Actor::kDead) return;  // killed while waiting
@@ -362,11 +370,13 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   gpus_.Release(c.gpus);
   Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
-  // A worker that was killed left its socket for direct calls behind.
+  // A worker that was killed left its socket for direct calls behind, and its slot.
   transport::RemoveSocketFile(protocol::WorkerEndpoint(endpoint_, e.worker_id));
+  ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
   unreclaimed_.erase(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
+    leased_.Subtract(c.lease_shape);
     SendMsg(c.leased_to, MessageType::kLeaseGone, 0,
             protocol::LeaseGone{c.direct_endpoint,
                                 fmt::format("pid {} {}", e.pid, e.how)});
@@ -509,8 +519,8 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   ResourceSet need = ResourcesOf(shape);
   // Tasks queued here for the shape go first; GPU ids are handed out per task.
   auto queued = ready_.find(need);
-  if ((queued != ready_.end() && !queued->second.empty()) || GpuAmount(need) > 0 ||
-      std::get<1>(*msg).size() != JobId::kSize) {
+  if ((queued != ready_.end() && !queued->second.empty()) || QueueWaitsForLeases() ||
+      GpuAmount(need) > 0 || std::get<1>(*msg).size() != JobId::kSize) {
     return "";
   }
   if (!available_.Contains(need)) return "busy";
@@ -529,6 +539,7 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   w.held = w.lease_shape = need;
   w.state = Client::kBusy;
   w.leased_to = caller.peer;
+  leased_.Add(need);
   unreclaimed_.insert(w.peer);
   w.last_job = std::get<1>(*msg);
   w.dispatched_ms = NowMillis();
@@ -542,6 +553,7 @@ void Raylet::HandleReturnLease(Client& c) {
     return;
   }
   available_.Add(c.held);
+  leased_.Subtract(c.lease_shape);
   c.held = c.lease_shape = ResourceSet();
   c.leased_to.clear();
   unreclaimed_.erase(c.peer);
@@ -556,12 +568,18 @@ void Raylet::RevokeLeasesOf(const std::string& caller) {
   }
 }
 
-void Raylet::ReclaimLeases() {
-  if (unreclaimed_.empty()) return;
-  bool waiting = std::any_of(ready_.begin(), ready_.end(), [&](const auto& shape) {
-    return !shape.second.empty() && !available_.Contains(shape.first);
+bool Raylet::QueueWaitsForLeases() const {
+  if (leased_.empty()) return false;
+  ResourceSet unleased = available_;
+  unleased.Add(leased_);
+  return std::any_of(ready_.begin(), ready_.end(), [&](const auto& shape) {
+    return !shape.second.empty() && !available_.Contains(shape.first) &&
+           unleased.Contains(shape.first);
   });
-  if (!waiting) return;
+}
+
+void Raylet::ReclaimLeases() {
+  if (unreclaimed_.empty() || !QueueWaitsForLeases()) return;
   for (const std::string& peer : unreclaimed_) Send(peer, MessageType::kYieldLease, 0, "");
   unreclaimed_.clear();
 }

@@ -55,10 +55,23 @@ void Raylet::FlushActorRecords() {
 void Raylet::FlushTaskEvents() {
   // RUNNING events only for tasks still running now: a short task costs the GCS one
   // event (its end), a long one shows as RUNNING meanwhile.
-  for (const auto& [peer, c] : clients_) {
-    const TaskSpec* t = CurrentTask(c);
-    if (!t || !reported_running_.insert(t->task_id).second) continue;
-    RecordTask(c, *t, gcs::kTaskRunning, c.dispatched_ms, 0);
+  for (auto& [peer, c] : clients_) {
+    if (const TaskSpec* t = CurrentTask(c)) {
+      if (reported_running_.insert(t->task_id).second) {
+        RecordTask(c, *t, gcs::kTaskRunning, c.dispatched_ms, 0);
+      }
+      continue;
+    }
+    // Direct calls: the worker says what it runs.
+    if (c.leased_to.empty() && c.state != Client::kActor) continue;
+    if (!c.running_slot) {
+      c.running_slot = protocol::RunningTaskSlot::Open(
+          protocol::RunningTaskPath(options_.session_dir, peer));
+      if (!c.running_slot) continue;
+    }
+    auto r = c.running_slot->Read();
+    if (!r || !reported_running_.insert(r->task_id).second) continue;
+    RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskRunning, r->start_ms, 0);
   }
   if (task_events_.empty()) return;
   if (Status st = gcs_.AddTaskEvents(task_events_); !st.ok()) {

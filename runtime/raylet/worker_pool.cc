@@ -21,7 +21,7 @@ WorkerPool::WorkerPool(WorkerPoolOptions options, OutputSink sink)
     : options_(std::move(options)), sink_(std::move(sink)) {}
 
 WorkerPool::~WorkerPool() {
-  zygote_failed_ = true;  // no fork and exec for the workers it owes, only their pids
+  stopping_ = true;  // the workers the zygote owes are not started again
   CollectPids(kForkTimeoutMs);
   zygote_.reset();
   for (auto& [id, p] : workers_) {
@@ -42,8 +42,11 @@ std::vector<std::string> WorkerPool::WorkerFlags() const {
 Result<Child> WorkerPool::Launch(const std::string& id) {
   if (!zygote_ && !zygote_failed_) {
     auto started = Zygote::Start(options_.ray_binary, WorkerFlags());
-    if (!started.ok()) GiveUpZygote(started.status().message());
-    if (started.ok()) zygote_ = std::move(started).value();
+    if (started.ok()) {
+      zygote_ = std::move(started).value();
+    } else {
+      GiveUpZygote(started.status().message());
+    }
   }
   if (zygote_) {
     auto child = zygote_->Fork(ToHex(id));
@@ -67,8 +70,7 @@ Result<Child> WorkerPool::Spawn(const std::string& id) {
 
 void WorkerPool::CollectPids(int wait_ms) {
   while (!forking_.empty() && zygote_) {
-    const Forking& oldest = forking_.front();
-    int64_t due = oldest.asked_ms + kForkTimeoutMs;
+    int64_t due = forking_.front().asked_ms + kForkTimeoutMs;
     auto pid =
         zygote_->NextPid(static_cast<int>(std::clamp<int64_t>(due - MonoMillis(), 0, wait_ms)));
     if (!pid.ok()) return GiveUpZygote(pid.status().message());
@@ -76,37 +78,58 @@ void WorkerPool::CollectPids(int wait_ms) {
       if (MonoMillis() < due) return;  // not yet
       return GiveUpZygote("the zygote did not answer in time");
     }
-    if (auto it = workers_.find(oldest.id); it != workers_.end()) it->second.pid = *pid;
-    forking_.pop_front();
+    TakeAnswer(*pid);
   }
 }
 
+void WorkerPool::TakeAnswer(int pid) {
+  std::string id = std::move(forking_.front().id);
+  forking_.pop_front();
+  auto it = workers_.find(id);
+  if (it == workers_.end()) return;
+  if (pid < 0) return Respawn(it, "the zygote could not fork it");
+  it->second.pid = pid;
+  if (it->second.kill_on_pid) ::kill(pid, SIGKILL);
+}
+
 void WorkerPool::GiveUpZygote(const std::string& why) {
-  bool spawn = !zygote_failed_;  // (a stopping pool sets zygote_failed_ first)
-  if (spawn) RAY_LOG_WARN("{}; starting workers with fork and exec from now on", why);
-  zygote_.reset();
+  if (!zygote_failed_) RAY_LOG_WARN("{}; starting workers with fork and exec from now on", why);
   zygote_failed_ = true;
-  for (const Forking& f : forking_) {  // the workers it owes start again, as their ids
-    auto it = workers_.find(f.id);
-    if (it == workers_.end()) continue;
-    Close(it->second);
-    auto child = spawn ? Spawn(f.id) : Result<Child>(Status::Unavailable("the raylet is stopping"));
-    if (child.ok()) {
-      it->second = Proc{child->pid, {child->stdout_fd, child->stderr_fd}, {}, {nullptr, nullptr}};
-    } else {
-      failed_.push_back({it->first, -1, "not started: " + child.status().message()});
-      workers_.erase(it);
+  if (zygote_) {
+    // Killed first: the workers it answered for run; the others start again.
+    zygote_->Kill();
+    while (!forking_.empty()) {
+      auto pid = zygote_->NextPid(0);
+      if (!pid.ok() || *pid == 0) break;
+      TakeAnswer(*pid);
     }
+    zygote_.reset();
   }
-  forking_.clear();
+  while (!forking_.empty()) {
+    auto it = workers_.find(forking_.front().id);
+    forking_.pop_front();
+    if (it != workers_.end()) Respawn(it, "the zygote did not start it");
+  }
+}
+
+void WorkerPool::Respawn(std::unordered_map<std::string, Proc>::iterator it,
+                         const std::string& why) {
+  Close(it->second);
+  bool kill = it->second.kill_on_pid;
+  auto child = stopping_ || kill ? Result<Child>(Status::Unavailable(why)) : Spawn(it->first);
+  if (child.ok()) {
+    it->second = Proc{child->pid, {child->stdout_fd, child->stderr_fd}, {}, {nullptr, nullptr}};
+    return;
+  }
+  failed_.push_back({it->first, -1, "not started: " + child.status().message()});
+  workers_.erase(it);
 }
 
 Result<std::string> WorkerPool::Start() {
   std::string id = RandomBytes(16);
   RAY_ASSIGN_OR_RETURN(Child child, Launch(id));
   // The log files are made when the worker first writes (most never do).
-  Proc p{child.pid, {child.stdout_fd, child.stderr_fd}, {}, {nullptr, nullptr}};
-  workers_.emplace(id, std::move(p));
+  workers_.emplace(id, Proc{child.pid, {child.stdout_fd, child.stderr_fd}, {}, {nullptr, nullptr}});
   return id;
 }
 
@@ -190,9 +213,8 @@ std::vector<WorkerPool::Exit> WorkerPool::Reap() {
 void WorkerPool::Kill(const std::string& worker_id) {
   auto it = workers_.find(worker_id);
   if (it == workers_.end()) return;
-  if (it->second.pid == 0) CollectPids(kForkTimeoutMs);
-  it = workers_.find(worker_id);
-  if (it != workers_.end() && it->second.pid > 0) ::kill(it->second.pid, SIGKILL);
+  if (it->second.pid > 0) ::kill(it->second.pid, SIGKILL);
+  it->second.kill_on_pid = it->second.pid == 0;  // killed once the zygote says its pid
 }
 
 void WorkerPool::Close(Proc& p) {

@@ -58,6 +58,7 @@ class WorkerPool {
     int fds[2];
     std::string partial[2];
     FILE* log[2];
+    bool kill_on_pid = false;  // Kill()ed before its pid was known
   };
   // A worker process: forked by the zygote (see zygote.h; its pid comes later), or
   // started with fork and exec if the zygote fails.
@@ -66,9 +67,14 @@ class WorkerPool {
   std::vector<std::string> WorkerFlags() const;
   // Reads the zygote's answers, waiting up to wait_ms for the oldest one due.
   void CollectPids(int wait_ms);
-  // Logs why, once; the workers the zygote still owes are started with fork and exec
-  // (or, when stopping, reported as exits), and so is every worker from now on.
+  // The answer to the oldest request: its pid, or -1 (it could not fork).
+  void TakeAnswer(int pid);
+  // Logs why, once, and kills the zygote; the workers it answered for run, the others
+  // start with fork and exec, as does every worker from now on.
   void GiveUpZygote(const std::string& why);
+  // Starts the worker again with fork and exec (or, when stopping or killed, reports
+  // it as an exit).
+  void Respawn(std::unordered_map<std::string, Proc>::iterator it, const std::string& why);
   void Drain(const std::string& id, Proc& p, int which, bool flush_partial);
   void Close(Proc& p);
 
@@ -77,6 +83,7 @@ class WorkerPool {
   std::unordered_map<std::string, Proc> workers_;
   std::unique_ptr<Zygote> zygote_;
   bool zygote_failed_ = false;
+  bool stopping_ = false;  // in the destructor
   struct Forking {
     std::string id;  // raw
     int64_t asked_ms;

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 namespace ray::raylet {
@@ -43,7 +42,9 @@ bool SendWithFds(int socket, const std::string& payload, int fd0, int fd1) {
   c->cmsg_len = CMSG_LEN(2 * sizeof(int));
   int fds[2] = {fd0, fd1};
   std::memcpy(CMSG_DATA(c), fds, sizeof(fds));
-  return ::sendmsg(socket, &m.msg, MSG_NOSIGNAL) == static_cast<ssize_t>(payload.size());
+  // (Never blocks: a zygote that stopped reading counts as gone.)
+  return ::sendmsg(socket, &m.msg, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+         static_cast<ssize_t>(payload.size());
 }
 
 // The payload (empty: the peer is gone or sent something else) and its two fds.
@@ -65,7 +66,6 @@ std::string RecvWithFds(int socket, int fds[2]) {
 }  // namespace
 
 std::optional<std::string> ServeZygote(int fd) {
-  ::unsetenv("LD_BIND_NOW");  // for the plugins workers load, and their children
   const pid_t raylet = ::getppid();
   while (true) {
     int fds[2] = {-1, -1};
@@ -104,7 +104,6 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const std::string& binary,
                 std::string(32, '0')};
   spawn.argv.insert(spawn.argv.end(), worker_args.begin(), worker_args.end());
   spawn.parent_death_signal = SIGKILL;
-  spawn.env["LD_BIND_NOW"] = "1";  // resolved once, here, not in every worker
   auto child = Spawn(spawn);
   ::close(pair[1]);
   if (!child.ok()) {
@@ -115,9 +114,11 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const std::string& binary,
 }
 
 Zygote::~Zygote() {
+  Kill();  // before closing: it must not fork the requests it has not read
   ::close(fd_);
-  ::kill(pid_, SIGKILL);  // (it would exit anyway, but may be stuck, with requests unread)
 }
+
+void Zygote::Kill() { ::kill(pid_, SIGKILL); }
 
 Result<Child> Zygote::Fork(const std::string& worker_id_hex) {
   int out[2], err[2];
@@ -133,7 +134,7 @@ Result<Child> Zygote::Fork(const std::string& worker_id_hex) {
   if (!sent) {
     ::close(out[0]);
     ::close(err[0]);
-    return Status::Unavailable("the zygote (pid " + std::to_string(pid_) + ") is gone");
+    return Status::Unavailable("the zygote (pid " + std::to_string(pid_) + ") takes no requests");
   }
   ::fcntl(out[0], F_SETFL, O_NONBLOCK);
   ::fcntl(err[0], F_SETFL, O_NONBLOCK);
@@ -147,13 +148,11 @@ Result<int> Zygote::NextPid(int timeout_ms) {
     ready = ::poll(&p, 1, timeout_ms);
   } while (ready < 0 && errno == EINTR);
   if (ready == 0) return 0;
-  int32_t pid = -1;
-  if (ready == 1 &&
-      ::recv(fd_, &pid, sizeof(pid), MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(pid)) &&
-      pid > 0) {
-    return static_cast<int>(pid);
-  }
-  return Status::Unavailable("the zygote (pid " + std::to_string(pid_) + ") did not fork a worker");
+  int32_t pid = 0;
+  ssize_t n = ready == 1 ? ::recv(fd_, &pid, sizeof(pid), MSG_DONTWAIT) : -1;
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
+  if (n == static_cast<ssize_t>(sizeof(pid)) && pid != 0) return pid > 0 ? pid : -1;
+  return Status::Unavailable("the zygote (pid " + std::to_string(pid_) + ") is gone");
 }
 
 }  // namespace ray::raylet

@@ -39,9 +39,11 @@ class Zygote {
   // The socket to poll for answers.
   int fd() const { return fd_; }
   // The pid of the oldest fork not answered yet (answers come in the order of the
-  // requests), waiting up to timeout_ms for it: 0 if none came, an error if the
-  // zygote is gone or could not fork.
+  // requests), waiting up to timeout_ms for it: 0 if none came, -1 if the zygote could
+  // not fork that one, an error if the zygote is gone.
   Result<int> NextPid(int timeout_ms);
+  // Kills the zygote; the answers it sent can still be read.
+  void Kill();
 
  private:
   Zygote(int fd, int pid) : fd_(fd), pid_(pid) {}

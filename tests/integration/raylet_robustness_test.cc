@@ -81,8 +81,9 @@ class RayletRobustnessTest : public ::testing::Test {
     return pids;
   }
 
-  // Kills the idle workers (a job needs new ones then) and runs a job. The sockets
-  // the killed workers listened on for direct calls are gone after it.
+  // Kills the idle workers (a job needs new ones then) and runs a job. The files the
+  // killed workers left (their sockets for direct calls, their running-task slots) are
+  // gone after it.
   void KillWorkersAndRunAJob() {
     std::vector<int> killed = PidsOf("_worker");
     for (int w : killed) ::kill(w, SIGKILL);
@@ -96,9 +97,9 @@ class RayletRobustnessTest : public ::testing::Test {
     for (int w : PidsOf("_worker")) live += ReadText("/proc/" + std::to_string(w) + "/cmdline");
     for (const auto& f : std::filesystem::directory_iterator(session_ + "/sockets")) {
       std::string name = f.path().filename().string();
-      if (name.rfind("w-", 0) != 0) continue;
-      EXPECT_NE(live.find(name.substr(2)), std::string::npos)
-          << "socket " << name << " of a dead worker (" << killed.size() << " killed)";
+      if (name.rfind("w-", 0) != 0) continue;  // w-<id>: its socket; w-<id>.task
+      EXPECT_NE(live.find(name.substr(2, 16)), std::string::npos)
+          << name << " of a dead worker (" << killed.size() << " killed)";
     }
   }
 
@@ -317,7 +318,8 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
 
   std::vector<std::string> sockets;
   for (const auto& e : std::filesystem::directory_iterator(session_ + "/sockets")) {
-    if (e.path().filename().string().rfind("w-", 0) == 0) sockets.push_back(e.path().string());
+    std::string name = e.path().filename().string();
+    if (name.rfind("w-", 0) == 0 && e.is_socket()) sockets.push_back(e.path().string());
   }
   ASSERT_FALSE(sockets.empty()) << "no worker sockets in " << session_ << "/sockets";
 
@@ -411,7 +413,10 @@ TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
   std::vector<int> raylet = PidsOf("_raylet"), zygote = PidsOf("_zygote");
   ASSERT_EQ(raylet.size(), 1u);
   ASSERT_EQ(zygote.size(), 1u) << "no zygote";
-  std::vector<int> workers = PidsOf("_worker");
+  std::vector<int> workers;  // the prestarted ones: the zygote forks them soon after start
+  for (int i = 0; i < 100 && (workers = PidsOf("_worker")).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   ASSERT_FALSE(workers.empty()) << "no prestarted worker";
   for (int w : workers) {
     EXPECT_EQ(parent_of(w), raylet[0]) << "worker " << w << " is not the raylet's child";

@@ -29,10 +29,21 @@ int SpanInTask(int ms) {
 
 ray::Blob Big(uint64_t size) { return ray::Blob(std::string(size, 'x')); }
 
+// Waits (at most 60 s) until the file exists; whether it came.
+bool AwaitFile(const std::string& path) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::access(path.c_str(), F_OK) == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
 class Keeper {
  public:
   static Keeper* Create() { return new Keeper(); }
   int Bump() { return ++n_; }
+  bool Hold(std::string path) { return AwaitFile(path); }
 
  private:
   int n_ = 0;
@@ -81,7 +92,7 @@ class GpuHolder {
 
 }  // namespace
 
-RAY_REMOTE(Square, Boom, SpanInTask, Big, Keeper::Create, &Keeper::Bump, GpuView,
+RAY_REMOTE(Square, Boom, SpanInTask, Big, Keeper::Create, &Keeper::Bump, &Keeper::Hold, GpuView,
            GpuRendezvous, GpuHolder::Create, &GpuHolder::View);
 
 RAY_MAIN(int argc, char** argv) {
@@ -124,7 +135,8 @@ RAY_MAIN(int argc, char** argv) {
     std::printf("%s", out.c_str());
     std::fflush(stdout);
     // With a directory: writes the lines to <dir>/out.txt and keeps the job (its
-    // actor and objects) alive until <dir>/release exists (at most 60 s).
+    // actor and objects) alive until <dir>/release exists (at most 60 s), a second
+    // actor running Keeper::Hold (a direct call) meanwhile.
     if (argc > 2) {
       std::string dir = argv[2];
       if (FILE* f = std::fopen((dir + "/out.tmp").c_str(), "w")) {
@@ -132,14 +144,9 @@ RAY_MAIN(int argc, char** argv) {
         std::fclose(f);
         std::rename((dir + "/out.tmp").c_str(), (dir + "/out.txt").c_str());
       }
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-      while (std::chrono::steady_clock::now() < deadline) {
-        if (FILE* f = std::fopen((dir + "/release").c_str(), "r")) {
-          std::fclose(f);
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
+      auto holder = ray::Actor(Keeper::Create).Remote();
+      ray::Get(holder.Task(&Keeper::Bump).Remote());  // it runs: the next call is direct
+      ray::Get(holder.Task(&Keeper::Hold).Remote(dir + "/release"));
     }
     return 0;
   }

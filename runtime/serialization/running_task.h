@@ -1,0 +1,49 @@
+#pragma once
+// What a worker is running, for the raylet's state API. Calls sent to a worker
+// directly (actor calls, tasks on leased workers) do not pass through the raylet, so
+// the worker writes the id, job, function and start of each into a small file it
+// maps (<session>/sockets/w-<id>.task); the raylet maps it too, and reads it when it
+// reports the tasks running on its node. A sequence number, odd while the worker
+// writes, keeps half-written entries out of the reader's hands.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ray::protocol {
+
+struct RunningTask {
+  std::string task_id;
+  std::string job_id;
+  std::string function;
+  int64_t start_ms = 0;  // wall clock
+};
+
+// <session_dir>/sockets/w-<first 16 hex digits of the worker id>.task
+std::string RunningTaskPath(const std::string& session_dir, const std::string& worker_id);
+
+class RunningTaskSlot {
+ public:
+  // The worker makes the file (nullptr if it cannot); the raylet opens it (nullptr if
+  // it is not there, or is not such a file).
+  static std::unique_ptr<RunningTaskSlot> Create(const std::string& path);
+  static std::unique_ptr<RunningTaskSlot> Open(const std::string& path);
+  ~RunningTaskSlot();
+  RunningTaskSlot(const RunningTaskSlot&) = delete;
+  RunningTaskSlot& operator=(const RunningTaskSlot&) = delete;
+
+  // Writer (one thread).
+  void Begin(const RunningTask& task);
+  void End();
+  // Reader: the task running now, or nullopt (none, or the writer is mid-write).
+  std::optional<RunningTask> Read() const;
+
+ private:
+  struct Layout;
+  explicit RunningTaskSlot(Layout* slot) : slot_(slot) {}
+  static std::unique_ptr<RunningTaskSlot> Map(const std::string& path, int flags);
+  Layout* slot_;
+};
+
+}  // namespace ray::protocol
