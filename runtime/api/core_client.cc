@@ -61,7 +61,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   if (!is_driver) {
     c->direct_router_ = std::make_unique<transport::Router>();
     RAY_ASSIGN_OR_RETURN(c->direct_endpoint_,
-                         c->direct_router_->Bind(protocol::WorkerEndpoint(raylet_endpoint, worker_id)));
+                         c->direct_router_->Bind(transport::WorkerEndpoint(raylet_endpoint, worker_id)));
   }
   protocol::RegisterClient reg{identity, static_cast<int32_t>(::getpid()), is_driver,
                                job.Binary(), c->direct_endpoint_};

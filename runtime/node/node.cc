@@ -16,6 +16,7 @@
 #include "runtime/base/process.h"
 #include "runtime/base/util.h"
 #include "runtime/object_store/object_store.h"
+#include "runtime/transport/transport.h"
 
 namespace ray::node {
 
@@ -194,8 +195,7 @@ Status StopNode(const NodeRecord& node) {
       ok = TerminateProcess(pid, 3000) && ok;
     }
   }
-  std::error_code ec;
-  if (node.raylet_socket.rfind("ipc://", 0) == 0) fs::remove(node.raylet_socket.substr(6), ec);
+  transport::RemoveSocketFile(node.raylet_socket);
   object_store::UnlinkAllSegments(ContentHash(node.session_dir).substr(0, 8));
   return ok ? Status::Ok() : Status::Internal("some processes of " + node.session_dir +
                                               " could not be stopped");

@@ -34,6 +34,7 @@ void ObjectManager::SetPeerAddress(const std::string& node_id, const std::string
 std::vector<ObjectId> ObjectManager::ForgetPeer(const std::string& node_id) {
   dealers_.erase(node_id);
   addresses_.erase(node_id);
+  // (A peer's identity is its node id and 4 random bytes: see DealerFor.)
   std::erase_if(outgoing_, [&](const auto& o) { return o.first.first.rfind(node_id, 0) == 0; });
   std::vector<ObjectId> lost;
   for (auto it = pulls_.begin(); it != pulls_.end();) {

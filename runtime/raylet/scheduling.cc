@@ -371,7 +371,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
   // A worker that was killed left its socket for direct calls behind, and its slot.
-  transport::RemoveSocketFile(protocol::WorkerEndpoint(endpoint_, e.worker_id));
+  transport::RemoveSocketFile(transport::WorkerEndpoint(endpoint_, e.worker_id));
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
   unreclaimed_.erase(e.worker_id);

@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "runtime/base/util.h"
 #include "runtime/ids/ids.h"
 
 namespace ray::protocol {
@@ -113,16 +112,6 @@ Status DecodeBodyInto(std::string_view body, const char* what,
     return Status::InvalidArgument(fmt::format("malformed {}: {}", what, e.what()));
   }
   return Status::Ok();
-}
-
-std::string WorkerEndpoint(const std::string& raylet_endpoint, const std::string& worker_id) {
-  constexpr std::string_view kIpc = "ipc://";
-  if (raylet_endpoint.rfind(kIpc, 0) == 0) {
-    std::string path = raylet_endpoint.substr(kIpc.size());
-    path = path.substr(0, path.rfind('/') + 1) + "w-" + ToHex(worker_id).substr(0, 16);
-    if (path.size() < 100) return std::string(kIpc) + path;
-  }
-  return "tcp://127.0.0.1:*";
 }
 
 Status CheckTaskSpec(const TaskSpec& t) {

@@ -187,10 +187,6 @@ struct TaskSpec {
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller);
 };
 
-// Where a worker listens for direct calls: ipc://<beside the raylet's socket>/w-<id>,
-// or loopback TCP (any port) if that path would be too long for a unix socket.
-std::string WorkerEndpoint(const std::string& raylet_endpoint, const std::string& worker_id);
-
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.
 // Nothing relies on the sender for this.
 Status CheckTaskSpec(const TaskSpec& t);

@@ -117,8 +117,20 @@ Result<std::string> Request(const std::string& endpoint, protocol::MessageType t
   return std::move(*reply);
 }
 
+namespace {
+constexpr std::string_view kIpc = "ipc://";
+}  // namespace
+
+std::string WorkerEndpoint(const std::string& raylet_endpoint, const std::string& worker_id) {
+  if (raylet_endpoint.rfind(kIpc, 0) == 0) {
+    std::string path = raylet_endpoint.substr(kIpc.size());
+    path = path.substr(0, path.rfind('/') + 1) + "w-" + ToHex(worker_id).substr(0, 16);
+    if (path.size() < 100) return std::string(kIpc) + path;
+  }
+  return "tcp://127.0.0.1:*";
+}
+
 void RemoveSocketFile(const std::string& endpoint) {
-  constexpr std::string_view kIpc = "ipc://";
   if (endpoint.rfind(kIpc, 0) == 0) ::unlink(endpoint.c_str() + kIpc.size());
 }
 

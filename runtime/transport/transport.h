@@ -50,6 +50,10 @@ class Dealer {
   zmq::socket_t socket_;
 };
 
+// Where a worker listens for direct calls: ipc://<beside the raylet's socket>/w-<id>,
+// or loopback TCP (any port) if that path would be too long for a unix socket.
+std::string WorkerEndpoint(const std::string& raylet_endpoint, const std::string& worker_id);
+
 // Removes the socket file of an ipc:// endpoint (nothing for others).
 void RemoveSocketFile(const std::string& endpoint);
 
