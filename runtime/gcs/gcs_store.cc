@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS plugins(
 CREATE TABLE IF NOT EXISTS task_events(
   task_id BLOB, job_id BLOB, name BLOB, node_id BLOB, worker BLOB, start_ms INTEGER,
   end_ms INTEGER, state TEXT);
-CREATE INDEX IF NOT EXISTS task_events_by_job ON task_events(job_id);
+-- No index on job_id: every task adds a row, and LoadTaskEvents scans anyway.
+DROP INDEX IF EXISTS task_events_by_job;
 CREATE TABLE IF NOT EXISTS objects(object_id BLOB, node_id BLOB, PRIMARY KEY(object_id, node_id));
 )sql";
 
