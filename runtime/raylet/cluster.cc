@@ -115,6 +115,14 @@ void Raylet::FinishJob(const std::string& job_id) {
   }
   std::erase_if(free_on_arrival_,
                 [&](const ObjectId& id) { return TaskJob(id.Task()).Binary() == job_id; });
+  // Its tasks shown RUNNING here end with it.
+  for (auto& [peer, c] : clients_) {
+    auto r = RunningTaskOf(c);
+    if (r && r->job_id == job_id && reported_running_.count(r->task_id)) {
+      RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms,
+                 NowMillis());
+    }
+  }
   std::erase_if(reported_running_, [&](const std::string& task) {
     return TaskJob(TaskId::FromBinary(task)).Binary() == job_id;
   });

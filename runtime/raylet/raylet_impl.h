@@ -256,6 +256,11 @@ class Raylet {
   std::string ClusterTotalString() const;
 
   // --- task events (state API, timeline), sent to the GCS in batches
+  // What the client runs now, as the state API shows it: a task the raylet sent it,
+  // or a direct call (one that has run kRunningReportMs at least; see running_task.h).
+  std::optional<protocol::RunningTask> RunningTaskOf(Client& c);
+  // A worker died: the direct call it was running, if reported RUNNING, FAILED.
+  void DirectCallDied(const Client& w, const std::string& how);
   // Records an event of `t` run by client `w` (a worker, or a driver's profile span):
   // state is one of gcs::kTask*. Sent with the next FlushTaskEvents().
   void RecordTask(const Client& w, const TaskSpec& t, const char* state, int64_t start_ms,
@@ -295,7 +300,7 @@ class Raylet {
   std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
   std::unordered_set<std::string> unreclaimed_;  // leased workers not asked to yield yet
-  ResourceSet leased_;                           // what the leases hold, in all
+  ResourceSet leased_;  // what leased workers hold, in all (not the CPU a blocked one lent)
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
   std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;

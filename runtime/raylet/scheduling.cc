@@ -370,13 +370,14 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   gpus_.Release(c.gpus);
   Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
+  DirectCallDied(c, e.how);
   // A worker that was killed left its socket for direct calls behind, and its slot.
   transport::RemoveSocketFile(transport::WorkerEndpoint(endpoint_, e.worker_id));
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
   unreclaimed_.erase(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
-    leased_.Subtract(c.lease_shape);
+    leased_.Subtract(c.held);
     SendMsg(c.leased_to, MessageType::kLeaseGone, 0,
             protocol::LeaseGone{c.direct_endpoint,
                                 fmt::format("pid {} {}", e.pid, e.how)});
@@ -553,7 +554,7 @@ void Raylet::HandleReturnLease(Client& c) {
     return;
   }
   available_.Add(c.held);
-  leased_.Subtract(c.lease_shape);
+  leased_.Subtract(c.held);  // (a blocked worker's lent CPU is out of both already)
   c.held = c.lease_shape = ResourceSet();
   c.leased_to.clear();
   unreclaimed_.erase(c.peer);
@@ -569,7 +570,7 @@ void Raylet::RevokeLeasesOf(const std::string& caller) {
 }
 
 bool Raylet::QueueWaitsForLeases() const {
-  if (leased_.empty()) return false;
+  if (num_ready_ == 0) return false;
   ResourceSet unleased = available_;
   unleased.Add(leased_);
   return std::any_of(ready_.begin(), ready_.end(), [&](const auto& shape) {

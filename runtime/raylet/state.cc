@@ -10,6 +10,8 @@ namespace {
 
 // Events kept while the GCS cannot take them; beyond this the oldest are dropped.
 constexpr size_t kMaxBufferedEvents = 100000;
+// A direct call is reported RUNNING once it has run this long (milliseconds).
+constexpr int64_t kRunningReportMs = 5;
 
 }  // namespace
 
@@ -35,6 +37,14 @@ void Raylet::RecordTask(const Client& w, const std::string& task_id, const std::
                                         std::move(worker), start_ms, end_ms, state});
 }
 
+void Raylet::DirectCallDied(const Client& w, const std::string& how) {
+  if (!w.running_slot) return;
+  auto r = w.running_slot->Read();
+  if (!r || !reported_running_.count(r->task_id)) return;  // no RUNNING row to end
+  RecordTask(w, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms, NowMillis());
+  RAY_LOG_WARN("worker pid {} died ({}) running {}, called directly", w.pid, how, r->function);
+}
+
 void Raylet::HandleTaskEvents(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TaskEvents>(c.peer, body, "TaskEvents");
   if (!msg) return;
@@ -52,25 +62,32 @@ void Raylet::FlushActorRecords() {
   actor_records_.clear();
 }
 
+std::optional<protocol::RunningTask> Raylet::RunningTaskOf(Client& c) {
+  if (const TaskSpec* t = CurrentTask(c)) {
+    return protocol::RunningTask{t->task_id, t->job_id, t->function, c.dispatched_ms};
+  }
+  // Direct calls (to actors, or to leased workers): the worker says what it runs.
+  if (c.leased_to.empty() && c.state != Client::kActor) return std::nullopt;
+  if (!c.running_slot) {
+    c.running_slot =
+        protocol::RunningTaskSlot::Open(protocol::RunningTaskPath(options_.session_dir, c.peer));
+    if (!c.running_slot) return std::nullopt;
+  }
+  // Not one just begun: the worker reports a call of a millisecond or more at its end
+  // at once, so a RUNNING row is soon followed by the end.
+  auto r = c.running_slot->Read();
+  if (!r || NowMillis() - r->start_ms < kRunningReportMs) return std::nullopt;
+  return r;
+}
+
 void Raylet::FlushTaskEvents() {
   // RUNNING events only for tasks still running now: a short task costs the GCS one
   // event (its end), a long one shows as RUNNING meanwhile.
   for (auto& [peer, c] : clients_) {
-    if (const TaskSpec* t = CurrentTask(c)) {
-      if (reported_running_.insert(t->task_id).second) {
-        RecordTask(c, *t, gcs::kTaskRunning, c.dispatched_ms, 0);
-      }
+    auto r = RunningTaskOf(c);
+    if (!r || finished_jobs_.count(r->job_id) || !reported_running_.insert(r->task_id).second) {
       continue;
     }
-    // Direct calls: the worker says what it runs.
-    if (c.leased_to.empty() && c.state != Client::kActor) continue;
-    if (!c.running_slot) {
-      c.running_slot = protocol::RunningTaskSlot::Open(
-          protocol::RunningTaskPath(options_.session_dir, peer));
-      if (!c.running_slot) continue;
-    }
-    auto r = c.running_slot->Read();
-    if (!r || !reported_running_.insert(r->task_id).second) continue;
     RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskRunning, r->start_ms, 0);
   }
   if (task_events_.empty()) return;

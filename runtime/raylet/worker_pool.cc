@@ -96,10 +96,12 @@ void WorkerPool::GiveUpZygote(const std::string& why) {
   if (!zygote_failed_) RAY_LOG_WARN("{}; starting workers with fork and exec from now on", why);
   zygote_failed_ = true;
   if (zygote_) {
-    // Killed first: the workers it answered for run; the others start again.
+    // Killed first, then read to its end: the workers it answered for run, the
+    // others start again. (One it forked as it died, and could not name, lives on as
+    // a stray; it dies with the raylet.)
     zygote_->Kill();
     while (!forking_.empty()) {
-      auto pid = zygote_->NextPid(0);
+      auto pid = zygote_->NextPid(1000);
       if (!pid.ok() || *pid == 0) break;
       TakeAnswer(*pid);
     }

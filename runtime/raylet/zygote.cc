@@ -114,7 +114,7 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const std::string& binary,
 }
 
 Zygote::~Zygote() {
-  Kill();  // before closing: it must not fork the requests it has not read
+  Kill();  // (closing its socket alone would let it fork what it has read meanwhile)
   ::close(fd_);
 }
 

@@ -21,8 +21,9 @@
 
 namespace ray::raylet {
 
-// Zygote side: serves requests on `fd` until the raylet closes it (nullopt). In a
-// forked worker it returns that worker's id (hex): the caller then runs the worker.
+// Zygote side: serves requests on `fd` until the socket closes (nullopt; the raylet
+// kills the zygote when it is done with it). In a forked worker it returns that
+// worker's id (hex): the caller then runs the worker.
 std::optional<std::string> ServeZygote(int fd);
 
 // Raylet side.

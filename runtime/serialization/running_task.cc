@@ -13,6 +13,8 @@
 
 namespace ray::protocol {
 
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared between processes");
+
 struct RunningTaskSlot::Layout {
   std::atomic<uint64_t> seq;  // odd while the writer writes
   int64_t start_ms;           // 0: no task running
@@ -42,25 +44,27 @@ std::string RunningTaskPath(const std::string& session_dir, const std::string& w
   return session_dir + "/sockets/w-" + ToHex(worker_id).substr(0, 16) + ".task";
 }
 
-std::unique_ptr<RunningTaskSlot> RunningTaskSlot::Map(const std::string& path, int flags) {
-  int fd = ::open(path.c_str(), flags | O_RDWR | O_CLOEXEC, 0600);
+std::unique_ptr<RunningTaskSlot> RunningTaskSlot::Map(const std::string& path, bool create) {
+  int flags = create ? O_RDWR | O_CREAT | O_TRUNC : O_RDONLY | O_NOFOLLOW;
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0600);
   if (fd < 0) return nullptr;
   struct stat st;
-  bool ok = (flags & O_CREAT) ? ::ftruncate(fd, sizeof(Layout)) == 0
-                              : ::fstat(fd, &st) == 0 && st.st_size == sizeof(Layout);
-  void* p = ok ? ::mmap(nullptr, sizeof(Layout), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-               : MAP_FAILED;
+  // Allocated, not sparse: a full disk fails here, not as SIGBUS on a write.
+  bool ok = create ? ::posix_fallocate(fd, 0, sizeof(Layout)) == 0
+                   : ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == sizeof(Layout);
+  int prot = create ? PROT_READ | PROT_WRITE : PROT_READ;
+  void* p = ok ? ::mmap(nullptr, sizeof(Layout), prot, MAP_SHARED, fd, 0) : MAP_FAILED;
   ::close(fd);
   if (p == MAP_FAILED) return nullptr;
   return std::unique_ptr<RunningTaskSlot>(new RunningTaskSlot(static_cast<Layout*>(p)));
 }
 
 std::unique_ptr<RunningTaskSlot> RunningTaskSlot::Create(const std::string& path) {
-  return Map(path, O_CREAT | O_TRUNC);
+  return Map(path, /*create=*/true);
 }
 
 std::unique_ptr<RunningTaskSlot> RunningTaskSlot::Open(const std::string& path) {
-  return Map(path, 0);
+  return Map(path, /*create=*/false);
 }
 
 RunningTaskSlot::~RunningTaskSlot() { ::munmap(slot_, sizeof(Layout)); }

@@ -25,8 +25,8 @@ std::string RunningTaskPath(const std::string& session_dir, const std::string& w
 
 class RunningTaskSlot {
  public:
-  // The worker makes the file (nullptr if it cannot); the raylet opens it (nullptr if
-  // it is not there, or is not such a file).
+  // The worker makes the file (nullptr if it cannot); the raylet opens it read-only
+  // (nullptr if it is not there, or is not such a file).
   static std::unique_ptr<RunningTaskSlot> Create(const std::string& path);
   static std::unique_ptr<RunningTaskSlot> Open(const std::string& path);
   ~RunningTaskSlot();
@@ -42,7 +42,7 @@ class RunningTaskSlot {
  private:
   struct Layout;
   explicit RunningTaskSlot(Layout* slot) : slot_(slot) {}
-  static std::unique_ptr<RunningTaskSlot> Map(const std::string& path, int flags);
+  static std::unique_ptr<RunningTaskSlot> Map(const std::string& path, bool create);
   Layout* slot_;
 };
 

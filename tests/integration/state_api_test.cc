@@ -174,6 +174,26 @@ TEST_F(StateApiTest, ListsTheNodesActorsObjectsAndTasksOfARunningJob) {
   EXPECT_TRUE(Eventually([&] { return Row(List("objects"), "object_id", big).is_null(); }));
 }
 
+// A direct call shown RUNNING when its job dies (the driver killed) ends FAILED, not
+// RUNNING for ever.
+TEST_F(StateApiTest, ACallRunningWhenItsJobDiesEndsFailed) {
+  std::string sync = dir_.path() + "/sync";
+  ASSERT_EQ(::mkdir(sync.c_str(), 0755), 0);
+  int pid = SpawnRay(Submit({"state", sync}), dir_.path());
+  ASSERT_GT(pid, 0);
+  json tasks;
+  auto state_of_hold = [&] {
+    tasks = List("tasks");
+    json row = Row(tasks, "name", "Keeper::Hold");
+    return row.is_null() ? std::string() : row["state"].get<std::string>();
+  };
+  bool running = Eventually([&] { return state_of_hold() == "RUNNING"; });
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(running) << tasks.dump(2);
+  EXPECT_TRUE(Eventually([&] { return state_of_hold() == "FAILED"; })) << tasks.dump(2);
+}
+
 TEST_F(StateApiTest, TimelineHasTasksAndProfileSpansOnTheirWorkersRows) {
   auto r = RunRay(Submit({"state"}), dir_.path());
   ASSERT_EQ(r.exit_code, 0) << r.all();
