@@ -584,8 +584,8 @@ std::optional<IncomingTask> CoreClient::NextTask() {
         running_->Begin({spec.task_id, spec.job_id, spec.function, NowMillis()});
       }
       // This call may run long: the events of the calls before it go first, unless
-      // more calls wait (a stream of them) or they are fresh (a round trip ago).
-      bool stale = MonoMillis() > task_events_due_ms_ - kTaskEventsDelayMs + kTaskEventsFreshMs;
+      // more calls wait (a stream of them) or the events are recent.
+      bool stale = MonoMillis() >= task_events_due_ms_ - kTaskEventsDelayMs + kTaskEventsStaleMs;
       if (pending_tasks_.empty() && stale) FlushTaskEvents(/*force=*/true);
       return task;
     }
@@ -622,7 +622,7 @@ void CoreClient::SendTaskDone(const IncomingTask& task, const protocol::TaskDone
                                                    done.start_ms, done.end_ms, failed});
   // A call that ran a while (the raylet may have reported it RUNNING) is reported
   // before its caller hears of it, which may end the job and this worker with it.
-  FlushTaskEvents(/*force=*/done.end_ms - done.start_ms >= kTaskEventsFreshMs);
+  FlushTaskEvents(/*force=*/done.end_ms - done.start_ms >= kTaskEventsLongMs);
   // A caller that went away misses its answer; nothing else needs it.
   (void)direct_router_->Send(task.reply_to, protocol::Encode(MessageType::kTaskDone, 0, done));
   if (task.reply_to == leased_to_) lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;

@@ -237,11 +237,13 @@ class CoreClient {
     int64_t arrived_ms;
   };
   std::deque<Unleased> unleased_;
-  // Direct calls this worker ran, reported to the raylet within a short delay; at once
-  // for calls that ran a millisecond or more; and before the next call starts (when
-  // none waits behind it) once a millisecond old.
+  // Direct calls this worker ran, reported to the raylet within kTaskEventsDelayMs; at
+  // once for calls that ran kTaskEventsLongMs or more (the raylet may show them
+  // RUNNING); and before the next call starts, when none waits behind it, once
+  // kTaskEventsStaleMs old (the call may run long).
   static constexpr int64_t kTaskEventsDelayMs = 100;
-  static constexpr int64_t kTaskEventsFreshMs = 1;
+  static constexpr int64_t kTaskEventsLongMs = 1;
+  static constexpr int64_t kTaskEventsStaleMs = 20;
   static constexpr size_t kMaxTaskEvents = 1000;
   std::vector<protocol::TaskEventRecord> task_events_;
   int64_t task_events_due_ms_ = 0;
