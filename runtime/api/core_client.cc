@@ -60,8 +60,8 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   RAY_RETURN_IF_ERROR(c->dealer_->Connect(raylet_endpoint));
   if (!is_driver) {
     c->direct_router_ = std::make_unique<transport::Router>();
-    RAY_ASSIGN_OR_RETURN(c->direct_endpoint_,
-                         c->direct_router_->Bind(transport::WorkerEndpoint(raylet_endpoint, worker_id)));
+    RAY_ASSIGN_OR_RETURN(c->direct_endpoint_, c->direct_router_->Bind(transport::WorkerEndpoint(
+                                                  raylet_endpoint, worker_id)));
   }
   protocol::RegisterClient reg{identity, static_cast<int32_t>(::getpid()), is_driver,
                                job.Binary(), c->direct_endpoint_};
