@@ -17,8 +17,9 @@ void AddRllib(CLI::App& app);  // also the `rllib` command (argv[0])
 void AddTune(CLI::App& app);   // also the `tune` command (argv[0])
 // `tune list-trials` / `tune list-experiments` (ls / lsx), added to `tune`.
 void AddTuneList(CLI::App& tune);
-// argv: the process's own, which a worker forked by the zygote renames itself in.
-void AddDaemons(CLI::App& app, int argc, char** argv);  // hidden: _gcs, _raylet, _worker
+// Hidden: _gcs, _raylet, _worker, _zygote. argv: the process's own, which a worker
+// forked by the zygote renames itself in.
+void AddDaemons(CLI::App& app, int argc, char** argv);
 
 // Thrown by Run functions to exit with a message and a code (caught in main).
 struct Exit {

@@ -52,6 +52,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
                                                         const std::string& worker_id) {
   std::unique_ptr<CoreClient> c(new CoreClient());
   std::string identity = is_driver ? RandomBytes(16) : worker_id;
+  c->identity_ = identity;
   c->owned_ = std::make_unique<transport::Dealer>(identity);
   c->dealer_ = c->owned_.get();
   c->is_driver_ = is_driver;
@@ -728,8 +729,7 @@ CoreClient::DirectPeer& CoreClient::PeerAt(const std::string& endpoint) {
   std::unique_ptr<DirectPeer>& peer = peers_[endpoint];
   if (!peer || !peer->dealer) {
     // Named as on the raylet's socket: a worker knows its lease holder by that name.
-    auto dealer = std::make_unique<transport::Dealer>(
-        std::string(dealer_->socket().get(zmq::sockopt::routing_id)));
+    auto dealer = std::make_unique<transport::Dealer>(identity_);
     if (!dealer->Connect(endpoint).ok()) RAY_LOG_WARN("cannot connect to {}", endpoint);
     if (!peer) peer = std::make_unique<DirectPeer>();
     peer->endpoint = endpoint;
@@ -828,7 +828,7 @@ void CoreClient::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
     call.returns.push_back(ObjectId::ForTaskReturn(tid, i));
     direct_pending_.insert(call.returns.back());
   }
-  spec.caller = dealer_->socket().get(zmq::sockopt::routing_id);
+  spec.caller = identity_;
   if (spec.kind == ri::kNormalTask) call.spec = spec;
   task.spec = std::move(spec);
   peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
@@ -976,9 +976,9 @@ void CoreClient::OnLeaseGone(const protocol::LeaseGone& gone) {
 
 void CoreClient::EndLease(DirectPeer& peer) {
   if (peer.lease.empty()) return;
-  auto& workers = leases_[peer.lease].workers;
-  std::erase(workers, &peer);
-  leases_[peer.lease].denied_ms = -1;
+  LeasePool& pool = leases_[peer.lease];
+  std::erase(pool.workers, &peer);
+  pool.denied_ms = -1;
   peer.lease.clear();
   // Tasks sent after the worker let the lease go come back bounced; any others in
   // flight still complete.

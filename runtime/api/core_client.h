@@ -185,6 +185,7 @@ class CoreClient {
 
   transport::Dealer* dealer_ = nullptr;
   std::unique_ptr<transport::Dealer> owned_;
+  std::string identity_;  // this client's name on the raylet's socket, and on workers'
   protocol::RegisterReply node_;
   bool is_driver_ = false;
   JobId job_;

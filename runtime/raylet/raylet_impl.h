@@ -210,6 +210,8 @@ class Raylet {
   // Puts tasks back at the head of the ready queues, in their order.
   void Requeue(std::deque<TaskSpec> tasks);
   void StartWorkers(size_t wanted);
+  // The idle worker at the head of `idle_` (which stays there), or null.
+  Client* FirstIdle();
   void OnWorkerExit(const WorkerPool::Exit& e);
   void Unblock(Client& c);
 

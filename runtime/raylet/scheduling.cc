@@ -128,6 +128,16 @@ void Raylet::StartWorkers(size_t wanted) {
   }
 }
 
+Client* Raylet::FirstIdle() {
+  // Entries whose worker has gone away, or is no longer idle, are skipped for good.
+  while (!idle_.empty()) {
+    auto w = clients_.find(idle_.front());
+    if (w != clients_.end() && w->second.state == Client::kIdle) return &w->second;
+    idle_.pop_front();
+  }
+  return nullptr;
+}
+
 void Raylet::Dispatch() {
   if (num_ready_ == 0) return;
   bool progress = true;
@@ -137,13 +147,9 @@ void Raylet::Dispatch() {
       const ResourceSet& need = it->first;
       auto& queue = it->second;
       if (!queue.empty() && available_.Contains(need) && GpusFit(need)) {
-        // Skip idle entries whose worker has gone away.
-        while (!idle_.empty() && (!clients_.count(idle_.front()) ||
-                                  clients_.at(idle_.front()).state != Client::kIdle)) {
-          idle_.pop_front();
-        }
-        if (idle_.empty()) break;
-        Client& w = clients_.at(idle_.front());
+        Client* idle = FirstIdle();
+        if (!idle) break;
+        Client& w = *idle;
         idle_.pop_front();
         TaskSpec t = std::move(queue.front());
         queue.pop_front();
@@ -525,15 +531,12 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
     return "";
   }
   if (!available_.Contains(need)) return "busy";
-  while (!idle_.empty() && (!clients_.count(idle_.front()) ||
-                            clients_.at(idle_.front()).state != Client::kIdle)) {
-    idle_.pop_front();
-  }
-  if (idle_.empty()) {
+  Client* idle = FirstIdle();
+  if (!idle) {
     if (starting_ == 0) StartWorkers(1);  // for the next ask
     return "";
   }
-  Client& w = clients_.at(idle_.front());
+  Client& w = *idle;
   if (w.direct_endpoint.empty()) return "";
   idle_.pop_front();
   available_.Subtract(need);
