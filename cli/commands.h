@@ -13,11 +13,19 @@ void AddSubmit(CLI::App& app);
 void AddMicrobenchmark(CLI::App& app);
 void AddList(CLI::App& app);      // state API: tasks, actors, objects, nodes
 void AddTimeline(CLI::App& app);  // state API: Chrome trace of task events
+// The cluster launcher: up, down, exec, attach, rsync-up/down, get-head-ip,
+// get-worker-ips, monitor (and `submit CLUSTER.yaml`, in AddSubmit).
+void AddUp(CLI::App& app);
+void AddDown(CLI::App& app);
+void AddExec(CLI::App& app);
+void AddAttach(CLI::App& app);
+void AddRsync(CLI::App& app);
+void AddClusterInfo(CLI::App& app);
 void AddRllib(CLI::App& app);  // also the `rllib` command (argv[0])
 void AddTune(CLI::App& app);   // also the `tune` command (argv[0])
 // `tune list-trials` / `tune list-experiments` (ls / lsx), added to `tune`.
 void AddTuneList(CLI::App& tune);
-// Hidden: _gcs, _raylet, _worker, _zygote. argv: the process's own, which a worker
+// Hidden: _gcs, _raylet, _worker, _zygote, _monitor. argv: the process's own, which a worker
 // forked by the zygote renames itself in.
 void AddDaemons(CLI::App& app, int argc, char** argv);
 

@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "cli/commands.h"
 #include "runtime/base/util.h"
@@ -62,51 +61,6 @@ void JobFlags::Add(CLI::App* cmd, std::function<void()> run) {
   });
 }
 
-namespace {
-
-nlohmann::json ToJson(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      nlohmann::json j = nlohmann::json::object();
-      for (const auto& kv : n) j[kv.first.as<std::string>()] = ToJson(kv.second);
-      return j;
-    }
-    case YAML::NodeType::Sequence: {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& e : n) j.push_back(ToJson(e));
-      return j;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
-      if (n.Tag() == "!") return s;  // quoted
-      if (s == "true" || s == "True") return true;
-      if (s == "false" || s == "False") return false;
-      if (s == "null" || s == "~" || s == "None") return nullptr;
-      try {
-        size_t used = 0;
-        long long i = std::stoll(s, &used);
-        if (used == s.size()) return i;
-        double d = std::stod(s, &used);
-        if (used == s.size()) return d;
-      } catch (const std::exception&) {
-      }
-      return s;
-    }
-    default:
-      return nullptr;
-  }
-}
-
-}  // namespace
-
-Result<nlohmann::json> LoadYaml(const std::string& file) {
-  try {
-    return ToJson(YAML::LoadFile(file));
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument("cannot read " + file + ": " + e.what());
-  }
-}
-
 void Fail(const std::string& command, const Status& status, int code) {
   std::fprintf(stderr, "ray %s: %s\n", command.c_str(), status.message().c_str());
   throw Exit{code};
@@ -120,7 +74,7 @@ void ClusterFlags::Add(CLI::App* cmd, bool address_required) {
   auto* a = cmd->add_option("--address", address, "the cluster's GCS address, HOST:PORT");
   if (address_required) a->required();
   cmd->add_option("--token", token, "the cluster token (default: read from the local session)");
-  cmd->add_option("--temp-dir", temp_dir, "root of session dirs (default /tmp/ray)");
+  cmd->add_option("--temp-dir", temp_dir, "root of session dirs (default $RAY_TMPDIR, else /tmp/ray)");
 }
 
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
@@ -163,7 +117,7 @@ void LocalClusterFlags::Add(CLI::App* cmd) {
   resources.Add(cmd);
   cmd->add_option("--object-store-memory", object_store_memory,
                   "bytes of shared memory for objects (default: 30% of RAM, at most 20 GB)");
-  cmd->add_option("--temp-dir", temp_dir, "root of session dirs (default /tmp/ray)");
+  cmd->add_option("--temp-dir", temp_dir, "root of session dirs (default $RAY_TMPDIR, else /tmp/ray)");
 }
 
 namespace {

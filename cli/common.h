@@ -12,6 +12,7 @@
 
 #include "runtime/base/status.h"
 #include "runtime/node/driver.h"
+#include "runtime/node/node.h"
 
 namespace ray::cli {
 
@@ -33,10 +34,6 @@ struct JobFlags {
   void Add(CLI::App* cmd, std::function<void()> run);
 };
 
-// A YAML file as JSON (scalars typed as YAML 1.1 reads them: 1 → int, 1.5 →
-// double, true/True → bool, null/~/None → null; quoted scalars stay strings).
-Result<nlohmann::json> LoadYaml(const std::string& file);
-
 // Prints "ray <command>: <message>" to stderr and throws Exit{code}.
 [[noreturn]] void Fail(const std::string& command, const Status& status, int code = 1);
 
@@ -50,7 +47,7 @@ namespace ray::cli {
 struct ClusterFlags {
   std::string address;
   std::string token;
-  std::string temp_dir = "/tmp/ray";
+  std::string temp_dir = node::DefaultTempDir();
   void Add(CLI::App* cmd, bool address_required = false);
 };
 
@@ -71,7 +68,7 @@ namespace ray::cli {
 struct LocalClusterFlags {
   ResourceFlags resources;
   size_t object_store_memory = 0;
-  std::string temp_dir = "/tmp/ray";
+  std::string temp_dir = node::DefaultTempDir();
   void Add(CLI::App* cmd);
 };
 

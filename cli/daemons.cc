@@ -12,6 +12,7 @@
 #include "cli/common.h"
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
+#include "runtime/cluster/monitor.h"
 #include "runtime/gcs/gcs_server.h"
 #include "runtime/raylet/raylet.h"
 #include "runtime/raylet/zygote.h"
@@ -75,6 +76,20 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     r->options.ready_file = r->options.session_dir + "/raylet.ready";
     Status st = raylet::RunRaylet(r->options, g_stop);
     if (!st.ok()) Fail("_raylet", st);
+  });
+
+  // The autoscaler of a head started with --autoscaling-config.
+  auto m = std::make_shared<cluster::MonitorOptions>();
+  auto* mo = app.add_subcommand("_monitor", "")->group("");
+  mo->add_option("--session-dir", m->session_dir)->required();
+  mo->add_option("--gcs-address", m->gcs_address)->required();
+  mo->add_option("--autoscaling-config", m->config_path)->required();
+  mo->callback([m] {
+    InitLogging("monitor", "");
+    StopOnSignals();
+    m->token = Token(m->session_dir);
+    Status st = cluster::RunMonitor(*m, g_stop);
+    if (!st.ok()) Fail("_monitor", st);
   });
 
   // The peer of `ray microbenchmark`'s ZeroMQ floor measurement.

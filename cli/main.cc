@@ -21,6 +21,12 @@ int main(int argc, char** argv) {
   ray::cli::AddMicrobenchmark(app);
   ray::cli::AddList(app);
   ray::cli::AddTimeline(app);
+  ray::cli::AddUp(app);
+  ray::cli::AddDown(app);
+  ray::cli::AddExec(app);
+  ray::cli::AddAttach(app);
+  ray::cli::AddRsync(app);
+  ray::cli::AddClusterInfo(app);
   ray::cli::AddRllib(app);
   ray::cli::AddTune(app);
   ray::cli::AddDaemons(app, argc, argv);

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "runtime/base/yaml.h"
 #include "cli/tune.h"
 #include "runtime/node/node.h"
 
@@ -69,7 +70,7 @@ std::string AlgorithmPlugin(const std::string& command, const std::string& run) 
 
 // RLlib's experiment file: {name: {run, env, stop, config, checkpoint_freq, ...}}.
 std::vector<Experiment> LoadExperiments(const std::string& file) {
-  auto loaded = LoadYaml(file);
+  auto loaded = LoadYamlFile(file);
   if (!loaded.ok()) Fail("rllib train", loaded.status());
   json doc = std::move(loaded).value();
   if (!doc.is_object() || doc.empty()) {

@@ -1,5 +1,7 @@
 // `ray start`: starts this machine's node in the background.
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <thread>
@@ -23,11 +25,27 @@ struct StartOptions {
   std::string token;
   ResourceFlags resources;
   size_t object_store_memory = 0;
-  std::string temp_dir = "/tmp/ray";
+  std::string temp_dir = node::DefaultTempDir();
   std::string node_ip;  // head: 127.0.0.1; joining: this machine's address toward the head
   bool block = false;
   int64_t heartbeat_timeout_ms = 10000;
+  std::string autoscaling_config;
 };
+
+// The token when --token is not given: the file $RAY_CLUSTER_TOKEN_FILE names (the
+// launcher puts the cluster's there on every node), or "" if unset.
+std::string TokenFromEnvironment() {
+  const char* file = std::getenv("RAY_CLUSTER_TOKEN_FILE");
+  if (file == nullptr || *file == '\0') return "";
+  auto token = ReadFile(file);
+  if (!token.ok()) {
+    Fail("start", Status::InvalidArgument(std::string("RAY_CLUSTER_TOKEN_FILE: cannot read ") +
+                                          file + ": " + token.status().message()));
+  }
+  std::string t = *token;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  return t;
+}
 
 std::atomic<bool> g_interrupted{false};
 
@@ -58,10 +76,23 @@ void Run(const StartOptions& o) {
   n.resources = *resources;
   n.object_store_memory = o.object_store_memory;
   n.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
+  n.token = o.token.empty() ? TokenFromEnvironment() : o.token;
+  if (!o.autoscaling_config.empty() && !o.head) {
+    Fail("start", Status::InvalidArgument("--autoscaling-config is for the head (--head)"));
+  }
+  n.autoscaling_config = o.autoscaling_config;
+  if (n.autoscaling_config.rfind("~/", 0) == 0 && std::getenv("HOME") != nullptr) {
+    n.autoscaling_config = std::getenv("HOME") + n.autoscaling_config.substr(1);  // as Ray does
+  }
+  if (!n.autoscaling_config.empty() && ::access(n.autoscaling_config.c_str(), R_OK) != 0) {
+    Fail("start", Status::InvalidArgument("--autoscaling-config: cannot read " +
+                                          n.autoscaling_config));
+  }
   if (!o.head) {
-    if (o.token.empty()) {
+    if (n.token.empty()) {
       Fail("start", Status::InvalidArgument(
-                        "joining needs the cluster token: --token (printed by `ray start --head`)"));
+                        "joining needs the cluster token: --token (printed by `ray start --head`) "
+                        "or a file named by $RAY_CLUSTER_TOKEN_FILE"));
     }
     std::string head = o.address.find("://") == std::string::npos ? "tcp://" + o.address : o.address;
     if (o.node_ip.empty()) {
@@ -69,7 +100,7 @@ void Run(const StartOptions& o) {
       std::string host = head.substr(6, head.rfind(':') - 6);
       if (auto ip = LocalAddressToward(host)) n.node_ip = *ip;
     }
-    auto node = node::JoinCluster(n, head, o.token);
+    auto node = node::JoinCluster(n, head, n.token);
     if (!node.ok()) Fail("start", node.status());
     std::printf("Joined the cluster at %s.\n  session:   %s\n  resources: %s\n", o.address.c_str(),
                 node->session_dir.c_str(),
@@ -81,6 +112,10 @@ void Run(const StartOptions& o) {
   auto node = node::StartHead(n);
   if (!node.ok()) Fail("start", node.status());
   std::string address = node->gcs_address.substr(6);  // strip tcp://
+  // A token the user gave stays off the output (it may be a launcher's log).
+  std::string token_hint = o.token.empty() && !n.token.empty()
+                               ? "    (the one given; also in " + node->session_dir + "/token)"
+                               : "    --token " + node->token;
   std::printf(
       "Started a ray head node.\n"
       "  session:   %s\n"
@@ -89,14 +124,14 @@ void Run(const StartOptions& o) {
       "Run a job on this cluster:\n"
       "    ray submit --address %s job.so\n"
       "The cluster token (also in %s/token, mode 0600):\n"
-      "    --token %s\n"
+      "%s\n"
       "See it:\n"
       "    ray status\n"
       "Stop it:\n"
       "    ray stop\n",
       node->session_dir.c_str(), address.c_str(),
       scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str(), address.c_str(),
-      node->session_dir.c_str(), node->token.c_str());
+      node->session_dir.c_str(), token_hint.c_str());
   std::fflush(stdout);
   if (o.block) Block(*node);
 }
@@ -114,7 +149,7 @@ void AddStart(CLI::App& app) {
   o->resources.Add(cmd);
   cmd->add_option("--object-store-memory", o->object_store_memory,
                   "bytes of shared memory for objects (default: 30% of RAM, at most 20 GB)");
-  cmd->add_option("--temp-dir", o->temp_dir, "root of session dirs (default /tmp/ray)");
+  cmd->add_option("--temp-dir", o->temp_dir, "root of session dirs (default $RAY_TMPDIR, else /tmp/ray)");
   cmd->add_option("--node-ip-address", o->node_ip,
                   "IP address of this node (default: 127.0.0.1 for a head; when joining, this "
                   "machine's address toward the head)");
@@ -122,6 +157,8 @@ void AddStart(CLI::App& app) {
   cmd->add_option("--heartbeat-timeout-ms", o->heartbeat_timeout_ms,
                   "head: a node silent this long is marked dead (default 10000)")
       ->check(CLI::Range(int64_t{100}, int64_t{3600000}));
+  cmd->add_option("--autoscaling-config", o->autoscaling_config,
+                  "head: run the autoscaler with this cluster config (written by `ray up`)");
   cmd->callback([o] { Run(*o); });
 }
 

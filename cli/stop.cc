@@ -11,7 +11,7 @@ namespace ray::cli {
 namespace {
 
 struct StopOptions {
-  std::string temp_dir = "/tmp/ray";
+  std::string temp_dir = node::DefaultTempDir();
 };
 
 void Run(const StopOptions& o) {
@@ -36,7 +36,7 @@ void AddStop(CLI::App& app) {
   auto o = std::make_shared<StopOptions>();
   auto* cmd = app.add_subcommand("stop", "Stop the ray processes of this machine");
   cmd->add_option("--temp-dir", o->temp_dir,
-                  "stop only the nodes whose session is under this dir (default /tmp/ray)");
+                  "stop only the nodes whose session is under this dir (default $RAY_TMPDIR, else /tmp/ray)");
   cmd->callback([o] { Run(*o); });
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "runtime/base/yaml.h"
 #include "cli/tune.h"
 #include "runtime/tune/analysis.h"
 #include "runtime/tune/runner.h"
@@ -62,7 +63,7 @@ std::vector<ExperimentSpec> Experiments(const TuneRunOptions& o) {
   const std::string cmd = "tune run";
   std::vector<Json> raw;
   if (!o.file.empty()) {
-    auto doc = LoadYaml(o.file);
+    auto doc = LoadYamlFile(o.file);
     if (!doc.ok()) Fail(cmd, doc.status());
     if (!doc->is_object() || doc->empty()) {
       Fail(cmd, Status::InvalidArgument(o.file + ": expected a mapping of experiment names"));

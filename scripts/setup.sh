@@ -13,6 +13,8 @@ packages=(
   libopenblas0-serial  # libtorch's BLAS: 2-4x the reference BLAS for PPO (one thread per process)
   procps
   iproute2  # ip netns: the two-host suite, tests/integration/netns_test.cc
+  openssh-server openssh-client rsync  # the cluster launcher (ray up), and its test hosts
+  tmux  # ray exec/attach/submit --tmux
 )
 
 missing=()

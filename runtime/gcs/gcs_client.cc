@@ -92,8 +92,9 @@ Status GcsClient::RegisterNode(const protocol::NodeInfo& node) {
 }
 
 Status GcsClient::Heartbeat(const std::string& node_id,
-                            const std::map<std::string, double>& available) {
-  protocol::Heartbeat hb{node_id, available, token_};
+                            const std::map<std::string, double>& available,
+                            const std::vector<protocol::ResourceDemand>& load) {
+  protocol::Heartbeat hb{node_id, available, token_, load};
   return NodeRequest(endpoint_, timeout_ms_, MessageType::kHeartbeat, Pack(hb));
 }
 

@@ -19,7 +19,9 @@ class GcsClient {
 
   Status Ping();
   Status RegisterNode(const protocol::NodeInfo& node);
-  Status Heartbeat(const std::string& node_id, const std::map<std::string, double>& available);
+  // `load`: the work waiting on the node for resources (what the autoscaler reads).
+  Status Heartbeat(const std::string& node_id, const std::map<std::string, double>& available,
+                   const std::vector<protocol::ResourceDemand>& load = {});
   Status UnregisterNode(const std::string& node_id);
   Result<std::vector<protocol::NodeInfo>> GetNodes();
 

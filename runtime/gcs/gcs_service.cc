@@ -166,6 +166,7 @@ protocol::GcsReply GcsService::Heartbeat(const protocol::Heartbeat& hb) {
   if (it == nodes_.end() || it->second.info.state != kAlive) return {kUnknownNode};
   Node& node = it->second;
   node.info.available = hb.available;
+  node.info.load = hb.load;
   node.info.last_heartbeat_ms = NowMillis();
   node.last_seen_mono_ms = MonoMillis();
   store_->BufferHeartbeat(hb.node_id, hb.available, node.info.last_heartbeat_ms);

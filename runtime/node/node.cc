@@ -22,6 +22,11 @@ namespace ray::node {
 
 namespace fs = std::filesystem;
 
+std::string DefaultTempDir() {
+  const char* dir = std::getenv("RAY_TMPDIR");
+  return dir != nullptr && *dir != '\0' ? dir : "/tmp/ray";
+}
+
 int DetectCpus() {
   long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;
@@ -65,7 +70,7 @@ Result<std::string> AwaitReady(const std::string& file, int pid, const std::stri
 Status WriteRecord(const NodeRecord& r) {
   nlohmann::json j = {{"session_dir", r.session_dir}, {"gcs_address", r.gcs_address},
                       {"raylet_socket", r.raylet_socket}, {"gcs_pid", r.gcs_pid},
-                      {"raylet_pid", r.raylet_pid}};
+                      {"raylet_pid", r.raylet_pid}, {"monitor_pid", r.monitor_pid}};
   return WriteFile(r.session_dir + "/node.json", j.dump(2) + "\n", 0644);
 }
 
@@ -81,6 +86,7 @@ Result<NodeRecord> ReadNodeRecord(const std::string& session_dir) {
     r.raylet_socket = j.at("raylet_socket");
     r.gcs_pid = j.at("gcs_pid");
     r.raylet_pid = j.at("raylet_pid");
+    r.monitor_pid = j.value("monitor_pid", 0);
   } catch (const std::exception& e) {
     return Status::DataLoss(session_dir + "/node.json is malformed: " + e.what());
   }
@@ -156,7 +162,8 @@ Status StartRaylet(const NodeOptions& o, NodeRecord& r) {
 }  // namespace
 
 Result<NodeRecord> StartHead(const NodeOptions& o) {
-  RAY_ASSIGN_OR_RETURN(NodeRecord r, NewSession(o, ToHex(RandomBytes(16))));
+  RAY_ASSIGN_OR_RETURN(NodeRecord r,
+                       NewSession(o, o.token.empty() ? ToHex(RandomBytes(16)) : o.token));
   SpawnOptions gcs = Daemon(o, r, "gcs",
                             {"--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
                              "--heartbeat-timeout-ms", std::to_string(o.heartbeat_timeout_ms)});
@@ -171,6 +178,17 @@ Result<NodeRecord> StartHead(const NodeOptions& o) {
   if (Status st = StartRaylet(o, r); !st.ok()) {
     TerminateProcess(r.gcs_pid);
     return st;
+  }
+  if (!o.autoscaling_config.empty()) {
+    SpawnOptions monitor = Daemon(o, r, "monitor",
+                                  {"--gcs-address", r.gcs_address, "--autoscaling-config",
+                                   fs::absolute(o.autoscaling_config).string()});
+    auto child = Spawn(monitor);
+    if (!child.ok()) {
+      (void)StopNode(r);
+      return child.status();
+    }
+    r.monitor_pid = child->pid;
   }
   RAY_RETURN_IF_ERROR(WriteRecord(r));
   return r;
@@ -189,7 +207,8 @@ Status StopNode(const NodeRecord& node) {
   // Only processes that are still the ones we started (their command line names
   // this session) are signalled; a recycled pid is left alone.
   bool ok = true;
-  for (int pid : {node.raylet_pid, node.gcs_pid}) {
+  // The autoscaler first, so that it launches nothing more.
+  for (int pid : {node.monitor_pid, node.raylet_pid, node.gcs_pid}) {
     if (pid > 0 && ProcessAlive(pid) &&
         ProcessCmdline(pid).find(node.session_dir) != std::string::npos) {
       ok = TerminateProcess(pid, 3000) && ok;
@@ -210,8 +229,8 @@ std::vector<NodeRecord> RunningNodes(const std::string& temp_dir) {
     auto r = ReadNodeRecord(entry.path().string());
     if (!r.ok()) continue;
     bool alive = false;
-    for (int pid : {r->raylet_pid, r->gcs_pid}) {
-      alive |= ProcessAlive(pid) && ProcessCmdline(pid).find(r->session_dir) != std::string::npos;
+    for (int pid : {r->raylet_pid, r->gcs_pid, r->monitor_pid}) {
+      alive |= pid > 0 && ProcessAlive(pid) && ProcessCmdline(pid).find(r->session_dir) != std::string::npos;
     }
     if (alive) out.push_back(std::move(r).value());
   }

@@ -27,6 +27,10 @@ struct NodeOptions {
   bool die_with_parent = false;             // embedded clusters (`ray run`)
   int heartbeat_ms = 250;
   int64_t heartbeat_timeout_ms = 10000;
+  std::string token;  // head: the cluster token to use; "": a new random one
+  // Head: a cluster config (`ray up`'s bootstrap config); non-empty starts the
+  // autoscaler (`ray _monitor`) beside the GCS, logging to logs/monitor.{out,err}.
+  std::string autoscaling_config;
 };
 
 // What a started node is, as recorded in <session>/node.json.
@@ -37,7 +41,11 @@ struct NodeRecord {
   std::string token;
   int gcs_pid = 0;
   int raylet_pid = 0;
+  int monitor_pid = 0;  // the autoscaler, on an autoscaling head
 };
+
+// The root of session dirs: $RAY_TMPDIR if set (as in Ray), else /tmp/ray.
+std::string DefaultTempDir();
 
 // CPUs on this machine and the default object store size.
 int DetectCpus();

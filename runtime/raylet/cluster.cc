@@ -156,7 +156,7 @@ void Raylet::Periodic() {
   if (stop_->load()) return;
   if (now >= next_heartbeat_ms_) {
     next_heartbeat_ms_ = now + options_.heartbeat_ms;
-    Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles());
+    Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles(), Load());
     if (!st.ok() && st.message().find("unknown node") != std::string::npos) {
       st = gcs_.RegisterNode(SelfInfo());
     }
@@ -182,6 +182,20 @@ void Raylet::Periodic() {
 
 // ---------------------------------------------------------------------------
 // The other nodes.
+
+std::vector<protocol::ResourceDemand> Raylet::Load() const {
+  // Tasks queued here, and those sent ahead to busy workers, wait for resources.
+  std::map<ResourceSet, int64_t> waiting;
+  for (const auto& [shape, queue] : ready_) {
+    if (!queue.empty()) waiting[shape] += static_cast<int64_t>(queue.size());
+  }
+  for (const auto& [peer, c] : clients_) {
+    for (const auto& t : c.queued) ++waiting[ResourcesOf(t)];
+  }
+  std::vector<protocol::ResourceDemand> load;
+  for (const auto& [shape, count] : waiting) load.push_back({shape.ToDoubles(), count, false});
+  return load;
+}
 
 protocol::NodeInfo Raylet::SelfInfo() const {
   protocol::NodeInfo info;

@@ -236,6 +236,8 @@ class Raylet {
 
   // --- the other nodes (cluster.cc)
   protocol::NodeInfo SelfInfo() const;
+  // The work waiting here for resources, by shape (heartbeats carry it).
+  std::vector<protocol::ResourceDemand> Load() const;
   bool MultiNode() const;
   // Where a task needing `need` should run: "" here, a node id, or nullopt if no
   // node could ever fit it.

@@ -326,6 +326,15 @@ struct LogLines {
 };
 
 // Node records as the GCS keeps them.
+// Work waiting on a node for resources: `count` tasks or actors of `shape`. The
+// autoscaler adds nodes for it. `infeasible`: no node of the cluster could ever fit it.
+struct ResourceDemand {
+  std::map<std::string, double> shape;
+  int64_t count = 0;
+  bool infeasible = false;
+  MSGPACK_DEFINE_ARRAY(shape, count, infeasible);
+};
+
 struct NodeInfo {
   std::string node_id;
   std::string address;        // node ip
@@ -338,15 +347,17 @@ struct NodeInfo {
   int32_t pid = 0;
   std::string token;  // on registration only; never stored
   std::string peer_address;  // tcp:// endpoint where other raylets reach this one
+  std::vector<ResourceDemand> load;  // as of its last heartbeat; not stored
   MSGPACK_DEFINE_ARRAY(node_id, address, raylet_socket, session_dir, total, available, state,
-                       last_heartbeat_ms, pid, token, peer_address);
+                       last_heartbeat_ms, pid, token, peer_address, load);
 };
 
 struct Heartbeat {
   std::string node_id;
   std::map<std::string, double> available;
   std::string token;
-  MSGPACK_DEFINE_ARRAY(node_id, available, token);
+  std::vector<ResourceDemand> load;
+  MSGPACK_DEFINE_ARRAY(node_id, available, token, load);
 };
 
 struct GcsReply {

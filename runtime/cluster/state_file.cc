@@ -1,0 +1,72 @@
+#include "runtime/cluster/state_file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "runtime/base/util.h"
+
+namespace ray::cluster {
+
+namespace {
+
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+    if (fd_ < 0) error_ = std::strerror(errno);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  int fd_ = -1;
+  std::string error_;
+};
+
+Result<nlohmann::json> Load(const std::string& path) {
+  if (!std::filesystem::exists(path)) return nlohmann::json::object();
+  RAY_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  try {
+    auto j = nlohmann::json::parse(text);
+    if (j.is_object()) return j;
+  } catch (const std::exception&) {
+  }
+  return Status::DataLoss("the cluster state file " + path +
+                          " is not a JSON object; move it away to start afresh");
+}
+
+}  // namespace
+
+Status UpdateStateFile(const std::string& path,
+                       const std::function<Status(nlohmann::json&)>& change) {
+  FileLock lock(path);
+  if (!lock.error().empty()) {
+    return Status::Unavailable("cannot lock " + path + ".lock: " + lock.error());
+  }
+  RAY_ASSIGN_OR_RETURN(nlohmann::json doc, Load(path));
+  RAY_RETURN_IF_ERROR(change(doc));
+  return WriteFile(path, doc.dump(2), 0600);
+}
+
+Result<nlohmann::json> ReadStateFile(const std::string& path) {
+  FileLock lock(path);
+  if (!lock.error().empty()) {
+    return Status::Unavailable("cannot lock " + path + ".lock: " + lock.error());
+  }
+  return Load(path);
+}
+
+}  // namespace ray::cluster
