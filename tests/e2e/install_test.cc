@@ -1,0 +1,96 @@
+// `cmake --install` of this tree, then the prefix moved elsewhere: find_package(Ray)
+// against the moved prefix builds an out-of-tree plugin, the moved `ray` runs it,
+// `rllib` / `tune` still work and the bundled plugins are found beside the binary.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/integration/ray_harness.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ray::testing::AwaitNoProcessesMentioning;
+using ray::testing::ReadText;
+using ray::testing::RunCommand;
+using ray::testing::RunResult;
+using ray::testing::TempDir;
+
+TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
+  TempDir tmp;
+  const std::string a = tmp.path() + "/a", b = tmp.path() + "/b";
+  const std::string scratch = tmp.path() + "/scratch", cluster = tmp.path() + "/cluster";
+  fs::create_directories(scratch);
+  fs::create_directories(cluster);
+
+  RunResult install =
+      RunCommand({"cmake", "--install", RAY_BUILD_DIR, "--prefix", a}, scratch, 120);
+  ASSERT_EQ(install.exit_code, 0) << install.all();
+  fs::rename(a, b);
+  ASSERT_FALSE(fs::exists(a));
+
+  for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/ppo.so",
+                        "lib/ray/microbenchmark.so", "include/ray/api.h"}) {
+    EXPECT_TRUE(fs::exists(fs::path(b) / f)) << f;
+  }
+  // Nothing installed remembers where it was installed.
+  for (const auto& e : fs::recursive_directory_iterator(b)) {
+    if (!e.is_regular_file() || e.is_symlink()) continue;
+    EXPECT_EQ(ReadText(e.path()).find(a), std::string::npos)
+        << e.path() << " mentions the original prefix " << a;
+  }
+
+  // An out-of-tree plugin against the moved prefix.
+  const fs::path src = tmp.path() + "/proj";
+  fs::create_directories(src);
+  std::ofstream(src / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.20)\n"
+         "project(square CXX)\n"
+         "find_package(Ray REQUIRED)\n"
+         "if(NOT EXISTS \"${RAY_EXECUTABLE}\")\n"
+         "  message(FATAL_ERROR \"no ray at ${RAY_EXECUTABLE}\")\n"
+         "endif()\n"
+         "message(STATUS \"ray: ${RAY_EXECUTABLE}\")\n"
+         "ray_add_plugin(square square.cc)\n";
+  std::ofstream(src / "square.cc")
+      << "#include <ray/api.h>\n#include <cstdio>\n"
+         "int Square(int x) { return x * x; }\nRAY_REMOTE(Square);\n"
+         "RAY_MAIN(int argc, char** argv) {\n"
+         "  std::printf(\"square: %d\\n\", *ray::Get(ray::Task(Square).Remote(7)));\n"
+         "  return 0;\n}\n";
+  const std::string build = (src / "build").string();
+  RunResult configure = RunCommand(
+      {"cmake", "-S", src.string(), "-B", build, "-DCMAKE_PREFIX_PATH=" + b}, scratch, 120);
+  ASSERT_EQ(configure.exit_code, 0) << configure.all();
+  EXPECT_NE(configure.out.find("ray: " + b + "/bin/ray"), std::string::npos) << configure.out;
+  RunResult make = RunCommand({"cmake", "--build", build}, scratch, 180);
+  ASSERT_EQ(make.exit_code, 0) << make.all();
+
+  RunResult run = RunCommand({b + "/bin/ray", "run", "--temp-dir", cluster, build + "/square.so"},
+                             scratch, 120);
+  EXPECT_EQ(run.exit_code, 0) << run.all();
+  EXPECT_NE(run.out.find("square: 49"), std::string::npos) << run.all();
+
+  // `rllib` and `tune` are links to the moved `ray`.
+  for (const char* name : {"rllib", "tune"}) {
+    RunResult help = RunCommand({b + "/bin/" + name, "--help"}, scratch, 30);
+    EXPECT_EQ(help.exit_code, 0) << name << ": " << help.all();
+    EXPECT_NE(help.out.find(std::string("Usage: ray ") + name), std::string::npos) << help.out;
+  }
+
+  // A bundled plugin (lib/ray/microbenchmark.so) found by the moved binary.
+  RunResult bench =
+      RunCommand({b + "/bin/ray", "microbenchmark", "--duration", "0.05", "--repeat", "1",
+                  "--filter", "single_client_tasks_sync", "--json", "--temp-dir", cluster},
+                 scratch, 120);
+  EXPECT_EQ(bench.exit_code, 0) << bench.all();
+  EXPECT_NE(bench.out.find("single_client_tasks_sync"), std::string::npos) << bench.all();
+
+  EXPECT_TRUE(AwaitNoProcessesMentioning(cluster).empty()) << "processes left behind";
+}
+
+}  // namespace
