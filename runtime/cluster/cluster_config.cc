@@ -482,6 +482,12 @@ Result<ClusterConfig> ParseClusterConfig(const std::string& yaml, const std::str
     return Status::InvalidArgument(
         fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
   }
+  if (root.IsMap() && root["_bootstrap"]) {
+    // Written by `ray up` for the head (~/ray_bootstrap_config.yaml): filled already.
+    auto config = ClusterConfigFromJson(YamlToJson(root));
+    if (!config.ok()) return Status::InvalidArgument(source + ": " + config.status().message());
+    return config;
+  }
   Checker check(source);
   RAY_RETURN_IF_ERROR(Check(check, root));
   auto filled = Fill(YamlToJson(root));

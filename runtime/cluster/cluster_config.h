@@ -80,7 +80,8 @@ struct ClusterConfig {
 };
 
 // Reads, validates and fills in `path`. Errors are InvalidArgument naming the file,
-// the line and the key.
+// the line and the key. A config `ray up` wrote for the head (with "_bootstrap":
+// true) is filled already and read as it is.
 Result<ClusterConfig> LoadClusterConfig(const std::string& path);
 // The same over YAML text; `source` names it in errors.
 Result<ClusterConfig> ParseClusterConfig(const std::string& yaml, const std::string& source);

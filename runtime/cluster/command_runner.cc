@@ -98,12 +98,13 @@ class SshRunner : public CommandRunner {
       }
     }
     bool is_dir = std::filesystem::is_directory(local);
-    return Rsync(is_dir ? local + "/" : local,
-                 Host() + ":" + RemotePath(remote) + (is_dir ? "/" : ""), timeout_s);
+    return Rsync(is_dir ? local + "/" : local, Host() + ":" + remote + (is_dir ? "/" : ""),
+                 timeout_s);
   }
 
+  // rsync passes remote paths to the remote rsync as they are (no shell; ~ expands).
   Status RsyncDown(const std::string& remote, const std::string& local, int timeout_s) override {
-    return Rsync(Host() + ":" + RemotePath(remote), local, timeout_s);
+    return Rsync(Host() + ":" + remote, local, timeout_s);
   }
 
   std::vector<std::string> InteractiveArgv(const std::string& command,

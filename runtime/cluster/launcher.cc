@@ -25,8 +25,13 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr int kStopTimeoutS = 60;
+constexpr int kCommandNotFound = 127;  // bash's exit code
 constexpr int kDownDeadlineS = 120;
 constexpr int kExecTimeoutS = 7 * 24 * 3600;  // a user's command: bounded, generously
+// Where the head finds what `ray up` gives its autoscaler.
+constexpr const char* kBootstrapConfig = "~/ray_bootstrap_config.yaml";
+constexpr const char* kBootstrapKey = "~/ray_bootstrap_key.pem";
+constexpr const char* kBootstrapProvider = "~/ray_bootstrap_provider.so";
 
 // A cluster as the launcher sees it.
 struct Cluster {
@@ -82,6 +87,7 @@ Status StopRay(const Cluster& c, const ProviderNode& node, const std::string& he
                const std::string& and_then = "") {
   auto runner = Runner(c, node, head_ip);
   RAY_ASSIGN_OR_RETURN(CommandResult r, runner->Run("ray stop" + and_then, kStopTimeoutS));
+  if (r.exit_code == kCommandNotFound) return Status::Ok();  // no ray there: nothing runs
   if (r.exit_code != 0) {
     return Status::Internal(fmt::format("`ray stop` on {} exited with {}: {}", runner->Describe(),
                                         r.exit_code, r.tail));
@@ -93,9 +99,11 @@ Status StopRay(const Cluster& c, const ProviderNode& node, const std::string& he
 // with paths as they are on the head.
 Result<std::string> WriteBootstrapConfig(const Cluster& c) {
   json j = c.config.json;
-  if (!c.config.ssh_private_key.empty()) j["auth"]["ssh_private_key"] = "~/ray_bootstrap_key.pem";
+  j["_bootstrap"] = true;
+  if (!c.config.ssh_private_key.empty()) j["auth"]["ssh_private_key"] = kBootstrapKey;
   for (auto& [remote, local] : j["file_mounts"].items()) local = remote;
   if (c.config.provider_type == "fake_multinode") j["_state_dir"] = c.state_dir;
+  if (c.config.provider_type == "external") j["provider"]["module"] = kBootstrapProvider;
   std::string path = c.state_dir + "/" + c.config.cluster_name + ".bootstrap.json";
   RAY_RETURN_IF_ERROR(WriteFile(path, j.dump(2), 0600));
   return path;
@@ -182,8 +190,11 @@ Status Up(const UpOptions& o, const Console& console) {
   }
   UpdateOptions u = HeadUpdate(c.config, runtime, c.token_file);
   RAY_ASSIGN_OR_RETURN(std::string bootstrap, WriteBootstrapConfig(c));
-  u.ship.push_back({bootstrap, "~/ray_bootstrap_config.yaml"});
-  if (!c.config.ssh_private_key.empty()) u.ship.push_back({c.config.ssh_private_key, "~/ray_bootstrap_key.pem"});
+  u.ship.push_back({bootstrap, kBootstrapConfig});
+  if (!c.config.ssh_private_key.empty()) u.ship.push_back({c.config.ssh_private_key, kBootstrapKey});
+  if (c.config.provider_type == "external") {
+    u.ship.push_back({c.config.provider.value("module", ""), kBootstrapProvider});
+  }
   u.label = "head " + head->ip;
   u.no_restart = o.no_restart;
   u.restart_only = o.restart_only;
@@ -210,11 +221,21 @@ Status Down(const DownOptions& o, const Console& console) {
     // The head first: its autoscaler then launches nothing more.
     for (const auto& h : heads) {
       console.print(fmt::format("Stopping ray on the head {}", h.ip));
-      // The head's autoscaler's claims on the hosts go with it.
-      std::string forget = local ? fmt::format("; rm -f ~/.ray/clusters/{}-local.json",
-                                               c.config.cluster_name)
-                                 : "";
-      if (Status st = StopRay(c, h, head_ip, forget); !st.ok()) failed.push_back(st.message());
+      if (Status st = StopRay(c, h, head_ip); !st.ok()) failed.push_back(st.message());
+    }
+  }
+  // The head's provider knows the workers its autoscaler made: it takes them down.
+  bool on_head = std::getenv("RAY_LAUNCHER_ON_HEAD") != nullptr;
+  if (!on_head && c.provider->UsesNodeUpdaters()) {
+    for (const auto& h : heads) {
+      console.print(fmt::format("Taking down the workers the head {} knows of", h.ip));
+      auto r = Runner(c, h, head_ip)->Run(
+          "RAY_LAUNCHER_ON_HEAD=1 ray down -y --workers-only ~/ray_bootstrap_config.yaml",
+          kDownDeadlineS, [&](const std::string& line) { console.print("  " + line); });
+      if (!r.ok() || (r->exit_code != 0 && r->exit_code != kCommandNotFound)) {
+        failed.push_back(fmt::format("taking the workers down from the head {} failed: {}", h.ip,
+                                     r.ok() ? r->tail : r.status().message()));
+      }
     }
   }
   int64_t deadline = MonoMillis() + kDownDeadlineS * 1000;

@@ -81,9 +81,14 @@ Result<std::string> RuntimeStagingDir(const std::string& state_dir) {
       RAY_RETURN_IF_ERROR(Link(build / plugin, stage / "lib/ray" / fs::path(plugin).filename()));
     }
   }
-  fs::path sdk = fs::path(RAY_SOURCE_DIR) / "plugins/include/ray";
-  if (!std::string(RAY_SOURCE_DIR).empty() && fs::exists(sdk)) {
-    RAY_RETURN_IF_ERROR(Link(sdk, stage / "include/ray"));
+  // The SDK as an install has it: headers, and the relocatable CMake package.
+  fs::path source = RAY_SOURCE_DIR;
+  if (!source.empty() && fs::exists(source / "plugins/include/ray")) {
+    RAY_RETURN_IF_ERROR(Link(source / "plugins/include/ray", stage / "include/ray"));
+    if (fs::exists(build / "install/RayConfig.cmake")) {
+      RAY_RETURN_IF_ERROR(Link(build / "install/RayConfig.cmake", stage / "lib/cmake/Ray/RayConfig.cmake"));
+      RAY_RETURN_IF_ERROR(Link(source / "share/cmake/RayPlugin.cmake", stage / "lib/cmake/Ray/RayPlugin.cmake"));
+    }
   }
   return stage.string();
 }
@@ -103,6 +108,10 @@ namespace {
 UpdateOptions Common(const ClusterConfig& config, const std::string& runtime_dir,
                      const std::string& token_file) {
   UpdateOptions o;
+  // Ray's knob for how long a new node may take to answer ssh.
+  if (const char* wait = std::getenv("AUTOSCALER_NODE_START_WAIT_S"); wait && std::atoi(wait) > 0) {
+    o.ssh_timeout_s = std::atoi(wait);
+  }
   o.initialization_commands = config.initialization_commands;
   o.file_mounts = config.file_mounts;
   if (!runtime_dir.empty()) o.ship.push_back({runtime_dir, std::string("~/") + kRemoteRuntimeDir});

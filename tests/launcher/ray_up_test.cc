@@ -1,0 +1,224 @@
+// `ray up` against real hosts: three network namespaces, each with its own address,
+// /tmp, /dev/shm and home, and its own sshd (fake_hosts.h). From the root namespace,
+// as a user would: up (head over ssh; the head's autoscaler brings the workers up over
+// ssh), exec, submit, rsync, get-head-ip / get-worker-ips, a second up, down; and
+// the failures a user meets: a failing setup command, an unreachable host.
+// Needs root; skipped, saying why, without it.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/launcher/fake_hosts.h"
+
+namespace ray::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool Contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+class RayUpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    hosts_ = std::make_unique<FakeHosts>(3);
+    if (!hosts_->skip_reason().empty()) GTEST_SKIP() << hosts_->skip_reason();
+    ASSERT_TRUE(hosts_->error().empty()) << hosts_->error();
+    home_ = dir_.path() + "/home";
+    fs::create_directories(home_);
+  }
+
+  void TearDown() override {
+    if (hosts_ && hosts_->skip_reason().empty() && hosts_->error().empty() && up_) {
+      Ray({"down", "-y", config_});  // whatever the test left
+    }
+    hosts_.reset();
+  }
+
+  // The YAML of a cluster on the hosts: head on host 0, workers on 1 and 2.
+  std::string WriteConfig(const std::string& extra, const std::string& head_ip = "") {
+    std::ostringstream y;
+    y << "cluster_name: up" << ::getpid() << "\n"
+      << "provider:\n  type: local\n  head_ip: " << (head_ip.empty() ? hosts_->Ip(0) : head_ip)
+      << "\n  worker_ips: [" << hosts_->Ip(1) << ", " << hosts_->Ip(2) << "]\n"
+      << "auth:\n  ssh_user: root\n  ssh_private_key: " << hosts_->PrivateKey() << "\n"
+      << "head_start_ray_commands:\n"
+      << "  - ray stop\n"
+      << "  - AUTOSCALER_UPDATE_INTERVAL_S=1 ray start --head --port=6379 "
+         "--node-ip-address=$RAY_HEAD_IP --autoscaling-config=~/ray_bootstrap_config.yaml\n"
+      << extra;
+    config_ = dir_.path() + "/cluster.yaml";
+    std::ofstream(config_) << y.str();
+    return config_;
+  }
+
+  RunResult Ray(const std::vector<std::string>& args, int timeout_s = 120,
+                const std::string& env = "") {
+    std::vector<std::string> argv = {"env", "HOME=" + home_, "AUTOSCALER_NODE_START_WAIT_S=20"};
+    if (!env.empty()) argv.push_back(env);
+    argv.push_back(RAY_BINARY);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, dir_.path(), timeout_s);
+  }
+
+  // Nodes ALIVE in the cluster, as `ray status` on the head says.
+  int AliveNodes() {
+    auto r = Ray({"exec", config_, "ray status --json"}, 30);
+    if (r.exit_code != 0) return -1;
+    try {
+      auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+      int alive = 0;
+      for (const auto& n : j["nodes"]) alive += n["state"] == "ALIVE";
+      return alive;
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+
+  // Processes of ray (daemons, workers) on host i.
+  std::string RayProcessesOn(int i) {
+    return hosts_->ShellOn(i, "ps -eo args | grep -E '^[^ ]*ray _' | grep -v grep || true").out;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<FakeHosts> hosts_;
+  std::string home_, config_;
+  bool up_ = false;
+};
+
+TEST_F(RayUpTest, UpBringsEveryHostInThenExecSubmitRsyncAndDownLeaveNothing) {
+  std::string data = dir_.path() + "/data";
+  fs::create_directories(data);
+  std::ofstream(data + "/f.txt") << "mounted-contents\n";
+  WriteConfig("file_mounts:\n  ~/data: " + data + "\nsetup_commands:\n  - echo setup-ran >> ~/setup.log\n");
+  auto up = Ray({"up", "-y", config_}, 240);
+  up_ = true;
+  ASSERT_EQ(up.exit_code, 0) << up.all();
+  for (const char* step : {"[1/6] Waiting for SSH", "[2/6] Shipping ray", "[3/6] Processing file mounts",
+                           "[5/6] Running setup commands", "[6/6] Starting ray",
+                           "Head node up to date, IP address is: "}) {
+    EXPECT_TRUE(Contains(up.out, step)) << step << "\n" << up.out;
+  }
+  std::string token = ReadText(home_ + "/.ray/clusters/up" + std::to_string(::getpid()) + ".token");
+  ASSERT_EQ(token.size(), 32u);
+  EXPECT_FALSE(Contains(up.all(), token)) << "the token was printed";
+
+  // The head's autoscaler sets the two workers up over ssh (min_workers = 2).
+  int alive = 0;
+  for (int i = 0; i < 120 && alive != 3; ++i) {
+    alive = AliveNodes();
+    if (alive != 3) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  ASSERT_EQ(alive, 3) << "monitor log:\n"
+                      << Ray({"exec", config_, "tail -n 60 /tmp/ray/session_latest/logs/monitor.err"}).all();
+
+  auto head_ip = Ray({"get-head-ip", config_});
+  EXPECT_EQ(head_ip.out, hosts_->Ip(0) + "\n");
+  auto worker_ips = Ray({"get-worker-ips", config_});
+  ASSERT_EQ(worker_ips.exit_code, 0) << worker_ips.all();
+  EXPECT_TRUE(Contains(worker_ips.out, hosts_->Ip(1)) && Contains(worker_ips.out, hosts_->Ip(2)))
+      << worker_ips.out;
+
+  // The mounts and the setup reached every host; ray is on the commands' PATH.
+  for (int i = 0; i < 3; ++i) {
+    auto r = hosts_->Ssh(i, "cat ~/data/f.txt ~/setup.log; ls ~/.ray/runtime/bin");
+    EXPECT_TRUE(Contains(r.out, "mounted-contents") && Contains(r.out, "setup-ran") &&
+                Contains(r.out, "ray"))
+        << "host " << i << ": " << r.all();
+    // The token in halves, so that this script's own command line does not hold it.
+    std::string find = "A=" + token.substr(0, 16) + "; B=" + token.substr(16) +
+                       "; ps -eo args | grep \"$A$B\" | grep -v '^grep' | wc -l";
+    EXPECT_EQ(hosts_->ShellOn(i, find).out, "0\n") << "the token is on a command line on host " << i;
+  }
+
+  auto code = Ray({"exec", config_, "echo out-of-$(hostname); exit 3"});
+  EXPECT_EQ(code.exit_code, 3) << code.all();
+  EXPECT_TRUE(Contains(code.out, "out-of-" + hosts_->Namespace(0))) << code.all();
+
+  auto job = Ray({"submit", config_, LAUNCHER_PLUGIN, "spread", "6", "1"}, 120);
+  ASSERT_EQ(job.exit_code, 0) << job.all();
+  EXPECT_TRUE(Contains(job.out, "nodes=2") || Contains(job.out, "nodes=3")) << job.out;
+
+  std::ofstream(dir_.path() + "/up.txt") << "uploaded\n";
+  ASSERT_EQ(Ray({"rsync-up", config_, dir_.path() + "/up.txt", "~/up.txt"}).exit_code, 0);
+  auto down_copy = Ray({"rsync_down", config_, "~/up.txt", dir_.path() + "/back.txt"});
+  ASSERT_EQ(down_copy.exit_code, 0) << down_copy.all();
+  EXPECT_EQ(ReadText(dir_.path() + "/back.txt"), "uploaded\n");
+
+  // Again: nothing changed, so the setup is skipped and ray restarted.
+  auto again = Ray({"up", "-y", config_}, 240);
+  ASSERT_EQ(again.exit_code, 0) << again.all();
+  EXPECT_TRUE(Contains(again.out, "Configuration already up to date")) << again.out;
+  EXPECT_TRUE(Contains(again.out, "[6/6] Starting ray")) << again.out;
+
+  auto down = Ray({"down", "-y", config_}, 180);
+  EXPECT_EQ(down.exit_code, 0) << down.all();
+  up_ = false;
+  for (int i = 0; i < 3; ++i) {
+    std::string left;
+    for (int t = 0; t < 50; ++t) {
+      left = RayProcessesOn(i);
+      if (left.empty()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(left, "") << "ray still runs on host " << i;
+  }
+}
+
+TEST_F(RayUpTest, AFailingSetupCommandStopsWithTheHostTheCommandAndItsOutput) {
+  WriteConfig("head_setup_commands:\n  - echo the-reason-it-failed; exit 7\n");
+  auto up = Ray({"up", "-y", config_}, 240);
+  up_ = true;
+  EXPECT_NE(up.exit_code, 0);
+  EXPECT_TRUE(Contains(up.err, hosts_->Ip(0))) << up.err;
+  EXPECT_TRUE(Contains(up.err, "exit code 7")) << up.err;
+  EXPECT_TRUE(Contains(up.err, "the-reason-it-failed")) << up.err;
+  EXPECT_EQ(RayProcessesOn(0), "");
+  // The head is tagged update-failed, and exec still works on it.
+  auto exec = Ray({"exec", config_, "echo still-reachable"});
+  EXPECT_EQ(exec.exit_code, 0) << exec.all();
+  EXPECT_TRUE(Contains(exec.out, "still-reachable"));
+  auto down = Ray({"down", "-y", config_}, 180);
+  EXPECT_EQ(down.exit_code, 0) << down.all();
+  up_ = false;
+}
+
+TEST_F(RayUpTest, AnUnreachableHeadFailsAfterItsDeadlineNamingTheHost) {
+  std::string nowhere = hosts_->Ip(0).substr(0, hosts_->Ip(0).rfind('.')) + ".77";
+  WriteConfig("", nowhere);
+  auto start = std::chrono::steady_clock::now();
+  auto up = Ray({"up", "-y", config_}, 120, "AUTOSCALER_NODE_START_WAIT_S=4");
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(up.exit_code, 0);
+  EXPECT_NE(up.exit_code, 124) << "hung";
+  EXPECT_LT(took, 60);
+  EXPECT_TRUE(Contains(up.err, "root@" + nowhere)) << up.err;
+  EXPECT_TRUE(Contains(up.err, "still not available after 4 s")) << up.err;
+  EXPECT_TRUE(Contains(up.out, "not available yet")) << up.out;
+}
+
+TEST_F(RayUpTest, AWrongKeyIsRefusedWithSshsReason) {
+  std::string key = dir_.path() + "/other_key";
+  ASSERT_EQ(RunCommand({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key}, dir_.path()).exit_code, 0);
+  WriteConfig("");
+  std::string text = ReadText(config_);
+  text.replace(text.find(hosts_->PrivateKey()), hosts_->PrivateKey().size(), key);
+  std::ofstream(config_) << text;
+  auto up = Ray({"up", "-y", config_}, 120, "AUTOSCALER_NODE_START_WAIT_S=3");
+  EXPECT_NE(up.exit_code, 0);
+  EXPECT_TRUE(Contains(up.err, "Permission denied")) << up.err;
+}
+
+}  // namespace
+}  // namespace ray::testing
