@@ -20,6 +20,34 @@ struct StatusOptions {
   bool json = false;
 };
 
+// What the autoscaler reported: its workers, the waiting work, what it decided.
+void PrintAutoscaler(const nlohmann::json& a) {
+  std::printf("Autoscaler (%s, %s provider, workers %d..%d): %s\n",
+              a.value("cluster_name", "").c_str(), a.value("provider", "").c_str(),
+              a.value("min_workers", 0), a.value("max_workers", 0),
+              a.value("alive", false) ? "running" : "NOT REPORTING (see logs/monitor.err)");
+  for (const auto& w : a.value("workers", nlohmann::json::array())) {
+    auto tags = w.value("tags", nlohmann::json::object());
+    std::string state = w.value("updating", false) ? "setting up"
+                        : w.value("ray_running", false) ? "ray running"
+                                                        : "launching";
+    std::printf(" %-12s %-15s %-16s %-14s %s\n", w.value("id", "").c_str(),
+                w.value("ip", "").c_str(), tags.value("ray-user-node-type", "").c_str(),
+                tags.value("ray-node-status", "").c_str(), state.c_str());
+  }
+  std::printf(" Waiting work: %d item(s)\n", a.value("demand", 0));
+  for (const auto& shape : a.value("infeasible", nlohmann::json::array())) {
+    std::printf(" Infeasible (no node type fits): %s\n", shape.dump().c_str());
+  }
+  std::printf(" Last decision: %s\n", a.value("summary", "").c_str());
+  if (a.value("launch_failures", 0) > 0) {
+    std::printf(" Failed launches: %d\n", a.value("launch_failures", 0));
+  }
+  if (!a.value("last_error", "").empty()) {
+    std::printf(" Last error: %s\n", a.value("last_error", "").c_str());
+  }
+}
+
 void Run(const StatusOptions& o) {
   auto target = ResolveCluster(o.cluster);
   if (!target.ok()) Fail("status", target.status());
@@ -35,9 +63,16 @@ void Run(const StatusOptions& o) {
     total.Add(scheduler::ResourceSet::FromDoubles(n.total));
     available.Add(scheduler::ResourceSet::FromDoubles(n.available));
   }
+  // The autoscaler's view, if the cluster has one (a head started by `ray up`).
+  nlohmann::json autoscaler;
+  if (auto a = gcs.GetAutoscaler(); a.ok() && !a->second.empty()) {
+    autoscaler = nlohmann::json::parse(a->second, nullptr, false);
+    if (autoscaler.is_object()) autoscaler["alive"] = a->first;
+  }
   if (o.json) {
     nlohmann::json j = {{"address", target->gcs_address.substr(6)}, {"nodes", nlohmann::json::array()},
                         {"total", total.ToDoubles()}, {"available", available.ToDoubles()}};
+    if (autoscaler.is_object()) j["autoscaler"] = autoscaler;
     for (const auto& n : *nodes) {
       j["nodes"].push_back({{"node_id", NodeId::FromBinary(n.node_id).Hex()},
                             {"address", n.address}, {"state", n.state},
@@ -60,6 +95,7 @@ void Run(const StatusOptions& o) {
     std::printf(" %s/%s %s\n", fmt::format("{:g}", used).c_str(),
                 fmt::format("{:g}", amount).c_str(), name.c_str());
   }
+  if (autoscaler.is_object()) PrintAutoscaler(autoscaler);
 }
 
 }  // namespace

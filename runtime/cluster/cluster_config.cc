@@ -254,6 +254,14 @@ Status Check(const Checker& check, const YAML::Node& root) {
                                   "fake_multinode, external)", type));
   }
   if (root["auth"]) RAY_RETURN_IF_ERROR(check.Map(root["auth"], "auth", kAuthKeys));
+  if (root["file_mounts"] && root["file_mounts"].IsMap()) {
+    for (const auto& kv : root["file_mounts"]) {
+      if (kv.second.Scalar().empty()) {
+        return check.Fail(kv.first, fmt::format("file_mounts: `{}` has no local path",
+                                                kv.first.Scalar()));
+      }
+    }
+  }
   if (const YAML::Node docker = root["docker"]) {
     RAY_RETURN_IF_ERROR(check.Map(docker, "docker", kDockerKeys));
     for (const char* image : {"image", "head_image", "worker_image"}) {
@@ -320,15 +328,9 @@ Result<json> Fill(json c) {
     auto& p = c["provider"];
     if (!p.contains("worker_ips") || p["worker_ips"].is_null()) p["worker_ips"] = json::array();
     int n = static_cast<int>(p["worker_ips"].size());
-    // Typically min == max == the number of hosts; more than the hosts is an error.
-    c.emplace("min_workers", n);
+    // Typically min == max == the number of hosts (more is refused in Problems).
     c.emplace("max_workers", n);
-    for (const char* k : {"min_workers", "max_workers"}) {
-      if (c[k].get<int>() > n) {
-        return Status::InvalidArgument(fmt::format(
-            "`{}` is {}, but the local provider has only {} worker_ips", k, c[k].get<int>(), n));
-      }
-    }
+    c.emplace("min_workers", std::min(n, c["max_workers"].get<int>()));
   }
   c.emplace("max_workers", 2);
   if (!c.contains("available_node_types")) {
@@ -359,49 +361,147 @@ Result<json> Fill(json c) {
   return c;
 }
 
-Status CheckRanges(const ClusterConfig& c) {
-  auto bad = [](const std::string& m) { return Status::InvalidArgument(m); };
+// A value out of its range: the key's path (for its line) and what is wrong.
+struct Problem {
+  std::vector<std::string> path;
+  std::string message;
+};
+
+std::optional<Problem> FindProblem(const ClusterConfig& c) {
+  using P = std::vector<std::string>;
+  auto bad = [](P path, std::string m) { return Problem{std::move(path), std::move(m)}; };
   if (c.cluster_name.empty() ||
       c.cluster_name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                        "0123456789_-") != std::string::npos) {
-    return bad("`cluster_name` '" + c.cluster_name + "' may hold only letters, digits, _ and -");
+    return bad({"cluster_name"}, "`cluster_name` '" + c.cluster_name +
+                                     "' may hold only letters, digits, _ and -");
   }
-  if (c.max_workers < 0 || c.min_workers < 0 || c.initial_workers < 0) {
-    return bad("`min_workers`, `max_workers` and `initial_workers` must not be negative");
+  for (auto [key, v] : {std::pair{"max_workers", c.max_workers}, {"min_workers", c.min_workers},
+                        {"initial_workers", c.initial_workers}}) {
+    if (v < 0) return bad({key}, fmt::format("`{}` must not be negative", key));
   }
   if (c.min_workers > c.max_workers) {
-    return bad(fmt::format("`min_workers` ({}) exceeds `max_workers` ({})", c.min_workers,
-                           c.max_workers));
+    return bad({"min_workers"}, fmt::format("`min_workers` ({}) exceeds `max_workers` ({})",
+                                            c.min_workers, c.max_workers));
+  }
+  int hosts = static_cast<int>(c.worker_ips.size());
+  if (c.provider_type == "local" && c.max_workers > hosts) {
+    return bad({"max_workers"}, fmt::format("`max_workers` is {}, but the local provider has "
+                                            "only {} worker_ips", c.max_workers, hosts));
   }
   if (!(c.target_utilization_fraction > 0 && c.target_utilization_fraction <= 1)) {
-    return bad("`target_utilization_fraction` must be in (0, 1]");
+    return bad({"target_utilization_fraction"}, "`target_utilization_fraction` must be in (0, 1]");
   }
-  if (c.idle_timeout_minutes < 0) return bad("`idle_timeout_minutes` must not be negative");
-  if (!(c.upscaling_speed > 0)) return bad("`upscaling_speed` must be positive");
+  if (c.idle_timeout_minutes < 0) {
+    return bad({"idle_timeout_minutes"}, "`idle_timeout_minutes` must not be negative");
+  }
+  if (!(c.upscaling_speed > 0)) return bad({"upscaling_speed"}, "`upscaling_speed` must be positive");
   for (const auto& t : c.node_types) {
+    P at = {"available_node_types", t.name};
     if (t.min_workers < 0 || t.max_workers < 0 || t.min_workers > t.max_workers) {
-      return bad(fmt::format("node type `{}`: need 0 <= min_workers ({}) <= max_workers ({})",
-                             t.name, t.min_workers, t.max_workers));
+      return bad(at, fmt::format("node type `{}`: need 0 <= min_workers ({}) <= max_workers ({})",
+                                 t.name, t.min_workers, t.max_workers));
+    }
+    if (c.provider_type == "local" && t.max_workers > hosts) {
+      return bad(at, fmt::format("node type `{}`: max_workers {} exceeds the {} worker_ips",
+                                 t.name, t.max_workers, hosts));
     }
     for (const auto& [r, v] : t.resources) {
-      if (v < 0) return bad(fmt::format("node type `{}`: resource {} is negative", t.name, r));
+      if (v < 0) return bad(at, fmt::format("node type `{}`: resource {} is negative", t.name, r));
     }
     if (c.provider_type == "fake_multinode" && t.name != c.head_node_type &&
         !t.resources.count("CPU")) {
-      return bad(fmt::format("node type `{}`: fake_multinode nodes need `resources` with CPU",
-                             t.name));
+      return bad(at, fmt::format("node type `{}`: fake_multinode nodes need `resources` with CPU",
+                                 t.name));
     }
   }
   for (const auto& [remote, local] : c.file_mounts) {
     if (!std::filesystem::exists(local)) {
-      return bad(fmt::format("file_mounts: the local path '{}' (for '{}') does not exist", local,
+      return bad({"file_mounts", remote},
+                 fmt::format("file_mounts: the local path '{}' (for '{}') does not exist", local,
                              remote));
     }
   }
   if (!c.ssh_private_key.empty() && ::access(c.ssh_private_key.c_str(), R_OK) != 0) {
-    return bad("auth.ssh_private_key '" + c.ssh_private_key + "' cannot be read");
+    return bad({"auth", "ssh_private_key"},
+               "auth.ssh_private_key '" + c.ssh_private_key + "' cannot be read");
   }
-  return Status::Ok();
+  return std::nullopt;
+}
+
+// The config from its filled JSON, unchecked. Keys must all be there (at() names a
+// missing one).
+Result<ClusterConfig> Build(const json& j) {
+  try {
+    ClusterConfig c;
+    c.json = j;
+    c.cluster_name = String(j.at("cluster_name"));
+    c.min_workers = j.at("min_workers");
+    c.max_workers = j.at("max_workers");
+    c.initial_workers = j.at("initial_workers");
+    c.target_utilization_fraction = j.at("target_utilization_fraction");
+    c.idle_timeout_minutes = j.at("idle_timeout_minutes");
+    c.upscaling_speed = j.at("upscaling_speed");
+    c.provider = j.at("provider");
+    c.provider_type = String(c.provider.at("type"));
+    c.head_ip = String(c.provider.value("head_ip", json()));
+    c.worker_ips = Strings(c.provider.value("worker_ips", json::array()));
+    c.ssh_user = String(j.at("auth").value("ssh_user", json()));
+    std::string key = String(j.at("auth").value("ssh_private_key", json()));
+    c.ssh_private_key = key.empty() ? "" : std::filesystem::absolute(ExpandUser(key)).string();
+    c.head_node_type = String(j.at("head_node_type"));
+    for (const auto& [name, t] : j.at("available_node_types").items()) {
+      NodeType type;
+      type.name = name;
+      type.node_config = t.at("node_config");
+      for (const auto& [r, v] : t.at("resources").items()) type.resources[r] = v.get<double>();
+      type.min_workers = t.at("min_workers");
+      type.max_workers = t.at("max_workers");
+      if (t.contains("worker_setup_commands")) {
+        type.worker_setup_commands = Strings(t["worker_setup_commands"]);
+        type.has_worker_setup_commands = true;
+      }
+      c.node_types.push_back(std::move(type));
+    }
+    if (c.FindType(c.head_node_type) == nullptr) {
+      return Status::InvalidArgument("head_node_type `" + c.head_node_type + "` is not a node type");
+    }
+    for (const auto& [remote, local] : j.at("file_mounts").items()) {
+      std::string path = String(local);
+      if (path.empty()) return Status::InvalidArgument("file_mounts: '" + remote + "' has no local path");
+      c.file_mounts[remote] = std::filesystem::absolute(ExpandUser(path)).string();
+    }
+    auto setup = Strings(j.at("setup_commands"));
+    c.initialization_commands = Strings(j.at("initialization_commands"));
+    c.head_setup_commands = Concat(setup, Strings(j.at("head_setup_commands")));
+    c.worker_setup_commands = Concat(setup, Strings(j.at("worker_setup_commands")));
+    c.head_start_ray_commands = Strings(j.at("head_start_ray_commands"));
+    c.worker_start_ray_commands = Strings(j.at("worker_start_ray_commands"));
+    c.ship_ray = j.at("ship_ray");
+    return c;
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string("malformed cluster config: ") + e.what());
+  }
+}
+
+// The key of the deepest entry of `path` found under `root` (its line is the one
+// to show), or `root`.
+YAML::Node Deepest(const YAML::Node& root, const std::vector<std::string>& path) {
+  YAML::Node at = root, key = root;
+  for (const auto& name : path) {
+    bool found = false;
+    if (at.IsMap()) {
+      for (const auto& kv : at) {
+        if (kv.first.Scalar() != name) continue;
+        key = kv.first;
+        at = kv.second;
+        found = true;
+        break;
+      }
+    }
+    if (!found) break;
+  }
+  return key;
 }
 
 }  // namespace
@@ -426,52 +526,9 @@ const std::vector<std::string>& ClusterConfig::SetupCommandsOf(const NodeType& t
 }
 
 Result<ClusterConfig> ClusterConfigFromJson(const json& j) {
-  try {
-    ClusterConfig c;
-    c.json = j;
-    c.cluster_name = String(j["cluster_name"]);
-    c.min_workers = j["min_workers"];
-    c.max_workers = j["max_workers"];
-    c.initial_workers = j["initial_workers"];
-    c.target_utilization_fraction = j["target_utilization_fraction"];
-    c.idle_timeout_minutes = j["idle_timeout_minutes"];
-    c.upscaling_speed = j["upscaling_speed"];
-    c.provider = j["provider"];
-    c.provider_type = String(c.provider["type"]);
-    c.head_ip = String(c.provider.value("head_ip", json()));
-    c.worker_ips = Strings(c.provider.value("worker_ips", json::array()));
-    c.ssh_user = String(j["auth"].value("ssh_user", json()));
-    std::string key = String(j["auth"].value("ssh_private_key", json()));
-    c.ssh_private_key = key.empty() ? "" : std::filesystem::absolute(ExpandUser(key)).string();
-    c.head_node_type = String(j["head_node_type"]);
-    for (const auto& [name, t] : j["available_node_types"].items()) {
-      NodeType type;
-      type.name = name;
-      type.node_config = t["node_config"];
-      for (const auto& [r, v] : t["resources"].items()) type.resources[r] = v.get<double>();
-      type.min_workers = t["min_workers"];
-      type.max_workers = t["max_workers"];
-      if (t.contains("worker_setup_commands")) {
-        type.worker_setup_commands = Strings(t["worker_setup_commands"]);
-        type.has_worker_setup_commands = true;
-      }
-      c.node_types.push_back(std::move(type));
-    }
-    for (const auto& [remote, local] : j["file_mounts"].items()) {
-      c.file_mounts[remote] = std::filesystem::absolute(ExpandUser(String(local))).string();
-    }
-    auto setup = Strings(j["setup_commands"]);
-    c.initialization_commands = Strings(j["initialization_commands"]);
-    c.head_setup_commands = Concat(setup, Strings(j["head_setup_commands"]));
-    c.worker_setup_commands = Concat(setup, Strings(j["worker_setup_commands"]));
-    c.head_start_ray_commands = Strings(j["head_start_ray_commands"]);
-    c.worker_start_ray_commands = Strings(j["worker_start_ray_commands"]);
-    c.ship_ray = j["ship_ray"];
-    RAY_RETURN_IF_ERROR(CheckRanges(c));
-    return c;
-  } catch (const json::exception& e) {
-    return Status::InvalidArgument(std::string("malformed cluster config: ") + e.what());
-  }
+  RAY_ASSIGN_OR_RETURN(ClusterConfig c, Build(j));
+  if (auto problem = FindProblem(c)) return Status::InvalidArgument(problem->message);
+  return c;
 }
 
 Result<ClusterConfig> ParseClusterConfig(const std::string& yaml, const std::string& source) {
@@ -492,8 +549,11 @@ Result<ClusterConfig> ParseClusterConfig(const std::string& yaml, const std::str
   RAY_RETURN_IF_ERROR(Check(check, root));
   auto filled = Fill(YamlToJson(root));
   if (!filled.ok()) return Status::InvalidArgument(source + ": " + filled.status().message());
-  auto config = ClusterConfigFromJson(*filled);
+  auto config = Build(*filled);
   if (!config.ok()) return Status::InvalidArgument(source + ": " + config.status().message());
+  if (auto problem = FindProblem(*config)) {
+    return check.Fail(Deepest(root, problem->path), problem->message);
+  }
   return config;
 }
 
@@ -509,11 +569,16 @@ Result<ClusterConfig> LoadClusterConfig(const std::string& path) {
 Status ApplyOverrides(ClusterConfig& c, const std::string& cluster_name,
                       std::optional<int> min_workers, std::optional<int> max_workers) {
   json j = c.json;
+  bool legacy = j["available_node_types"].contains("ray.worker.default");
+  if (min_workers && !legacy) {
+    return Status::InvalidArgument("--min-workers applies to the legacy form; with "
+                                   "available_node_types, set min_workers per node type");
+  }
   if (!cluster_name.empty()) j["cluster_name"] = cluster_name;
   if (max_workers) j["max_workers"] = *max_workers;
   if (min_workers) j["min_workers"] = *min_workers;
   // The legacy form's counts live on the default worker type.
-  if (auto& types = j["available_node_types"]; types.contains("ray.worker.default")) {
+  if (auto& types = j["available_node_types"]; legacy) {
     if (max_workers) types["ray.worker.default"]["max_workers"] = *max_workers;
     if (min_workers) types["ray.worker.default"]["min_workers"] = *min_workers;
   }

@@ -73,7 +73,7 @@ struct ClusterConfig {
 
   const NodeType* FindType(const std::string& name) const;
   const NodeType& HeadType() const { return *FindType(head_node_type); }
-  // Worker types (all but the head's), in the YAML's order.
+  // Worker types (all but the head's), in name order.
   std::vector<const NodeType*> WorkerTypes() const;
   // Setup commands of a worker of `type`: its own list if it has one, else the global.
   const std::vector<std::string>& SetupCommandsOf(const NodeType& type) const;

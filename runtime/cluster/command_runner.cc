@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <map>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -261,6 +262,20 @@ Result<CommandResult> RunProcess(const std::vector<std::string>& argv, const Env
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The child's environment, made before fork: after it, only async-signal-safe calls.
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view kv = *e;
+    size_t eq = kv.find('=');
+    if (eq != std::string_view::npos) vars[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+  }
+  for (const auto& [k, v] : env) vars[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : vars) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string exec_failed = "cannot run " + argv[0] + "\n";
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -273,13 +288,12 @@ Result<CommandResult> RunProcess(const std::vector<std::string>& argv, const Env
     ::dup2(fds[1], 2);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
-    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::execvpe(args[0], args.data(), envp.data());
+    (void)!::write(2, exec_failed.data(), exec_failed.size());
     ::_exit(127);
   }
   ::close(fds[1]);
@@ -314,8 +328,7 @@ Result<CommandResult> RunProcess(const std::vector<std::string>& argv, const Env
   ::close(fds[0]);
   std::string tail = sink.Finish();
   if (timed_out || !reaped) {
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
+    ::kill(-pid, SIGKILL);  // its group: whatever it started
     if (!reaped) ::waitpid(pid, &status, 0);
     if (timed_out) {
       return Status::DeadlineExceeded(

@@ -332,7 +332,9 @@ class Monitor {
                    {"summary", last_summary_},
                    {"launch_failures", launch_failures_},
                    {"last_error", last_error_}};
-    (void)WriteFile(o_.session_dir + "/autoscaler_status.json", status.dump(2), 0644);
+    if (Status st = gcs_.ReportAutoscaler(status.dump()); !st.ok()) {
+      RAY_LOG_WARN("cannot report to the GCS: {}", st.message());
+    }
   }
 
   MonitorOptions o_;

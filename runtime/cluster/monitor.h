@@ -9,8 +9,8 @@
 // up with a NodeUpdater over ssh, one thread each, unless the provider starts them
 // itself) and terminates idle, outdated, failed and surplus ones (ray stopped over
 // ssh first). Provider or GCS errors are logged and retried with a growing pause;
-// the monitor never exits on them. Its view goes to <session>/autoscaler_status.json
-// for `ray status`.
+// the monitor never exits on them. Its view goes to the GCS every update, for
+// `ray status`; raylets hold work no node fits while it reports.
 
 #include <atomic>
 #include <string>

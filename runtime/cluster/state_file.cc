@@ -57,7 +57,12 @@ Status UpdateStateFile(const std::string& path,
     return Status::Unavailable("cannot lock " + path + ".lock: " + lock.error());
   }
   RAY_ASSIGN_OR_RETURN(nlohmann::json doc, Load(path));
-  RAY_RETURN_IF_ERROR(change(doc));
+  try {
+    RAY_RETURN_IF_ERROR(change(doc));
+  } catch (const nlohmann::json::exception& e) {
+    return Status::DataLoss("the cluster state file " + path + " does not hold what ray wrote (" +
+                            e.what() + "); move it away to start afresh");
+  }
   return WriteFile(path, doc.dump(2), 0600);
 }
 

@@ -113,6 +113,17 @@ Status GcsClient::PutPlugin(const std::string& hash, const std::string& name,
   return Call("put_plugin", Pack(std::make_tuple(hash, name, bytes))).status();
 }
 
+Status GcsClient::ReportAutoscaler(const std::string& status_json) {
+  return Call("report_autoscaler", Pack(std::make_tuple(status_json))).status();
+}
+
+Result<std::pair<bool, std::string>> GcsClient::GetAutoscaler() {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_autoscaler", ""));
+  using Reply = std::tuple<bool, std::string>;
+  RAY_ASSIGN_OR_RETURN(Reply r, protocol::DecodeBody<Reply>(body, "get_autoscaler reply"));
+  return std::make_pair(std::get<0>(r), std::get<1>(r));
+}
+
 Result<std::string> GcsClient::GetPlugin(const std::string& hash) {
   return Call("get_plugin", hash);
 }

@@ -25,6 +25,11 @@ class GcsClient {
   Status UnregisterNode(const std::string& node_id);
   Result<std::vector<protocol::NodeInfo>> GetNodes();
 
+  // The autoscaler's view (JSON), reported by `ray _monitor` every update; Get says
+  // whether it reported in the last 30 s, and what.
+  Status ReportAutoscaler(const std::string& status_json);
+  Result<std::pair<bool, std::string>> GetAutoscaler();
+
   Status PutPlugin(const std::string& hash, const std::string& name, const std::string& bytes);
   Result<std::string> GetPlugin(const std::string& hash);  // NotFound if absent
 

@@ -227,6 +227,8 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
   static const std::map<std::string, Op> kOps = {
       {"ping", &GcsService::Ping},
       {"get_nodes", &GcsService::GetNodes},
+      {"report_autoscaler", &GcsService::ReportAutoscaler},
+      {"get_autoscaler", &GcsService::GetAutoscaler},
       {"put_plugin", &GcsService::PutPlugin},
       {"get_plugin", &GcsService::GetPlugin},
       {"register_actor", &GcsService::RegisterActor},
@@ -270,6 +272,20 @@ Result<std::string> GcsService::GetNodes(const std::string&) {
   nodes.reserve(nodes_.size());
   for (const auto& [id, node] : nodes_) nodes.push_back(node.info);
   return Pack(nodes);
+}
+
+Result<std::string> GcsService::ReportAutoscaler(const std::string& body) {
+  using Args = std::tuple<std::string>;
+  RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "report_autoscaler body"));
+  autoscaler_status_ = std::move(std::get<0>(args));
+  autoscaler_seen_ms_ = MonoMillis();
+  return std::string();
+}
+
+Result<std::string> GcsService::GetAutoscaler(const std::string&) {
+  // Alive: reported within the last 30 s (it reports every few seconds).
+  bool alive = autoscaler_seen_ms_ > 0 && MonoMillis() - autoscaler_seen_ms_ < 30000;
+  return Pack(std::make_tuple(alive, autoscaler_status_));
 }
 
 Result<std::string> GcsService::PutPlugin(const std::string& body) {

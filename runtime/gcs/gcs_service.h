@@ -79,6 +79,10 @@ class GcsService {
   Result<std::string> GetObjects(const std::string& body);
   Result<std::string> GetActors(const std::string& body);
   Result<std::string> GetTaskEvents(const std::string& body);
+  // The autoscaler (`ray _monitor`) reports its view (JSON) every update; raylets
+  // ask whether one is alive (then work no node fits waits instead of failing).
+  Result<std::string> ReportAutoscaler(const std::string& body);
+  Result<std::string> GetAutoscaler(const std::string& body);
 
   std::unique_ptr<GcsStore> store_;
   std::string token_;
@@ -94,6 +98,8 @@ class GcsService {
   std::unordered_map<std::string, DirectoryEntry> object_locations_;
   int64_t last_sweep_ms_ = 0;
   int64_t last_flush_ms_ = 0;
+  std::string autoscaler_status_;   // its last report
+  int64_t autoscaler_seen_ms_ = 0;  // monotonic; 0: never
 };
 
 }  // namespace ray::gcs

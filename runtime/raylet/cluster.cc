@@ -107,6 +107,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   FlushActorRecords();  // the job's actors are DEAD in the GCS once it is over
   // Nothing calls them any more (their handles died with the job): the GCS keeps them.
   std::erase_if(actors_, [&](const auto& a) { return a.second.creation.job_id == job_id; });
+  std::erase_if(infeasible_, [&](const TaskSpec& t) { return t.job_id == job_id; });
   for (auto& [need, q] : ready_) {
     size_t before = q.size();
     q.erase(std::remove_if(q.begin(), q.end(), [&](const TaskSpec& t) { return t.job_id == job_id; }),
@@ -168,6 +169,7 @@ void Raylet::Periodic() {
   if (gcs_warned_ || stop_->load()) return;
   RefreshCluster();
   if (stop_->load()) return;
+  RetryInfeasible();
   FlushTaskEvents();
   FlushActorRecords();
   if (stop_->load()) return;
@@ -194,7 +196,30 @@ std::vector<protocol::ResourceDemand> Raylet::Load() const {
   }
   std::vector<protocol::ResourceDemand> load;
   for (const auto& [shape, count] : waiting) load.push_back({shape.ToDoubles(), count, false});
+  std::map<ResourceSet, int64_t> infeasible;
+  for (const auto& t : infeasible_) ++infeasible[ResourcesOf(t)];
+  for (const auto& [shape, count] : infeasible) load.push_back({shape.ToDoubles(), count, true});
   return load;
+}
+
+bool Raylet::AutoscalerAlive() {
+  int64_t now = MonoMillis();
+  if (autoscaler_checked_ms_ >= 0 && now - autoscaler_checked_ms_ < 2000) return autoscaler_alive_;
+  autoscaler_checked_ms_ = now;
+  auto r = gcs_.GetAutoscaler();
+  autoscaler_alive_ = r.ok() && r->first;
+  return autoscaler_alive_;
+}
+
+void Raylet::RetryInfeasible() {
+  int64_t now = MonoMillis();
+  if (infeasible_.empty() || now < next_infeasible_retry_ms_) return;
+  next_infeasible_retry_ms_ = now + 1000;
+  std::deque<TaskSpec> held;
+  held.swap(infeasible_);
+  for (auto& t : held) {
+    if (!finished_jobs_.count(t.job_id)) Place(std::move(t), /*may_forward=*/true);
+  }
 }
 
 protocol::NodeInfo Raylet::SelfInfo() const {

@@ -238,6 +238,10 @@ class Raylet {
   protocol::NodeInfo SelfInfo() const;
   // The work waiting here for resources, by shape (heartbeats carry it).
   std::vector<protocol::ResourceDemand> Load() const;
+  // Whether the cluster's autoscaler runs (asked of the GCS at most every 2 s).
+  bool AutoscalerAlive();
+  // Places the held infeasible work again (a node may have joined).
+  void RetryInfeasible();
   bool MultiNode() const;
   // Where a task needing `need` should run: "" here, a node id, or nullopt if no
   // node could ever fit it.
@@ -329,6 +333,12 @@ class Raylet {
   std::unordered_map<std::string, std::string> task_origin_;  // forwarded here: id -> node
   std::unordered_set<ObjectId, IdHash> unlocated_;
   int64_t last_refresh_ms_ = 0;
+  // Tasks and actors no node fits, held while an autoscaler may add one that does
+  // (placed again every second; failed when the autoscaler is gone).
+  std::deque<TaskSpec> infeasible_;
+  int64_t next_infeasible_retry_ms_ = 0;
+  int64_t autoscaler_checked_ms_ = -1;
+  bool autoscaler_alive_ = false;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run: the loop ends when true
   int64_t next_jobs_check_ms_ = 0;
   // Objects to report to the GCS's directory: every shared-memory object, and on a

@@ -166,7 +166,7 @@ TEST(ClusterConfigTest, AvailableNodeTypes) {
   EXPECT_EQ(c.max_workers, 10);
 }
 
-TEST(ClusterConfigTest, WorkerTypesKeepTheYamlsOrder) {
+TEST(ClusterConfigTest, WorkerTypesComeInNameOrder) {
   ClusterConfig c = MustParse(std::string(kExternal) + R"(available_node_types:
   zeta: {resources: {CPU: 1}}
   head: {}
@@ -175,7 +175,7 @@ head_node_type: head
 )");
   Strings names;
   for (const NodeType* t : c.WorkerTypes()) names.push_back(t->name);
-  EXPECT_EQ(names, (Strings{"zeta", "alpha"}));
+  EXPECT_EQ(names, (Strings{"alpha", "zeta"}));
 }
 
 // ---- errors: the key, and the line it is on ----
@@ -291,7 +291,7 @@ TEST(ClusterConfigErrorsTest, MinWorkersAboveMaxWorkers) {
 TEST(ClusterConfigErrorsTest, LocalWorkersAboveItsHosts) {
   EXPECT_TRUE(RefusedAt(std::string(kLocal) + "max_workers: 3\n", 7, "max_workers"));
   EXPECT_TRUE(
-      RefusedAt(std::string(kLocal) + "min_workers: 3\nmax_workers: 3\n", 7, "min_workers"));
+      RefusedAt(std::string(kLocal) + "min_workers: 3\nmax_workers: 3\n", 8, "max_workers"));
 }
 
 TEST(ClusterConfigErrorsTest, FakeMultinodeWorkerWithoutCpu) {

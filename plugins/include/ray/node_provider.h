@@ -104,7 +104,8 @@ inline char* Call(NodeProviderPlugin* p, const char* method, const char* request
 // Exports `Class` (constructible from (const nlohmann::json& config, const
 // std::string& cluster_name)) as this library's node provider.
 #define RAY_NODE_PROVIDER(Class)                                                          \
-  extern "C" const RayNodeProviderApi* ray_node_provider_api() {                          \
+  extern "C" __attribute__((visibility("default"), used)) const RayNodeProviderApi*        \
+  ray_node_provider_api() {                                                               \
     static const RayNodeProviderApi api = {                                               \
         RAY_NODE_PROVIDER_ABI_VERSION,                                                    \
         [](const char* config, const char* name, char** error) -> void* {                 \
@@ -112,6 +113,9 @@ inline char* Call(NodeProviderPlugin* p, const char* method, const char* request
             return new Class(nlohmann::json::parse(config), std::string(name));           \
           } catch (const std::exception& e) {                                             \
             *error = ::ray::node_provider_detail::Dup(e.what());                          \
+            return nullptr;                                                               \
+          } catch (...) {                                                                 \
+            *error = ::ray::node_provider_detail::Dup("unknown exception");               \
             return nullptr;                                                               \
           }                                                                               \
         },                                                                                \
