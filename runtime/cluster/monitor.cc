@@ -250,7 +250,17 @@ class Monitor {
   // Sets up nodes never set up (or whose setup changed), and restarts ray on nodes
   // that were set up but whose raylet has been missing for a while.
   void KeepUpToDate(const std::vector<ProviderNode>& workers) {
-    if (!provider_->UsesNodeUpdaters()) return;
+    if (!provider_->UsesNodeUpdaters()) {
+      // Nodes that start ray themselves and lost it (their head restarted): replaced.
+      double now = MonoMillis() / 1000.0;
+      for (const auto& w : workers) {
+        auto it = missing_since_.find(w.id);
+        if (it != missing_since_.end() && now - it->second > kRecoverAfterS) {
+          Terminate(workers, w.id, "no raylet");
+        }
+      }
+      return;
+    }
     if (config_.ship_ray && runtime_dir_.empty()) {
       auto dir = RuntimeStagingDir(state_dir_ + "/monitor");
       if (!dir.ok()) {

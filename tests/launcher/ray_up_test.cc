@@ -102,7 +102,12 @@ TEST_F(RayUpTest, UpBringsEveryHostInThenExecSubmitRsyncAndDownLeaveNothing) {
   fs::create_directories(data);
   std::ofstream(data + "/f.txt") << "mounted-contents\n";
   WriteConfig("file_mounts:\n  ~/data: " + data + "\nsetup_commands:\n  - echo setup-ran >> ~/setup.log\n");
+  auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   auto up = Ray({"up", "-y", config_}, 240);
+  double head_up = seconds();
   up_ = true;
   ASSERT_EQ(up.exit_code, 0) << up.all();
   for (const char* step : {"[1/6] Waiting for SSH", "[2/6] Shipping ray", "[3/6] Processing file mounts",
@@ -122,6 +127,8 @@ TEST_F(RayUpTest, UpBringsEveryHostInThenExecSubmitRsyncAndDownLeaveNothing) {
   }
   ASSERT_EQ(alive, 3) << "monitor log:\n"
                       << Ray({"exec", config_, "tail -n 60 /tmp/ray/session_latest/logs/monitor.err"}).all();
+  std::printf("[ ray up ] head up in %.1f s; head and 2 workers alive after %.1f s\n", head_up,
+              seconds());
 
   auto head_ip = Ray({"get-head-ip", config_});
   EXPECT_EQ(head_ip.out, hosts_->Ip(0) + "\n");
