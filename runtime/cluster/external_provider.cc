@@ -1,5 +1,7 @@
 // provider type `external`: a NodeProvider plugin (.so) behind <ray/node_provider.h>.
 
+#include <cstdlib>
+
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -93,6 +95,9 @@ class ExternalProvider : public NodeProvider {
 
 Result<std::unique_ptr<NodeProvider>> MakeExternalProvider(const ClusterConfig& config) {
   std::string module = config.provider.value("module", "");
+  if (module.rfind("~/", 0) == 0 && std::getenv("HOME") != nullptr) {
+    module = std::getenv("HOME") + module.substr(1);
+  }
   auto refuse = [&](const std::string& why) {
     return Status::InvalidArgument(fmt::format("provider.module {}: {}", module, why));
   };

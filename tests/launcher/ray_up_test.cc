@@ -183,6 +183,37 @@ TEST_F(RayUpTest, UpBringsEveryHostInThenExecSubmitRsyncAndDownLeaveNothing) {
   }
 }
 
+TEST_F(RayUpTest, AnExternalProviderPluginMakesTheNodesOnTheHeadToo) {
+  // The example plugin hands out the hosts of its list; the head's autoscaler loads
+  // the copy `ray up` ships to it.
+  std::ostringstream y;
+  y << "cluster_name: ext" << ::getpid() << "\nmax_workers: 2\n"
+    << "provider:\n  type: external\n  module: " << STATIC_HOSTS_PROVIDER << "\n"
+    << "  hosts: [" << hosts_->Ip(0) << ", " << hosts_->Ip(1) << ", " << hosts_->Ip(2) << "]\n"
+    << "auth:\n  ssh_user: root\n  ssh_private_key: " << hosts_->PrivateKey() << "\n"
+    << "available_node_types:\n  head: {resources: {}}\n"
+    << "  worker: {resources: {}, min_workers: 2, max_workers: 2}\n"
+    << "head_node_type: head\n"
+    << "head_start_ray_commands:\n  - ray stop\n"
+    << "  - AUTOSCALER_UPDATE_INTERVAL_S=1 ray start --head --port=6379 "
+       "--node-ip-address=$RAY_HEAD_IP --autoscaling-config=~/ray_bootstrap_config.yaml\n";
+  config_ = dir_.path() + "/external.yaml";
+  std::ofstream(config_) << y.str();
+  auto up = Ray({"up", "-y", config_}, 240);
+  up_ = true;
+  ASSERT_EQ(up.exit_code, 0) << up.all();
+  int alive = 0;
+  for (int i = 0; i < 120 && alive != 3; ++i) {
+    alive = AliveNodes();
+    if (alive != 3) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  EXPECT_EQ(alive, 3) << Ray({"exec", config_, "tail -n 40 /tmp/ray/session_latest/logs/monitor.err"}).all();
+  auto down = Ray({"down", "-y", config_}, 180);
+  EXPECT_EQ(down.exit_code, 0) << down.all();
+  up_ = false;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(RayProcessesOn(i), "") << "ray still runs on host " << i;
+}
+
 TEST_F(RayUpTest, AFailingSetupCommandStopsWithTheHostTheCommandAndItsOutput) {
   WriteConfig("head_setup_commands:\n  - echo the-reason-it-failed; exit 7\n");
   auto up = Ray({"up", "-y", config_}, 240);
