@@ -5,6 +5,9 @@
 #include <optional>
 #include <set>
 
+#include <arpa/inet.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -308,7 +311,8 @@ Result<json> Fill(json c) {
   std::string provider = c["provider"]["type"];
   c.emplace("cluster_name", "default");
   c.emplace("initial_workers", 0);
-  c.emplace("target_utilization_fraction", 0.8);
+  // Ray 0.7's load rule belongs to the legacy form (Ray 1.x dropped it): off otherwise.
+  c.emplace("target_utilization_fraction", c.contains("available_node_types") ? 0.0 : 0.8);
   c.emplace("idle_timeout_minutes", 5);
   c.emplace("upscaling_speed", 1.0);
   c.emplace("ship_ray", true);
@@ -385,12 +389,32 @@ std::optional<Problem> FindProblem(const ClusterConfig& c) {
                                             c.min_workers, c.max_workers));
   }
   int hosts = static_cast<int>(c.worker_ips.size());
+  if (c.provider_type == "local") {
+    // Nodes are matched to their hosts by the address they register with.
+    std::set<std::string> seen = {c.head_ip};
+    in_addr addr{};
+    if (::inet_pton(AF_INET, c.head_ip.c_str(), &addr) != 1) {
+      return bad({"provider", "head_ip"}, "`provider.head_ip` '" + c.head_ip +
+                                              "' must be an IPv4 address");
+    }
+    for (const auto& ip : c.worker_ips) {
+      if (::inet_pton(AF_INET, ip.c_str(), &addr) != 1) {
+        return bad({"provider", "worker_ips"},
+                   "`provider.worker_ips` holds '" + ip + "', which is not an IPv4 address");
+      }
+      if (!seen.insert(ip).second) {
+        return bad({"provider", "worker_ips"},
+                   "`provider.worker_ips` holds " + ip + " twice, or the head's address");
+      }
+    }
+  }
   if (c.provider_type == "local" && c.max_workers > hosts) {
     return bad({"max_workers"}, fmt::format("`max_workers` is {}, but the local provider has "
                                             "only {} worker_ips", c.max_workers, hosts));
   }
-  if (!(c.target_utilization_fraction > 0 && c.target_utilization_fraction <= 1)) {
-    return bad({"target_utilization_fraction"}, "`target_utilization_fraction` must be in (0, 1]");
+  if (!(c.target_utilization_fraction >= 0 && c.target_utilization_fraction <= 1)) {
+    return bad({"target_utilization_fraction"},
+               "`target_utilization_fraction` must be in [0, 1] (0: off)");
   }
   if (c.idle_timeout_minutes < 0) {
     return bad({"idle_timeout_minutes"}, "`idle_timeout_minutes` must not be negative");
@@ -575,7 +599,15 @@ Status ApplyOverrides(ClusterConfig& c, const std::string& cluster_name,
                                    "available_node_types, set min_workers per node type");
   }
   if (!cluster_name.empty()) j["cluster_name"] = cluster_name;
-  if (max_workers) j["max_workers"] = *max_workers;
+  if (max_workers) {
+    // Types that had the global maximum as theirs follow it.
+    for (auto& [name, t] : j["available_node_types"].items()) {
+      if (name != j["head_node_type"] && t["max_workers"] == j["max_workers"]) {
+        t["max_workers"] = *max_workers;
+      }
+    }
+    j["max_workers"] = *max_workers;
+  }
   if (min_workers) j["min_workers"] = *min_workers;
   // The legacy form's counts live on the default worker type.
   if (auto& types = j["available_node_types"]; legacy) {

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +74,26 @@ std::string Script(const Env& env, const std::string& command) {
   return s + command;
 }
 
+// The directory of ssh's shared connections: /tmp/ray_ssh_<uid>, made here with mode
+// 0700 and used only if it is this user's own directory with that mode (another user
+// could otherwise plant a socket there and see what goes through it); else one
+// under ~/.ray.
+std::string ControlDir() {
+  std::string dir = fmt::format("/tmp/ray_ssh_{}", ::geteuid());
+  ::mkdir(dir.c_str(), 0700);
+  struct stat st{};
+  if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+      (st.st_mode & 0777) == 0700) {
+    return dir;
+  }
+  const char* home = std::getenv("HOME");
+  dir = std::string(home ? home : ".") + "/.ray/ssh";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  ::chmod(dir.c_str(), 0700);
+  return dir;
+}
+
 class SshRunner : public CommandRunner {
  public:
   SshRunner(SshTarget t, Env env) : t_(std::move(t)), env_(std::move(env)) {
@@ -134,13 +156,8 @@ class SshRunner : public CommandRunner {
   std::vector<std::string> Options() const {
     // One connection per host, kept 10 s; its socket path hashed short (the limit of
     // a Unix socket path is 107 bytes).
-    std::string control = fmt::format("/tmp/ray_ssh_{}/{}",
-                                      ContentHash(t_.user).substr(0, 8),
-                                      ContentHash(t_.cluster_name).substr(0, 8));
-    std::error_code ec;
-    std::filesystem::create_directories(control, ec);
-    std::filesystem::permissions(std::filesystem::path(control).parent_path(),
-                                 std::filesystem::perms::owner_all, ec);
+    std::string control = ControlDir() + "/" + ContentHash(t_.cluster_name).substr(0, 8);
+    ::mkdir(control.c_str(), 0700);
     std::vector<std::string> o = {"-o", "StrictHostKeyChecking=no",
                                   "-o", "UserKnownHostsFile=/dev/null",
                                   "-o", "LogLevel=ERROR",
@@ -276,6 +293,7 @@ Result<CommandResult> RunProcess(const std::vector<std::string>& argv, const Env
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::string exec_failed = "cannot run " + argv[0] + "\n";
+  pid_t parent_pid = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -284,6 +302,9 @@ Result<CommandResult> RunProcess(const std::vector<std::string>& argv, const Env
   }
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group: a deadline kills everything it started
+    // Dies with its caller (an autoscaler killed mid-setup leaves no ssh behind).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent_pid) ::_exit(1);
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
     int devnull = ::open("/dev/null", O_RDONLY);

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <chrono>
 #include <future>
+#include <thread>
 #include <memory>
 
 #include <fmt/format.h>
@@ -82,11 +84,10 @@ std::unique_ptr<CommandRunner> Runner(const Cluster& c, const ProviderNode& node
   return RunnerFor(c.config, node, head_ip, c.state_dir);
 }
 
-// `ray stop` on a node (then `and_then`); Ok if it ran.
-Status StopRay(const Cluster& c, const ProviderNode& node, const std::string& head_ip,
-               const std::string& and_then = "") {
+// `ray stop` on a node; Ok if it ran (or there is no ray there).
+Status StopRay(const Cluster& c, const ProviderNode& node, const std::string& head_ip) {
   auto runner = Runner(c, node, head_ip);
-  RAY_ASSIGN_OR_RETURN(CommandResult r, runner->Run("ray stop" + and_then, kStopTimeoutS));
+  RAY_ASSIGN_OR_RETURN(CommandResult r, runner->Run("ray stop", kStopTimeoutS));
   if (r.exit_code == kCommandNotFound) return Status::Ok();  // no ray there: nothing runs
   if (r.exit_code != 0) {
     return Status::Internal(fmt::format("`ray stop` on {} exited with {}: {}", runner->Describe(),
@@ -263,6 +264,7 @@ Status Down(const DownOptions& o, const Console& console) {
     for (const auto& w : workers) ids.push_back(w.id);
     if (Status st = c.provider->TerminateNodes(ids); !st.ok()) failed.push_back(st.message());
     if (local) break;
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // as Ray: look again after a second
     if (MonoMillis() > deadline) {
       failed.push_back(fmt::format("{} worker node(s) still listed after {} s", workers.size(),
                                    kDownDeadlineS));
@@ -313,7 +315,7 @@ Result<int> Submit(const ExecOptions& o, const std::string& plugin,
   RAY_RETURN_IF_ERROR(Runner(c, head, head.ip)->RsyncUp(plugin, remote, 600));
   ExecOptions e = o;
   e.start = false;
-  e.command = "ray submit " + remote;
+  e.command = "ray submit ~/" + ShellQuote(fs::path(plugin).filename().string());
   for (const auto& a : args) e.command += " " + ShellQuote(a);
   return Exec(e, console);
 }
@@ -381,13 +383,16 @@ Result<std::vector<std::string>> WorkerIps(const LaunchTarget& target) {
   }
   // The head's autoscaler claims the hosts: its state file says which.
   RAY_ASSIGN_OR_RETURN(ProviderNode head, RequireHead(c));
-  std::string file = fmt::format("~/.ray/clusters/{}-local.json", c.config.cluster_name);
-  std::string text;
-  RAY_ASSIGN_OR_RETURN(CommandResult r,
-                       Runner(c, head, head.ip)->Run("cat " + file + " 2>/dev/null || echo '{}'", 60,
-                                                     [&](const std::string& l) { text += l + "\n"; }));
+  std::string copy = c.state_dir + "/" + c.config.cluster_name + "-local.head.json";
+  std::error_code ec;
+  fs::remove(copy, ec);
+  if (!Runner(c, head, head.ip)->RsyncDown(LocalStatePath("~/.ray/clusters", c.config.cluster_name),
+                                            copy, 60).ok()) {
+    return ips;  // no state there: its autoscaler has claimed no host yet
+  }
   try {
-    json state = json::parse(text);
+    auto text = ReadFile(copy);
+    json state = json::parse(text.ok() ? *text : "{}");
     json nodes = state.value("nodes", json::object());
     for (const auto& [ip, e] : nodes.items()) {
       if (e.value("state", "") == "running" &&
@@ -396,7 +401,7 @@ Result<std::vector<std::string>> WorkerIps(const LaunchTarget& target) {
       }
     }
   } catch (const std::exception& e) {
-    return Status::DataLoss("the head's cluster state " + file + " is not JSON: " + e.what());
+    return Status::DataLoss("the head's cluster state is not JSON: " + std::string(e.what()));
   }
   return ips;
 }

@@ -29,9 +29,12 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int kMaxLaunchBatch = 5;          // nodes per create call (Ray's MAX_LAUNCH_BATCH)
 constexpr int64_t kMaxDemandItems = 1000;  // Ray caps the demand it reports likewise
 constexpr double kRecoverAfterS = 30;      // a set-up node without a raylet this long restarts
 constexpr double kMaxBackoffS = 60;
+constexpr double kNodeStartWaitS = 900;   // a node without ray this long has failed
+constexpr double kReportEveryS = 5;       // the GCS counts the autoscaler alive for 30 s
 
 // The provider, shared by the loop and the updater threads one call at a time.
 class SerializedProvider : public NodeProvider {
@@ -68,6 +71,11 @@ struct UpdaterJob {
   Status result;
 };
 
+std::string Tag(const ProviderNode& n, const char* key) {
+  auto it = n.tags.find(key);
+  return it == n.tags.end() ? "" : it->second;
+}
+
 std::string GcsHost(const std::string& gcs_address) {
   std::string host = gcs_address.substr(gcs_address.find("://") + 3);
   return host.substr(0, host.rfind(':'));
@@ -91,8 +99,9 @@ class Monitor {
     if (provider_ && *text == config_text_) return Status::Ok();
     RAY_ASSIGN_OR_RETURN(json j, LoadYamlFile(o_.config_path));
     RAY_ASSIGN_OR_RETURN(ClusterConfig config, ClusterConfigFromJson(j));
-    ProviderContext ctx{j.value("_state_dir", DefaultStateDir()), o_.gcs_address,
-                        o_.session_dir + "/token"};
+    std::string state_dir = DefaultStateDir();
+    if (j.contains("_state_dir") && j["_state_dir"].is_string()) state_dir = j["_state_dir"];
+    ProviderContext ctx{state_dir, o_.gcs_address, o_.session_dir + "/token"};
     RAY_ASSIGN_OR_RETURN(auto provider, MakeNodeProvider(config, ctx));
     state_dir_ = ctx.state_dir;
     config_ = std::move(config);
@@ -124,9 +133,15 @@ class Monitor {
       RAY_LOG_INFO("{}", s);
       last_summary_ = s;
     }
-    for (const auto& t : d.to_terminate) Terminate(workers, t.node_id, t.reason);
+    for (const auto& t : d.to_terminate) {
+      // A node being set up goes once its updater is done (else it would start ray
+      // on a host already released).
+      if (!updaters_.count(t.node_id)) Terminate(workers, t.node_id, t.reason);
+    }
     Status launched;
+    bool hold = MonoMillis() / 1000.0 < launch_hold_until_;
     for (const auto& [type_name, count] : d.to_launch) {
+      if (hold) break;
       if (Status st = Launch(type_name, count); !st.ok()) launched = st;
     }
     KeepUpToDate(workers);
@@ -160,11 +175,14 @@ class Monitor {
     for (const auto& w : workers) {
       scheduler::WorkerNodeView v;
       v.id = w.id;
-      v.type = w.tags.count(kTagUserNodeType) ? w.tags.at(kTagUserNodeType) : "";
+      v.type = Tag(w, kTagUserNodeType);
       const NodeType* type = config_.FindType(v.type);
-      v.outdated = type != nullptr && w.tags.count(kTagLaunchConfig) &&
-                   w.tags.at(kTagLaunchConfig) != LaunchHash(config_, *type);
-      v.failed = w.tags.count(kTagNodeStatus) && w.tags.at(kTagNodeStatus) == kStatusUpdateFailed;
+      v.outdated = type != nullptr && !Tag(w, kTagLaunchConfig).empty() &&
+                   Tag(w, kTagLaunchConfig) != LaunchHash(config_, *type);
+      // Failed: its setup failed, or it never ran ray within the start deadline.
+      v.failed = Tag(w, kTagNodeStatus) == kStatusUpdateFailed ||
+                 (!updaters_.count(w.id) && missing_since_.count(w.id) &&
+                  now - missing_since_[w.id] > kNodeStartWaitS);
       const protocol::NodeInfo* ray = RayNodeOf(w, alive);
       v.ray_running = ray != nullptr;
       if (ray != nullptr) {
@@ -234,15 +252,18 @@ class Monitor {
   Status Launch(const std::string& type_name, int count) {
     const NodeType* type = config_.FindType(type_name);
     if (type == nullptr || count <= 0) return Status::Ok();
-    RAY_LOG_INFO("launching {} node(s) of type {}", count, type_name);
-    auto ids = provider_->CreateNodes(*type, NewNodeTags(config_, *type, false), count);
-    if (!ids.ok()) {
-      launch_failures_++;
-      return Status(ids.status().code(), fmt::format("launching {} node(s) of type {}: {}", count,
-                                                     type_name, ids.status().message()));
-    }
-    if (static_cast<int>(ids->size()) < count) {
-      RAY_LOG_WARN("the provider made {} of {} node(s) of type {}", ids->size(), count, type_name);
+    for (int left = count; left > 0; left -= kMaxLaunchBatch) {
+      int batch = std::min(left, kMaxLaunchBatch);
+      RAY_LOG_INFO("launching {} node(s) of type {}", batch, type_name);
+      auto ids = provider_->CreateNodes(*type, NewNodeTags(config_, *type, false), batch);
+      if (!ids.ok()) {
+        launch_failures_++;
+        return Status(ids.status().code(), fmt::format("launching {} node(s) of type {}: {}",
+                                                       batch, type_name, ids.status().message()));
+      }
+      if (static_cast<int>(ids->size()) < batch) {
+        RAY_LOG_WARN("the provider made {} of {} node(s) of type {}", ids->size(), batch, type_name);
+      }
     }
     return Status::Ok();
   }
@@ -272,17 +293,17 @@ class Monitor {
     double now = MonoMillis() / 1000.0;
     for (const auto& w : workers) {
       if (updaters_.count(w.id)) continue;
-      const NodeType* type = config_.FindType(w.tags.count(kTagUserNodeType)
-                                                  ? w.tags.at(kTagUserNodeType) : "");
+      const NodeType* type = config_.FindType(Tag(w, kTagUserNodeType));
       if (type == nullptr) continue;
-      std::string status = w.tags.count(kTagNodeStatus) ? w.tags.at(kTagNodeStatus) : "";
+      std::string status = Tag(w, kTagNodeStatus);
       if (status == kStatusUpdateFailed) continue;
       UpdateOptions u = WorkerUpdate(config_, *type, config_.ship_ray ? runtime_dir_ : "",
                                      o_.session_dir + "/token");
-      std::string hash = w.tags.count(kTagRuntimeConfig) ? w.tags.at(kTagRuntimeConfig) : "";
+      std::string hash = Tag(w, kTagRuntimeConfig);
       bool missing = missing_since_.count(w.id) && now - missing_since_[w.id] > kRecoverAfterS;
       if (status == kStatusUpToDate && hash == u.runtime_hash && !missing) continue;
-      if (status != kStatusUpToDate && status != kStatusUninitialized) continue;  // mid-update elsewhere
+      // Only this monitor sets workers up: a node left mid-setup (by a monitor that
+      // was restarted) is set up again from the start.
       u.restart_only = status == kStatusUpToDate && hash == u.runtime_hash;  // recovery
       StartUpdater(w, std::move(u));
       missing_since_.erase(w.id);
@@ -311,9 +332,15 @@ class Monitor {
       }
       it->second->thread.join();
       if (!it->second->result.ok()) {
-        RAY_LOG_ERROR("setting up node {} failed: {}", it->first, it->second->result.message());
+        // The policy replaces it; a host that keeps failing is not retried at once.
+        ++setup_failures_;
+        double hold = std::min(300.0, o_.update_interval_s * std::pow(2.0, std::min(setup_failures_, 8)));
+        launch_hold_until_ = MonoMillis() / 1000.0 + hold;
+        RAY_LOG_ERROR("setting up node {} failed ({} in a row; no launches for {:.0f} s): {}",
+                      it->first, setup_failures_, hold, it->second->result.message());
       } else {
         bringup_ = false;
+        setup_failures_ = 0;
       }
       it = updaters_.erase(it);
     }
@@ -325,6 +352,9 @@ class Monitor {
     json nodes = json::array();
     for (const auto& w : workers) {
       json n = {{"id", w.id}, {"ip", w.ip}, {"tags", w.tags}, {"updating", updaters_.count(w.id) > 0}};
+      if (w.tags.count(kTagNodeStatus) && w.tags.at(kTagNodeStatus) == kStatusUpdateFailed) {
+        n["setup_failed"] = true;
+      }
       for (const auto& v : input.workers) {
         if (v.id == w.id) n.update({{"ray_running", v.ray_running}, {"idle_s", v.idle_s}});
       }
@@ -342,11 +372,20 @@ class Monitor {
                    {"summary", last_summary_},
                    {"launch_failures", launch_failures_},
                    {"last_error", last_error_}};
-    if (Status st = gcs_.ReportAutoscaler(status.dump()); !st.ok()) {
+    last_status_ = status.dump(-1, ' ', false, json::error_handler_t::replace);
+    Report();
+  }
+
+ public:
+  // Tells the GCS the autoscaler lives (its last view), also between updates.
+  void Report() {
+    if (last_status_.empty()) return;
+    if (Status st = gcs_.ReportAutoscaler(last_status_); !st.ok()) {
       RAY_LOG_WARN("cannot report to the GCS: {}", st.message());
     }
   }
 
+ private:
   MonitorOptions o_;
   gcs::GcsClient gcs_;
   std::string head_ip_;
@@ -360,6 +399,9 @@ class Monitor {
   std::map<std::string, std::shared_ptr<UpdaterJob>> updaters_;
   std::string last_summary_, last_error_;
   int launch_failures_ = 0;
+  int setup_failures_ = 0;          // in a row
+  double launch_hold_until_ = 0;    // monotonic s: no launches before
+  std::string last_status_;         // the last report, repeated while paused
   bool bringup_ = true;
 };
 
@@ -374,7 +416,12 @@ Status RunMonitor(const MonitorOptions& options, const std::atomic<bool>& stop) 
   RAY_LOG_INFO("autoscaler running: config {}, every {} s", o.config_path, o.update_interval_s);
   int failures = 0;
   while (!stop) {
-    Status st = monitor.Update();
+    Status st;
+    try {
+      st = monitor.Update();
+    } catch (const std::exception& e) {  // never dies on what it reads
+      st = Status::Internal(std::string("unexpected: ") + e.what());
+    }
     double pause = o.update_interval_s;
     if (!st.ok()) {
       ++failures;
@@ -385,7 +432,13 @@ Status RunMonitor(const MonitorOptions& options, const std::atomic<bool>& stop) 
     } else {
       failures = 0;
     }
-    for (double waited = 0; waited < pause && !stop; waited += 0.1) ::usleep(100 * 1000);
+    for (double waited = 0, reported = 0; waited < pause && !stop; waited += 0.1) {
+      ::usleep(100 * 1000);
+      if (waited - reported >= kReportEveryS) {
+        monitor.Report();
+        reported = waited;
+      }
+    }
   }
   RAY_LOG_INFO("autoscaler stopping");
   return Status::Ok();

@@ -73,7 +73,7 @@ class StateFileProvider : public NodeProvider {
 class LocalProvider : public StateFileProvider {
  public:
   LocalProvider(const ClusterConfig& c, const std::string& state_dir)
-      : StateFileProvider(state_dir + "/" + c.cluster_name + "-local.json"),
+      : StateFileProvider(LocalStatePath(state_dir, c.cluster_name)),
         head_ip_(c.head_ip),
         worker_ips_(c.worker_ips) {}
 
@@ -158,22 +158,33 @@ class FakeMultinodeProvider : public StateFileProvider {
     return made;
   }
 
+  // Stops the nodes' raylets first, then marks them: a node that would not stop
+  // stays listed (and is tried again).
   Status TerminateNodes(const std::vector<std::string>& ids) override {
-    std::vector<std::string> dirs;
+    std::map<std::string, std::string> dirs;
     RAY_RETURN_IF_ERROR(Update([&](json& nodes) {
       for (const auto& id : ids) {
-        if (!nodes.contains(id)) continue;
-        nodes[id]["state"] = kTerminated;
-        if (id != "head") dirs.push_back(nodes[id].value("temp_dir", ""));
+        if (nodes.contains(id) && id != "head") dirs[id] = nodes[id].value("temp_dir", "");
       }
       return Status::Ok();
     }));
     Status result;
-    for (const auto& d : dirs) {
-      for (const auto& n : node::RunningNodes(d)) {
-        if (Status st = node::StopNode(n); !st.ok()) result = st;
+    std::vector<std::string> stopped;
+    for (const auto& id : ids) {
+      Status st;
+      for (const auto& n : dirs.count(id) ? node::RunningNodes(dirs[id])
+                                          : std::vector<node::NodeRecord>{}) {
+        if (Status s = node::StopNode(n); !s.ok()) st = s;
       }
+      if (st.ok()) stopped.push_back(id);
+      if (!st.ok()) result = st;
     }
+    RAY_RETURN_IF_ERROR(Update([&](json& nodes) {
+      for (const auto& id : stopped) {
+        if (nodes.contains(id)) nodes[id]["state"] = kTerminated;
+      }
+      return Status::Ok();
+    }));
     return result;
   }
 
@@ -206,6 +217,10 @@ bool TagsMatch(const Tags& node, const Tags& filter) {
     if (it == node.end() || it->second != v) return false;
   }
   return true;
+}
+
+std::string LocalStatePath(const std::string& state_dir, const std::string& cluster_name) {
+  return state_dir + "/" + cluster_name + "-local.json";
 }
 
 std::string FakeClusterDir(const std::string& state_dir, const std::string& cluster_name) {

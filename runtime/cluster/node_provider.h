@@ -86,6 +86,9 @@ Result<std::unique_ptr<NodeProvider>> MakeNodeProvider(const ClusterConfig& conf
 // cluster, under `state_dir`.
 std::string FakeClusterDir(const std::string& state_dir, const std::string& cluster_name);
 
+// The local provider's state file of `cluster_name` in `state_dir`.
+std::string LocalStatePath(const std::string& state_dir, const std::string& cluster_name);
+
 // Whether `node` has every tag of `filter`.
 bool TagsMatch(const Tags& node, const Tags& filter);
 

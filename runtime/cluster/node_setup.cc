@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/util.h"
@@ -114,7 +115,17 @@ UpdateOptions Common(const ClusterConfig& config, const std::string& runtime_dir
   }
   o.initialization_commands = config.initialization_commands;
   o.file_mounts = config.file_mounts;
-  if (!runtime_dir.empty()) o.ship.push_back({runtime_dir, std::string("~/") + kRemoteRuntimeDir});
+  if (!runtime_dir.empty()) {
+    o.ship.push_back({runtime_dir, std::string("~/") + kRemoteRuntimeDir});
+    // `ray` on the PATH of the user's own ssh commands and shells too: ~/.ray/env,
+    // sourced from the top of ~/.bashrc (which bash reads for ssh commands as well).
+    o.after_ship = fmt::format(
+        "echo 'export PATH=\"$HOME/{0}/bin:$PATH\"' > ~/.ray/env && "
+        "{{ grep -qs '.ray/env' ~/.bashrc || {{ {{ echo '[ -f ~/.ray/env ] && . ~/.ray/env  "
+        "# ray up: ray on the PATH'; cat ~/.bashrc 2>/dev/null || true; }} > ~/.bashrc.ray && "
+        "mv ~/.bashrc.ray ~/.bashrc; }}; }}",
+        kRemoteRuntimeDir);
+  }
   o.ship.push_back({token_file, std::string("~/") + kRemoteTokenFile});
   return o;
 }

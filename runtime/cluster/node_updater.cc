@@ -40,6 +40,7 @@ class Updater {
     for (const auto& [local, remote] : o_.ship) {
       RAY_RETURN_IF_ERROR(runner_.RsyncUp(local, remote, o_.copy_timeout_s));
     }
+    if (!o_.after_ship.empty()) RAY_RETURN_IF_ERROR(Commands({o_.after_ship}));
     auto current = node_.tags.find(kTagRuntimeConfig);
     bool up_to_date = current != node_.tags.end() && current->second == o_.runtime_hash;
     if (o_.restart_only || up_to_date) {

@@ -36,6 +36,7 @@ struct UpdateOptions {
   std::map<std::string, std::string> file_mounts;  // remote -> local
   // Copied in step 2: local file or directory -> remote path (the runtime, the token).
   std::vector<std::pair<std::string, std::string>> ship;
+  std::string after_ship;  // run once those are there ("": nothing)
   std::string runtime_hash;
   bool restart_only = false;
   bool no_restart = false;

@@ -217,9 +217,11 @@ void Raylet::RetryInfeasible() {
   next_infeasible_retry_ms_ = now + 1000;
   std::deque<TaskSpec> held;
   held.swap(infeasible_);
+  retrying_infeasible_ = true;
   for (auto& t : held) {
     if (!finished_jobs_.count(t.job_id)) Place(std::move(t), /*may_forward=*/true);
   }
+  retrying_infeasible_ = false;
 }
 
 protocol::NodeInfo Raylet::SelfInfo() const {
@@ -414,6 +416,7 @@ bool Raylet::RefreshCluster() {
   last_refresh_ms_ = now;
   auto nodes = gcs_.GetNodes();
   if (!nodes.ok()) return false;
+  bool was_single = !MultiNode();
   for (auto& n : *nodes) {
     if (n.node_id == node_id_.Binary()) continue;
     auto old = cluster_.find(n.node_id);
@@ -422,6 +425,11 @@ bool Raylet::RefreshCluster() {
     std::string id = n.node_id;
     cluster_[id] = std::move(n);
     if (was_alive && cluster_[id].state != "ALIVE") OnNodeDead(id);
+  }
+  // A node joined a single-node cluster (the autoscaler added it): tasks sent ahead
+  // to busy workers come back to the queue, from which they may spill to it.
+  if (was_single && MultiNode()) {
+    for (auto& [peer, c] : clients_) TakeBackTasksAhead(c);
   }
   // Jobs that ended elsewhere end here too (checked with the heartbeat).
   if (now < next_jobs_check_ms_) return true;

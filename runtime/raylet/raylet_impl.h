@@ -339,6 +339,7 @@ class Raylet {
   int64_t next_infeasible_retry_ms_ = 0;
   int64_t autoscaler_checked_ms_ = -1;
   bool autoscaler_alive_ = false;
+  bool retrying_infeasible_ = false;  // in RetryInfeasible: no log per retry
   const std::atomic<bool>* stop_ = nullptr;  // set by Run: the loop ends when true
   int64_t next_jobs_check_ms_ = 0;
   // Objects to report to the GCS's directory: every shared-memory object, and on a

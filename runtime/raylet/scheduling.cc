@@ -53,8 +53,10 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
   }
   if (!where && may_forward && AutoscalerAlive()) {
     // The autoscaler sees it in this node's load and may add a node that fits.
-    RAY_LOG_INFO("task {} requires {}, more than any node has; waiting for the autoscaler",
-                 spec.function, need.ToString());
+    if (!retrying_infeasible_) {
+      RAY_LOG_INFO("task {} requires {}, more than any node has; waiting for the autoscaler",
+                   spec.function, need.ToString());
+    }
     if (spec.kind == ri::kActorCreation) actors_[spec.task_id].creation = spec;
     infeasible_.push_back(std::move(spec));
     return;

@@ -143,6 +143,8 @@ TEST_F(RayUpTest, UpBringsEveryHostInThenExecSubmitRsyncAndDownLeaveNothing) {
     EXPECT_TRUE(Contains(r.out, "mounted-contents") && Contains(r.out, "setup-ran") &&
                 Contains(r.out, "ray"))
         << "host " << i << ": " << r.all();
+    auto version = hosts_->Ssh(i, "ray --version");  // the user's own ssh command
+    EXPECT_TRUE(Contains(version.out, "ray ")) << "host " << i << ": " << version.all();
     // The token in halves, so that this script's own command line does not hold it.
     std::string find = "A=" + token.substr(0, 16) + "; B=" + token.substr(16) +
                        "; ps -eo args | grep \"$A$B\" | grep -v '^grep' | wc -l";
