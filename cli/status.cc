@@ -26,9 +26,16 @@ void PrintAutoscaler(const nlohmann::json& a) {
               a.value("cluster_name", "").c_str(), a.value("provider", "").c_str(),
               a.value("min_workers", 0), a.value("max_workers", 0),
               a.value("alive", false) ? "running" : "NOT REPORTING (see logs/monitor.err)");
+  nlohmann::json types = a.value("node_types", nlohmann::json::object());
+  for (const auto& [name, t] : types.items()) {
+    std::printf(" type %-16s %s, workers %d..%d\n", name.c_str(),
+                t.value("resources", nlohmann::json::object()).dump().c_str(),
+                t.value("min_workers", 0), t.value("max_workers", 0));
+  }
   for (const auto& w : a.value("workers", nlohmann::json::array())) {
     auto tags = w.value("tags", nlohmann::json::object());
-    std::string state = w.value("updating", false) ? "setting up"
+    std::string state = w.value("setup_failed", false) ? "SETUP FAILED"
+                        : w.value("updating", false)   ? "setting up"
                         : w.value("ray_running", false) ? "ray running"
                                                         : "launching";
     std::printf(" %-12s %-15s %-16s %-14s %s\n", w.value("id", "").c_str(),

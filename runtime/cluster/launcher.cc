@@ -71,6 +71,10 @@ Result<std::optional<ProviderNode>> FindHead(Cluster& c) {
 
 Result<ProviderNode> RequireHead(Cluster& c) {
   RAY_ASSIGN_OR_RETURN(auto head, FindHead(c));
+  // A local cluster's head is its head_ip, whichever machine ran `ray up`.
+  if (!head && c.config.provider_type == "local") {
+    head = ProviderNode{c.config.head_ip, c.config.head_ip, {}, ""};
+  }
   if (!head) {
     return Status::FailedPrecondition(fmt::format(
         "cluster '{}' has no head node: start it with `ray up {}`", c.config.cluster_name,

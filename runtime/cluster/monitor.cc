@@ -346,6 +346,15 @@ class Monitor {
     }
   }
 
+  json NodeTypes() const {
+    json types = json::object();
+    for (const NodeType* t : config_.WorkerTypes()) {
+      types[t->name] = {{"resources", t->resources}, {"min_workers", t->min_workers},
+                        {"max_workers", t->max_workers}};
+    }
+    return types;
+  }
+
   void WriteStatus(const std::vector<ProviderNode>& workers,
                    const scheduler::AutoscalingInput& input,
                    const scheduler::AutoscalingDecision& d) {
@@ -365,6 +374,7 @@ class Monitor {
                    {"provider", config_.provider_type},
                    {"min_workers", config_.min_workers},
                    {"max_workers", config_.max_workers},
+                   {"node_types", NodeTypes()},
                    {"workers", nodes},
                    {"demand", input.demand.size()},
                    {"infeasible", d.infeasible},
