@@ -4,8 +4,8 @@
 // NodeUpdater, `ray exec/attach/submit/rsync-*` and the autoscaler go through this.
 //
 // Every run is bounded by a deadline; output streams to a callback line by line and
-// its tail is kept for error messages. Commands run in a login bash with the
-// node's environment exported first: RAY_HEAD_IP, RAY_CLUSTER_TOKEN_FILE, and PATH
+// its tail is kept for error messages. Commands run in bash (a login bash over ssh)
+// with the node's environment exported first: RAY_HEAD_IP, RAY_CLUSTER_TOKEN_FILE, and PATH
 // beginning with the shipped ray (~/.ray/runtime/bin).
 
 #include <functional>

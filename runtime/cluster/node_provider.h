@@ -37,6 +37,7 @@ inline constexpr const char* kTagNodeStatus = "ray-node-status";
 inline constexpr const char* kTagLaunchConfig = "ray-launch-config";
 inline constexpr const char* kTagRuntimeConfig = "ray-runtime-config";
 inline constexpr const char* kTagNodeName = "ray-node-name";
+inline constexpr const char* kTagClusterName = "ray-cluster-name";
 inline constexpr const char* kKindHead = "head";
 inline constexpr const char* kKindWorker = "worker";
 inline constexpr const char* kStatusUninitialized = "uninitialized";

@@ -171,7 +171,8 @@ Tags NewNodeTags(const ClusterConfig& config, const NodeType& type, bool head) {
           {kTagUserNodeType, type.name},
           {kTagLaunchConfig, LaunchHash(config, type)},
           {kTagNodeStatus, kStatusUninitialized},
-          {kTagNodeName, "ray-" + config.cluster_name + (head ? "-head" : "-worker")}};
+          {kTagNodeName, "ray-" + config.cluster_name + (head ? "-head" : "-worker")},
+          {kTagClusterName, config.cluster_name}};
 }
 
 }  // namespace ray::cluster

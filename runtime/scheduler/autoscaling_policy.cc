@@ -28,7 +28,7 @@
 // 6. Rate limits: per type, new <= max(max_launch_batch, floor(upscaling_speed *
 //    max(running, 1))) - pending (listed not running + in flight), or the step-3 count
 //    if larger (Ray bypasses the rate for min_workers); then in flight + new <=
-//    max_concurrent_launches, step-3 launches first, types in config order.
+//    max_concurrent_launches, step-3 launches first, types in the order given (the cluster config gives them by name).
 
 #include "runtime/scheduler/autoscaling_policy.h"
 
@@ -383,7 +383,7 @@ class Planner {
 
   const AutoscalingConfig& config_;
   const AutoscalingInput& input_;
-  std::vector<TypeState> types_;  // config order
+  std::vector<TypeState> types_;  // the order given
   std::map<std::string, size_t> type_index_;
   std::vector<ResourceSet> demand_;           // feasible, sorted for first-fit
   std::vector<const WorkerNodeView*> alive_;  // listed workers not terminated
