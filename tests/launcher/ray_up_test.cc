@@ -216,6 +216,38 @@ TEST_F(RayUpTest, AnExternalProviderPluginMakesTheNodesOnTheHeadToo) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(RayProcessesOn(i), "") << "ray still runs on host " << i;
 }
 
+TEST_F(RayUpTest, NoRestartKeepsRayRunningRestartOnlySkipsTheSetupTmuxDetaches) {
+  WriteConfig("max_workers: 0\nsetup_commands:\n  - echo ran >> ~/setup.log\n");
+  ASSERT_EQ(Ray({"up", "-y", config_}, 240).exit_code, 0);
+  up_ = true;
+  auto gcs_pid = [&] {
+    return hosts_->ShellOn(0, "pgrep -f 'ray _gcs' | head -1").out;
+  };
+  std::string before = gcs_pid();
+  ASSERT_FALSE(before.empty());
+
+  // A changed setup command, --no-restart: the setup runs, ray keeps running.
+  WriteConfig("max_workers: 0\nsetup_commands:\n  - echo ran-again >> ~/setup.log\n");
+  auto no_restart = Ray({"up", "-y", "--no-restart", config_}, 240);
+  ASSERT_EQ(no_restart.exit_code, 0) << no_restart.all();
+  EXPECT_TRUE(Contains(no_restart.out, "[6/6] Skipped: --no-restart")) << no_restart.out;
+  EXPECT_EQ(gcs_pid(), before) << "ray was restarted";
+  EXPECT_TRUE(Contains(hosts_->Ssh(0, "cat ~/setup.log").out, "ran-again"));
+
+  // --restart-only: no setup, a new ray.
+  auto restart = Ray({"up", "-y", "--restart-only", config_}, 240);
+  ASSERT_EQ(restart.exit_code, 0) << restart.all();
+  EXPECT_TRUE(Contains(restart.out, "Skipped: --restart-only")) << restart.out;
+  EXPECT_NE(gcs_pid(), before) << "ray was not restarted";
+  EXPECT_EQ(CountLines(hosts_->Ssh(0, "cat ~/setup.log").out, "ran"), 2);
+
+  // --tmux: the command runs on in a detached session.
+  auto tmux = Ray({"exec", "--tmux", config_, "sleep 30"});
+  EXPECT_EQ(tmux.exit_code, 0) << tmux.all();
+  EXPECT_TRUE(Contains(hosts_->Ssh(0, "tmux ls").out, "1 windows")) << "no tmux session";
+  hosts_->Ssh(0, "tmux kill-server");
+}
+
 TEST_F(RayUpTest, AFailingSetupCommandStopsWithTheHostTheCommandAndItsOutput) {
   WriteConfig("head_setup_commands:\n  - echo the-reason-it-failed; exit 7\n");
   auto up = Ray({"up", "-y", config_}, 240);
