@@ -202,12 +202,7 @@ TEST_F(CliTest, OutOfTreePluginBuildsWithFindPackage) {
                                            "project(square CXX)\n"
                                            "find_package(Ray REQUIRED)\n"
                                            "ray_add_plugin(square square.cc)\n";
-  std::ofstream(src / "square.cc")
-      << "#include <ray/api.h>\n#include <cstdio>\n"
-         "int Square(int x) { return x * x; }\nRAY_REMOTE(Square);\n"
-         "RAY_MAIN(int argc, char** argv) {\n"
-         "  std::printf(\"square: %d\\n\", *ray::Get(ray::Task(Square).Remote(7)));\n"
-         "  return 0;\n}\n";
+  std::filesystem::copy_file(SQUARE_JOB_SOURCE, src / "square.cc");
   std::string build = (src / "build").string();
   auto configure = Sh("cmake -S " + src.string() + " -B " + build + " -DRay_DIR=" + RAY_BUILD_DIR);
   ASSERT_EQ(configure.code, 0) << configure.out << configure.err;

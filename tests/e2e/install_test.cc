@@ -56,12 +56,7 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
          "endif()\n"
          "message(STATUS \"ray: ${RAY_EXECUTABLE}\")\n"
          "ray_add_plugin(square square.cc)\n";
-  std::ofstream(src / "square.cc")
-      << "#include <ray/api.h>\n#include <cstdio>\n"
-         "int Square(int x) { return x * x; }\nRAY_REMOTE(Square);\n"
-         "RAY_MAIN(int argc, char** argv) {\n"
-         "  std::printf(\"square: %d\\n\", *ray::Get(ray::Task(Square).Remote(7)));\n"
-         "  return 0;\n}\n";
+  std::filesystem::copy_file(SQUARE_JOB_SOURCE, src / "square.cc");
   const std::string build = (src / "build").string();
   RunResult configure = RunCommand(
       {"cmake", "-S", src.string(), "-B", build, "-DCMAKE_PREFIX_PATH=" + b}, scratch, 120);
