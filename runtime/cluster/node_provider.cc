@@ -152,6 +152,7 @@ class FakeMultinodeProvider : public StateFileProvider {
           (void)TerminateNodes({id});
           return st;
         }
+        RAY_RETURN_IF_ERROR(SetNodeTags(id, {{kTagNodeStatus, kStatusUpToDate}}));  // set up
       }
       made.push_back(id);
     }
