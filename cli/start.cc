@@ -80,10 +80,7 @@ void Run(const StartOptions& o) {
   if (!o.autoscaling_config.empty() && !o.head) {
     Fail("start", Status::InvalidArgument("--autoscaling-config is for the head (--head)"));
   }
-  n.autoscaling_config = o.autoscaling_config;
-  if (n.autoscaling_config.rfind("~/", 0) == 0 && std::getenv("HOME") != nullptr) {
-    n.autoscaling_config = std::getenv("HOME") + n.autoscaling_config.substr(1);  // as Ray does
-  }
+  n.autoscaling_config = ExpandUser(o.autoscaling_config);  // as Ray does
   if (!n.autoscaling_config.empty() && ::access(n.autoscaling_config.c_str(), R_OK) != 0) {
     Fail("start", Status::InvalidArgument("--autoscaling-config: cannot read " +
                                           n.autoscaling_config));
@@ -145,7 +142,9 @@ void AddStart(CLI::App& app) {
   cmd->add_option("--port", o->port, "GCS port of the head node (default 6379; 0: any)")
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--address", o->address, "join the cluster whose head is at HOST:PORT");
-  cmd->add_option("--token", o->token, "the cluster token, when joining (--address)");
+  cmd->add_option("--token", o->token,
+                  "the cluster token, when joining (--address); default: the file "
+                  "$RAY_CLUSTER_TOKEN_FILE names (a head then uses it instead of a new one)");
   o->resources.Add(cmd);
   cmd->add_option("--object-store-memory", o->object_store_memory,
                   "bytes of shared memory for objects (default: 30% of RAM, at most 20 GB)");

@@ -143,6 +143,17 @@ std::string ContentHash(std::string_view bytes) {
   return buf;
 }
 
+std::string HomeDir() {
+  const char* home = std::getenv("HOME");
+  return home != nullptr ? home : "";
+}
+
+std::string ExpandUser(const std::string& path, const std::string& home) {
+  if (path == "~") return home;
+  if (path.rfind("~/", 0) == 0) return home + path.substr(1);
+  return path;
+}
+
 std::vector<std::string> Split(std::string_view s, char sep) {
   std::vector<std::string> out;
   size_t start = 0;

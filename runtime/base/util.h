@@ -34,6 +34,11 @@ std::string ContentHash(std::string_view bytes);
 
 std::vector<std::string> Split(std::string_view s, char sep);
 
+// $HOME ("" if unset).
+std::string HomeDir();
+// `path` with a leading "~" or "~/" made `home` (default: $HOME), as a shell would.
+std::string ExpandUser(const std::string& path, const std::string& home = HomeDir());
+
 // This machine's IPv4 address on the route toward `host` (an IPv4 address), found
 // by connecting a UDP socket (nothing is sent); nullopt if there is no route.
 std::optional<std::string> LocalAddressToward(const std::string& host);

@@ -83,7 +83,8 @@ scheduler::AutoscalingInput Autoscaler::Observe(const std::vector<ProviderNode>&
     v.id = w.id;
     v.type = Tag(w, kTagUserNodeType);
     const NodeType* type = config_.FindType(v.type);
-    v.outdated = type != nullptr && !Tag(w, kTagLaunchConfig).empty() &&
+    v.outdated = type != nullptr && !config_.provider.value("disable_launch_config_check", false) &&
+                 !Tag(w, kTagLaunchConfig).empty() &&
                  Tag(w, kTagLaunchConfig) != LaunchHash(config_, *type);
     const protocol::NodeInfo* ray = RayNodeOf(w, view.alive);
     v.ray_running = ray != nullptr;

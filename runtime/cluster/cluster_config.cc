@@ -183,12 +183,6 @@ class Checker {
   std::string source_;
 };
 
-std::string ExpandUser(const std::string& path) {
-  if (path.rfind("~", 0) != 0) return path;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : "") + path.substr(1);
-}
-
 std::vector<std::string> Strings(const json& j) {
   std::vector<std::string> out;
   if (!j.is_array()) return out;
@@ -307,7 +301,7 @@ Status Check(const Checker& check, const YAML::Node& root) {
 
 // Ray's defaults (the legacy example-full.yaml and the 1.x schema), then the legacy
 // form rewritten into node types. Returns the filled JSON.
-Result<json> Fill(json c) {
+json Fill(json c) {
   std::string provider = c["provider"]["type"];
   c.emplace("cluster_name", "default");
   c.emplace("initial_workers", 0);
@@ -571,9 +565,7 @@ Result<ClusterConfig> ParseClusterConfig(const std::string& yaml, const std::str
   }
   Checker check(source);
   RAY_RETURN_IF_ERROR(Check(check, root));
-  auto filled = Fill(YamlToJson(root));
-  if (!filled.ok()) return Status::InvalidArgument(source + ": " + filled.status().message());
-  auto config = Build(*filled);
+  auto config = Build(Fill(YamlToJson(root)));
   if (!config.ok()) return Status::InvalidArgument(source + ": " + config.status().message());
   if (auto problem = FindProblem(*config)) {
     return check.Fail(Deepest(root, problem->path), problem->message);

@@ -86,8 +86,7 @@ std::string ControlDir() {
       (st.st_mode & 0777) == 0700) {
     return dir;
   }
-  const char* home = std::getenv("HOME");
-  dir = std::string(home ? home : ".") + "/.ray/ssh";
+  dir = ExpandUser("~/.ray/ssh");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   ::chmod(dir.c_str(), 0700);
@@ -235,11 +234,7 @@ class LocalRunner : public CommandRunner {
   std::string Describe() const override { return "the local node in " + home_; }
 
  private:
-  std::string Here(const std::string& p) const {
-    if (p.rfind("~/", 0) == 0) return home_ + p.substr(1);
-    if (p == "~") return home_;
-    return p;
-  }
+  std::string Here(const std::string& p) const { return ExpandUser(p, home_); }
   Status Copy(const std::string& from, const std::string& to, int timeout_s) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(to).parent_path(), ec);

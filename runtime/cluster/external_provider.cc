@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ray/node_provider.h>
 
+#include "runtime/base/util.h"
 #include "runtime/cluster/node_provider.h"
 
 namespace ray::cluster {
@@ -94,10 +95,7 @@ class ExternalProvider : public NodeProvider {
 }  // namespace
 
 Result<std::unique_ptr<NodeProvider>> MakeExternalProvider(const ClusterConfig& config) {
-  std::string module = config.provider.value("module", "");
-  if (module.rfind("~/", 0) == 0 && std::getenv("HOME") != nullptr) {
-    module = std::getenv("HOME") + module.substr(1);
-  }
+  std::string module = ExpandUser(config.provider.value("module", ""));
   auto refuse = [&](const std::string& why) {
     return Status::InvalidArgument(fmt::format("provider.module {}: {}", module, why));
   };

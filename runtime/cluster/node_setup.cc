@@ -54,10 +54,7 @@ Status Link(const fs::path& target, const fs::path& link) {
 
 }  // namespace
 
-std::string DefaultStateDir() {
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : "/tmp") + "/.ray/clusters";
-}
+std::string DefaultStateDir() { return ExpandUser("~/.ray/clusters"); }
 
 Result<std::string> RuntimeStagingDir(const std::string& state_dir) {
   fs::path exe = SelfExecutable();

@@ -14,17 +14,28 @@ namespace ray::cluster {
 
 namespace {
 
+constexpr int64_t kLockTimeoutMs = 30000;
+
 class FileLock {
  public:
   explicit FileLock(const std::string& path) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
-      ::close(fd_);
-      fd_ = -1;
+    if (fd_ < 0) {
+      error_ = std::strerror(errno);
+      return;
     }
-    if (fd_ < 0) error_ = std::strerror(errno);
+    // Held only for a read and a write: 30 s means a stuck holder.
+    for (int64_t deadline = MonoMillis() + kLockTimeoutMs; ::flock(fd_, LOCK_EX | LOCK_NB) != 0;) {
+      if (errno != EWOULDBLOCK || MonoMillis() > deadline) {
+        error_ = errno == EWOULDBLOCK ? "still held by another process after 30 s" : std::strerror(errno);
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+      ::usleep(10 * 1000);
+    }
   }
   ~FileLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the lock
