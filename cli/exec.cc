@@ -46,7 +46,7 @@ void AddAttach(CLI::App& app) {
     }
     if (!::isatty(0)) Fail("attach", Status::FailedPrecondition("attach needs a terminal"));
     if (f->start) {
-      Status st = cluster::Up({f->target}, MakeConsole(true));
+      Status st = cluster::UpAsItIs(f->target, MakeConsole(true));
       if (!st.ok()) Fail("attach", st);
     }
     auto argv = cluster::AttachArgv(f->target, f->tmux, f->screen, f->new_session, f->ports);

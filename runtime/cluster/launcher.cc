@@ -210,6 +210,12 @@ Status Up(const UpOptions& o, const Console& console) {
   return Status::Ok();
 }
 
+Status UpAsItIs(const LaunchTarget& target, const Console& console) {
+  UpOptions up;
+  up.target = target;
+  return Up(up, console);
+}
+
 Status Down(const DownOptions& o, const Console& console) {
   RAY_ASSIGN_OR_RETURN(Cluster c, Open(o.target));
   if (!console.confirm(o.workers_only ? "This will destroy the cluster's workers."
@@ -292,7 +298,7 @@ Status Down(const DownOptions& o, const Console& console) {
 }
 
 Result<int> Exec(const ExecOptions& o, const Console& console) {
-  if (o.start) RAY_RETURN_IF_ERROR(Up({o.target}, console));
+  if (o.start) RAY_RETURN_IF_ERROR(UpAsItIs(o.target, console));
   RAY_ASSIGN_OR_RETURN(Cluster c, Open(o.target));
   RAY_ASSIGN_OR_RETURN(ProviderNode head, RequireHead(c));
   auto runner = Runner(c, head, head.ip);
@@ -305,13 +311,13 @@ Result<int> Exec(const ExecOptions& o, const Console& console) {
     code = r.exit_code;
   }
   if (o.tmux) console.print(fmt::format("Use `ray attach {} --tmux` to check on it", o.target.config_file));
-  if (o.stop) RAY_RETURN_IF_ERROR(Down({o.target}, console));
+  if (o.stop) RAY_RETURN_IF_ERROR(Down({o.target, /*workers_only=*/false}, console));
   return code;
 }
 
 Result<int> Submit(const ExecOptions& o, const std::string& plugin,
                    const std::vector<std::string>& args, const Console& console) {
-  if (o.start) RAY_RETURN_IF_ERROR(Up({o.target}, console));
+  if (o.start) RAY_RETURN_IF_ERROR(UpAsItIs(o.target, console));
   if (!fs::is_regular_file(plugin)) return Status::InvalidArgument("no plugin file " + plugin);
   RAY_ASSIGN_OR_RETURN(Cluster c, Open(o.target));
   RAY_ASSIGN_OR_RETURN(ProviderNode head, RequireHead(c));

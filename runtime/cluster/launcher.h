@@ -37,6 +37,8 @@ struct UpOptions {
   bool restart_only = false;  // skip the setup; restart ray
 };
 Status Up(const UpOptions& options, const Console& console);
+// `ray up -y` of `target` with its YAML as it is (exec/submit/attach --start).
+Status UpAsItIs(const LaunchTarget& target, const Console& console);
 
 struct DownOptions {
   LaunchTarget target;

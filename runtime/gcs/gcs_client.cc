@@ -99,7 +99,7 @@ Status GcsClient::Heartbeat(const std::string& node_id,
 }
 
 Status GcsClient::UnregisterNode(const std::string& node_id) {
-  protocol::Heartbeat hb{node_id, {}, token_};
+  protocol::Heartbeat hb{node_id, {}, token_, {}};
   return NodeRequest(endpoint_, timeout_ms_, MessageType::kUnregisterNode, Pack(hb));
 }
 

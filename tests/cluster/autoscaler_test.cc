@@ -186,7 +186,7 @@ TEST_F(AutoscalerTest, AFailedSetupPausesLaunchesThenTheyResume) {
 
 TEST_F(AutoscalerTest, AnIdleNodeGoesAfterTheTimeoutWithRayStoppedFirst) {
   ClusterConfig c = Config(0, 2, /*idle_minutes=*/1);
-  provider_.CreateNodes(*c.FindType("cpu"), NewNodeTags(c, *c.FindType("cpu"), false), 1);
+  ASSERT_TRUE(provider_.CreateNodes(*c.FindType("cpu"), NewNodeTags(c, *c.FindType("cpu"), false), 1).ok());
   std::string id = provider_.nodes.begin()->first;
   UpdateOptions u = WorkerUpdate(c, *c.FindType("cpu"), "", "/token");
   provider_.nodes[id].tags[kTagNodeStatus] = kStatusUpToDate;
@@ -203,7 +203,7 @@ TEST_F(AutoscalerTest, AnIdleNodeGoesAfterTheTimeoutWithRayStoppedFirst) {
 
 TEST_F(AutoscalerTest, ANodeLeftMidSetupIsSetUpAgainFromTheStart) {
   ClusterConfig c = Config(1, 1);
-  provider_.CreateNodes(*c.FindType("cpu"), NewNodeTags(c, *c.FindType("cpu"), false), 1);
+  ASSERT_TRUE(provider_.CreateNodes(*c.FindType("cpu"), NewNodeTags(c, *c.FindType("cpu"), false), 1).ok());
   provider_.nodes.begin()->second.tags[kTagNodeStatus] = kStatusSettingUp;
   ASSERT_TRUE(scaler_.Update(c, View(), 0, 1).ok());
   ASSERT_EQ(setups_.started.size(), 1u);
@@ -212,7 +212,7 @@ TEST_F(AutoscalerTest, ANodeLeftMidSetupIsSetUpAgainFromTheStart) {
 
 TEST_F(AutoscalerTest, ANodeWhoseRayletIsMissingGetsRayRestartedOnly) {
   ClusterConfig c = Config(1, 1);
-  provider_.CreateNodes(*c.FindType("cpu"), NewNodeTags(c, *c.FindType("cpu"), false), 1);
+  ASSERT_TRUE(provider_.CreateNodes(*c.FindType("cpu"), NewNodeTags(c, *c.FindType("cpu"), false), 1).ok());
   std::string id = provider_.nodes.begin()->first;
   provider_.nodes[id].tags[kTagNodeStatus] = kStatusUpToDate;
   provider_.nodes[id].tags[kTagRuntimeConfig] = WorkerUpdate(c, *c.FindType("cpu"), "", "/token").runtime_hash;

@@ -287,7 +287,7 @@ TEST(BodyTest, RoundTripsEveryMessage) {
   auto node = RoundTrip(MessageType::kRegisterNode, Node());
   EXPECT_EQ(node.total.at("memory"), 1e9);
   EXPECT_EQ(node.last_heartbeat_ms, 1700000000000);
-  auto hb = RoundTrip(MessageType::kHeartbeat, Heartbeat{"n", {{"CPU", 1.25}}, "tok"});
+  auto hb = RoundTrip(MessageType::kHeartbeat, Heartbeat{"n", {{"CPU", 1.25}}, "tok", {}});
   EXPECT_EQ(hb.available.at("CPU"), 1.25);
   auto gcs = RoundTrip(MessageType::kGcsReply, GcsReply{"no"});
   EXPECT_EQ(gcs.error, "no");
