@@ -17,21 +17,6 @@
 
 namespace ray {
 
-int64_t NowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
-int64_t MonoMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-double NowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
 std::string RandomBytes(size_t n) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string out(n, '\0');

@@ -7,13 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/base/clock.h"
 #include "runtime/base/status.h"
 
 namespace ray {
-
-int64_t NowMillis();   // wall clock, ms since the epoch
-int64_t MonoMillis();  // monotonic, ms
-double NowSeconds();   // wall clock, s since the epoch
 
 std::string RandomBytes(size_t n);
 std::string ToHex(std::string_view bytes);

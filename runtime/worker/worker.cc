@@ -14,6 +14,7 @@
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
 #include "runtime/worker/plugin.h"
+#include "runtime/worker/task_receiver.h"
 
 namespace ray::worker {
 
@@ -134,7 +135,7 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
   std::vector<ObjectId> missing;
   std::vector<size_t> missing_at;
   for (const ObjectPayload& p : task.resolved) {
-    auto f = client_->Materialize(p);
+    auto f = client_->objects().Materialize(p);
     if (!f.ok()) return system_error("ObjectLostError", f.status().message());
     if (f->state == ObjectState::kMissing) {
       missing.push_back(ObjectId::FromBinary(p.id));
@@ -210,7 +211,7 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
   protocol::TaskDone done;
   done.task_id = spec.task_id;
   for (uint32_t i = 0; i < parts.size(); ++i) {
-    auto p = client_->MakePayload(ObjectId::ForTaskReturn(tid, i + 1), parts[i]);
+    auto p = client_->objects().MakePayload(ObjectId::ForTaskReturn(tid, i + 1), parts[i]);
     if (!p.ok()) return system_error("ObjectStoreFullError", p.status().message());
     done.returns.push_back(std::move(*p));
   }
@@ -224,10 +225,12 @@ Status RunWorker(const WorkerOptions& options) {
   if (!id || id->size() != WorkerId::kSize) {
     return Status::InvalidArgument("bad --worker-id " + options.worker_id_hex);
   }
-  RAY_ASSIGN_OR_RETURN(auto client,
-                       core::CoreClient::Connect(options.raylet_endpoint, false, JobId(), *id));
+  RAY_ASSIGN_OR_RETURN(auto receiver, TaskReceiver::Bind(options.raylet_endpoint, *id));
+  RAY_ASSIGN_OR_RETURN(auto client, core::CoreClient::Connect(options.raylet_endpoint, false,
+                                                              JobId(), *id, receiver->endpoint()));
+  receiver->Attach(&client->raylet(), &client->objects());
   Worker worker(client.get());
-  while (auto in = client->NextTask()) {
+  while (auto in = receiver->NextTask()) {
     if (!in->reply_to.empty()) in->task.gpu_ids = worker.actor_gpus();
     int64_t start_ms = NowMillis();
     protocol::TaskDone done;
@@ -237,7 +240,7 @@ Status RunWorker(const WorkerOptions& options) {
     }
     done.start_ms = start_ms;
     done.end_ms = NowMillis();
-    client->SendTaskDone(*in, done);
+    receiver->SendTaskDone(*in, done);
   }
   return Status::Ok();
 }

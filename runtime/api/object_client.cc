@@ -1,0 +1,298 @@
+#include "runtime/api/object_client.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_set>
+
+#include "runtime/base/clock.h"
+
+namespace ray::core {
+
+using protocol::MessageType;
+using protocol::ObjectPayload;
+using protocol::ObjectState;
+namespace ri = ray::internal;
+
+namespace {
+// Spare segments a process keeps, in bytes: beyond this, freed segments go.
+constexpr size_t kMaxSpareBytes = 1ull << 30;
+}  // namespace
+
+ObjectClient::ObjectClient(RayletConnection* raylet, ReferenceCounter* refs)
+    : raylet_(raylet), refs_(refs) {
+  raylet_->SetPiggyback([this](bool all) { return TakeFrees(all); });
+}
+
+ObjectClient::~ObjectClient() {
+  for (const auto& segment : spare_) object_store::UnlinkSegment(segment->name());
+}
+
+void ObjectClient::SetCurrentTask(const TaskId& task) {
+  current_task_ = task;
+  put_index_ = 0;
+}
+
+Result<ObjectPayload> ObjectClient::MakePayload(const ObjectId& id, std::string_view bytes) {
+  ObjectPayload p;
+  p.id = id.Binary();
+  if (bytes.size() < protocol::kInlineObjectLimit) {
+    p.state = static_cast<uint8_t>(ObjectState::kInline);
+    p.data = std::string(bytes);
+    return p;
+  }
+  RAY_ASSIGN_OR_RETURN(auto segment, WriteSegment(id, {bytes}, bytes.size()));
+  p.state = static_cast<uint8_t>(ObjectState::kShared);
+  p.shm_name = segment->name();
+  p.size = bytes.size();
+  return p;
+}
+
+Result<std::shared_ptr<object_store::WritableSegment>> ObjectClient::WriteSegment(
+    const ObjectId& id, const std::vector<std::string_view>& parts, size_t size) {
+  std::string name = object_store::SegmentName(raylet_->node().store_tag, id);
+  std::shared_ptr<object_store::WritableSegment> segment;
+  auto spare = std::find_if(spare_.begin(), spare_.end(),
+                            [&](const auto& s) { return s->size() == size; });
+  if (spare != spare_.end()) {
+    auto taken = std::move(*spare);
+    spare_.erase(spare);
+    spare_bytes_ -= size;
+    if (taken->Rename(name).ok()) segment = std::move(taken);  // else dropped
+  }
+  if (!segment) {
+    RAY_ASSIGN_OR_RETURN(segment, object_store::WritableSegment::Create(name, size));
+  }
+  segment->Fill(parts);
+  return segment;
+}
+
+Result<Fetched> ObjectClient::Materialize(const ObjectPayload& p) {
+  Fetched f;
+  f.state = static_cast<ObjectState>(p.state);
+  switch (f.state) {
+    case ObjectState::kInline:
+    case ObjectState::kError: {
+      auto copy = std::make_shared<std::string>(p.data);
+      f.data = copy->data();
+      f.size = copy->size();
+      f.keep = copy;
+      return f;
+    }
+    case ObjectState::kShared: {
+      ObjectId id = ObjectId::FromBinary(p.id);
+      if (auto w = written_.find(id); w != written_.end()) {  // put here: already mapped
+        f.data = w->second->data();
+        f.size = w->second->size();
+        f.keep = w->second;
+        return f;
+      }
+      RAY_ASSIGN_OR_RETURN(auto mapping, object_store::MapSegment(p.shm_name, p.size));
+      f.data = mapping->data();
+      f.size = mapping->size();
+      f.keep = mapping;
+      return f;
+    }
+    case ObjectState::kMissing:
+      return f;
+  }
+  return Status::DataLoss("object in unknown state " + std::to_string(p.state));
+}
+
+Result<ObjectId> ObjectClient::Put(const std::vector<std::string_view>& parts) {
+  PromoteEscaped();  // the value may hold refs to direct results
+  ObjectId id = ObjectId::ForPut(current_task_, ++put_index_);
+  size_t size = 0;
+  for (std::string_view part : parts) size += part.size();
+  protocol::PutRequest put;
+  put.object.id = id.Binary();
+  refs_->Own(id);
+  if (size < protocol::kInlineObjectLimit) {
+    put.object.state = static_cast<uint8_t>(ObjectState::kInline);
+    for (std::string_view part : parts) put.object.data.append(part);
+    raylet_->SendWithPiggyback(protocol::Encode(MessageType::kPutObject, 0, put), /*all=*/false);
+    cache_.Insert(id, ObjectState::kInline,
+                  std::make_shared<const std::string>(std::move(put.object.data)));
+    return id;
+  }
+  RAY_ASSIGN_OR_RETURN(auto segment, WriteSegment(id, parts, size));
+  put.object.state = static_cast<uint8_t>(ObjectState::kShared);
+  put.object.shm_name = segment->name();
+  put.object.size = size;
+  written_[id] = std::move(segment);
+  // Shared-memory puts are acknowledged: the store may refuse them.
+  RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kPutObject, ri::Pack(put),
+                                                          MessageType::kCallReply));
+  RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::CallReply>(body, "CallReply"));
+  if (!reply.error.empty()) {
+    written_.erase(id);  // refused: the raylet removed the segment
+    return Status::ResourceExhausted(reply.error);
+  }
+  return id;
+}
+
+Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
+                                               int64_t timeout_ms) {
+  const int64_t deadline = DeadlineAfter(timeout_ms);
+  // Results of direct calls come here, not to the raylet: wait for them first.
+  if (direct_.AnyPending() && !raylet_->Pump(0)) return Status::Unavailable("the raylet died");
+  for (const ObjectId& id : ids) {
+    while (direct_.Pending(id) && MillisLeft(deadline) != 0) {
+      if (!raylet_->Pump(MillisLeft(deadline))) return Status::Unavailable("the raylet died");
+    }
+  }
+  std::vector<Fetched> out(ids.size());
+  protocol::GetRequest req;
+  std::vector<size_t> asked;  // positions of the ids the raylet has
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (const ObjectCache::Entry* e = LocalValue(ids[i])) {
+      out[i] = Fetched{e->state, e->data->data(), e->data->size(), e->data};
+    } else if (!direct_.Pending(ids[i])) {  // else still in flight: kMissing
+      req.ids.push_back(ids[i].Binary());
+      asked.push_back(i);
+    }
+  }
+  if (asked.empty()) return out;
+  req.timeout_ms = MillisLeft(deadline);
+  ++block_epoch_;
+  RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kGetObjects, ri::Pack(req),
+                                                          MessageType::kGetReply));
+  RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::GetReply>(body, "GetReply"));
+  if (reply.objects.size() != asked.size()) {
+    return Status::Internal("the raylet answered a Get with the wrong number of objects");
+  }
+  for (size_t k = 0; k < asked.size(); ++k) {
+    RAY_ASSIGN_OR_RETURN(Fetched f, Materialize(reply.objects[k]));
+    if (f.state == ObjectState::kInline || f.state == ObjectState::kError) {
+      // Materialize keeps inline and error bytes in a std::string.
+      cache_.Insert(ids[asked[k]], f.state, std::static_pointer_cast<const std::string>(f.keep));
+    }
+    out[asked[k]] = std::move(f);
+  }
+  return out;
+}
+
+const ObjectCache::Entry* ObjectClient::LocalValue(const ObjectId& id) const {
+  if (const ObjectCache::Entry* e = cache_.Find(id)) return e;
+  return direct_.Find(id);
+}
+
+bool ObjectClient::Holds(const ObjectId& id) const {
+  return LocalValue(id) != nullptr || written_.count(id) > 0;
+}
+
+ObjectPayload ObjectClient::ArgPayload(const ObjectId& id) const {
+  ObjectPayload p;
+  p.id = id.Binary();
+  if (const ObjectCache::Entry* e = LocalValue(id)) {
+    p.state = static_cast<uint8_t>(e->state);
+    p.data = *e->data;
+    return p;
+  }
+  if (auto w = written_.find(id); w != written_.end()) {
+    p.state = static_cast<uint8_t>(ObjectState::kShared);
+    p.shm_name = w->second->name();
+    p.size = w->second->size();
+  }
+  return p;
+}
+
+Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, size_t num,
+                                             int64_t timeout_ms) {
+  std::unordered_set<ObjectId, IdHash> unique(ids.begin(), ids.end());
+  if (unique.size() != ids.size()) return Status::InvalidArgument("Wait: object ids must be unique");
+  if (num > ids.size()) return Status::InvalidArgument("Wait: num exceeds the number of objects");
+  const int64_t deadline = DeadlineAfter(timeout_ms);
+  if (direct_.AnyPending() && !raylet_->Pump(0)) return Status::Unavailable("the raylet died");
+  std::vector<bool> ready(ids.size());
+  std::vector<bool> raylet_ready(ids.size());  // what the raylet said was ready (stays so)
+  // Report at most `num` ready, in input order (Ray's contract).
+  auto answer = [&] {
+    size_t taken = 0;
+    for (size_t i = 0; i < ids.size(); ++i) ready[i] = ready[i] && taken++ < num;
+    return ready;
+  };
+  while (true) {
+    size_t count = 0;
+    protocol::WaitRequest req;
+    std::vector<size_t> asked, in_flight;  // positions: the raylet's, direct calls'
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr;
+      if (ready[i]) {
+        ++count;
+      } else if (direct_.Pending(ids[i])) {
+        in_flight.push_back(i);
+      } else {
+        req.ids.push_back(ids[i].Binary());
+        asked.push_back(i);
+      }
+    }
+    int wait = MillisLeft(deadline);
+    if (count >= num || (wait == 0 && asked.empty())) return answer();
+    if (asked.empty()) {
+      if (!raylet_->Pump(wait)) return Status::Unavailable("the raylet died");
+      continue;
+    }
+    // The raylet answers for the rest, unless a direct result arriving meanwhile
+    // changes the count first (then count again).
+    req.num = static_cast<uint32_t>(std::min(num - count, asked.size()));
+    req.timeout_ms = wait;
+    auto arrived = [&] {
+      return std::any_of(in_flight.begin(), in_flight.end(),
+                         [&](size_t i) { return !direct_.Pending(ids[i]); });
+    };
+    ++block_epoch_;
+    RAY_ASSIGN_OR_RETURN(auto body, raylet_->Request(MessageType::kWaitObjects, ri::Pack(req),
+                                                     MessageType::kWaitReply,
+                                                     in_flight.empty()
+                                                         ? std::function<bool()>()
+                                                         : std::function<bool()>(arrived)));
+    if (!body) continue;
+    RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::WaitReply>(*body, "WaitReply"));
+    if (reply.ready.size() != asked.size()) return Status::Internal("malformed WaitReply");
+    for (size_t k = 0; k < asked.size(); ++k) raylet_ready[asked[k]] = reply.ready[k];
+    if (wait == 0) {  // a poll: one answer is all
+      for (size_t i = 0; i < ids.size(); ++i) ready[i] = raylet_ready[i] || LocalValue(ids[i]);
+      return answer();
+    }
+  }
+}
+
+void ObjectClient::PromoteEscaped() {
+  for (const ObjectId& id : refs_->TakeEscapedDirect()) {
+    while (direct_.Pending(id)) {
+      if (!raylet_->Pump(1000)) return;  // the raylet died: nothing to give the object to
+    }
+    const ObjectCache::Entry* v = direct_.Find(id);
+    if (!v) continue;  // the raylet has it already
+    protocol::PutRequest put;
+    put.object.id = id.Binary();
+    put.object.state = static_cast<uint8_t>(v->state);
+    put.object.data = *v->data;
+    raylet_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+  }
+}
+
+std::string ObjectClient::TakeFrees(bool all) {
+  protocol::FreeObjects frees;
+  for (const ObjectId& id : refs_->TakeUnreferenced(all)) {
+    // Direct results the raylet never saw go here alone (one still in flight is
+    // dropped when it comes).
+    if (direct_.Forget(id)) continue;
+    frees.ids.push_back(id.Binary());
+    cache_.Erase(id);
+    auto w = written_.find(id);
+    if (w == written_.end()) continue;
+    // Kept as a spare only if nothing here still reads it (no other process can:
+    // the id never left this one).
+    if (w->second.use_count() == 1 && spare_bytes_ + w->second->size() <= kMaxSpareBytes) {
+      spare_bytes_ += w->second->size();
+      spare_.push_back(std::move(w->second));
+      frees.keep_segments.push_back(id.Binary());
+    }
+    written_.erase(w);
+  }
+  if (frees.ids.empty()) return std::string();
+  return protocol::Encode(MessageType::kFreeObjects, 0, frees);
+}
+
+}  // namespace ray::core

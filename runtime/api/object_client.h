@@ -1,0 +1,95 @@
+#pragma once
+// A process's objects: puts, Gets and Waits through the raylet, the values it holds
+// itself (small objects it put or fetched, results of its direct calls), and the
+// shared-memory segments it wrote. It also decides what the raylet must hear when
+// this process lets objects go (TakeFrees), and hands the raylet the direct results
+// whose ids escaped (PromoteEscaped).
+//
+// Not thread-safe: the client's thread.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/api/direct_results.h"
+#include "runtime/api/object_cache.h"
+#include "runtime/api/raylet_connection.h"
+#include "runtime/api/reference_counter.h"
+#include "runtime/base/status.h"
+#include "runtime/ids/ids.h"
+#include "runtime/object_store/object_store.h"
+#include "runtime/serialization/protocol.h"
+
+namespace ray::core {
+
+// A fetched object's bytes and what keeps them alive (a heap copy or a mapping).
+struct Fetched {
+  protocol::ObjectState state = protocol::ObjectState::kMissing;
+  const char* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> keep;
+};
+
+class ObjectClient {
+ public:
+  // Both outlive this. Frees ride along with the connection's frames from now on.
+  ObjectClient(RayletConnection* raylet, ReferenceCounter* refs);
+  ~ObjectClient();  // spare segments are removed
+
+  // Puts from now on get ids derived from `task`.
+  void SetCurrentTask(const TaskId& task);
+  // Put of the concatenation of `parts` (copied once).
+  Result<ObjectId> Put(const std::vector<std::string_view>& parts);
+  // Objects not ready before the timeout (timeout_ms >= 0) come back kMissing.
+  Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms);
+  Result<std::vector<bool>> Wait(const std::vector<ObjectId>& ids, size_t num,
+                                 int64_t timeout_ms);
+  // Turns bytes into a payload: inline if small, else a shared-memory segment.
+  Result<protocol::ObjectPayload> MakePayload(const ObjectId& id, std::string_view bytes);
+  // Reads a payload as delivered by the raylet (maps shared memory).
+  Result<Fetched> Materialize(const protocol::ObjectPayload& p);
+
+  // Whether the object's value is here (cached, a direct result, or written here).
+  bool Holds(const ObjectId& id) const;
+  // The object as a direct call's argument: its value if here, else kMissing (the
+  // worker fetches it).
+  protocol::ObjectPayload ArgPayload(const ObjectId& id) const;
+  // Results of this process's direct calls (see direct_results.h).
+  DirectResults& direct() { return direct_; }
+  // Direct results whose ids escaped go to the raylet (waiting for those still in
+  // flight): before anything that may carry the ids is sent.
+  void PromoteEscaped();
+  // The FreeObjects frame due (see ReferenceCounter::TakeUnreferenced), or "".
+  std::string TakeFrees(bool all);
+  // Counts the Gets and Waits that asked the raylet (a caller blocked).
+  uint64_t block_epoch() const { return block_epoch_; }
+
+ private:
+  // A value this process holds: cached, or a direct call's result.
+  const ObjectCache::Entry* LocalValue(const ObjectId& id) const;
+  // A shared-memory segment holding the parts, for object `id`: a spare segment of
+  // the same size if there is one, else a new one.
+  Result<std::shared_ptr<object_store::WritableSegment>> WriteSegment(
+      const ObjectId& id, const std::vector<std::string_view>& parts, size_t size);
+
+  RayletConnection* raylet_;
+  ReferenceCounter* refs_;
+  DirectResults direct_;
+  TaskId current_task_;
+  uint32_t put_index_ = 0;
+  uint64_t block_epoch_ = 0;
+  // Small objects put or fetched here: Get and Wait on them ask no one.
+  ObjectCache cache_{20000, 16 << 20};
+  // Large objects this process put, still mapped for writing: its Gets read them
+  // through this mapping, and once freed and no longer read, the segment becomes a
+  // spare that a later Put of the same size fills again (no new pages to fault in).
+  std::unordered_map<ObjectId, std::shared_ptr<object_store::WritableSegment>, IdHash> written_;
+  std::vector<std::shared_ptr<object_store::WritableSegment>> spare_;
+  size_t spare_bytes_ = 0;
+};
+
+}  // namespace ray::core

@@ -1,0 +1,380 @@
+#include "runtime/api/task_submitter.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "runtime/base/clock.h"
+#include "runtime/base/logging.h"
+
+namespace ray::core {
+
+using protocol::MessageType;
+using protocol::ObjectPayload;
+using protocol::ObjectState;
+namespace ri = ray::internal;
+
+namespace {
+// Tasks that may wait on one lease (beyond, they go through the raylet, which queues
+// them without holding a worker), when tasks of the shape take less than
+// kShortTaskMs on average.
+constexpr size_t kMaxLeaseQueue = 1024;
+constexpr double kShortTaskMs = 1.0;
+// How long after the raylet had no worker to lease the caller asks again.
+constexpr int64_t kLeaseRetryMs = 10;
+// A lease idle this long may have been returned by its worker (which returns it after
+// twice this): read what came before using it.
+constexpr int64_t kLeaseMaybeReturnedMs = 5;
+
+template <typename T>
+std::optional<T> Decode(std::string_view body, const char* what) {
+  auto msg = protocol::DecodeBody<T>(body, what);
+  if (!msg.ok()) {
+    RAY_LOG_WARN("dropped a frame from the raylet: {}", msg.status().message());
+    return std::nullopt;
+  }
+  return std::move(msg).value();
+}
+}  // namespace
+
+TaskSubmitter::TaskSubmitter(RayletConnection* raylet, ObjectClient* objects,
+                             ReferenceCounter* refs)
+    : raylet_(raylet), objects_(objects), refs_(refs) {
+  raylet_->OnMessage(MessageType::kActorGone, [this](std::string_view body) {
+    if (auto gone = Decode<protocol::ActorGone>(body, "ActorGone")) OnActorGone(*gone);
+  });
+  raylet_->OnMessage(MessageType::kLeaseGone, [this](std::string_view body) {
+    if (auto gone = Decode<protocol::LeaseGone>(body, "LeaseGone")) OnLeaseGone(*gone);
+  });
+  raylet_->AddPollSource(
+      {[this](std::vector<zmq::pollitem_t>& items) {
+         polled_peers_.clear();
+         for (auto& [endpoint, peer] : peers_) {
+           if (!peer->dealer) continue;
+           items.push_back({peer->dealer->socket().handle(), 0, ZMQ_POLLIN, 0});
+           polled_peers_.push_back(peer.get());
+         }
+       },
+       [this](const zmq::pollitem_t* items, size_t n) {
+         for (size_t i = 0; i < n; ++i) {
+           // (its dealer may go meanwhile: the worker died)
+           if (items[i].revents & ZMQ_POLLIN) DrainPeer(*polled_peers_[i]);
+         }
+       }});
+}
+
+Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
+                                                    std::string_view request) {
+  auto req = protocol::DecodeBody<ri::TaskRequest>(request, "TaskRequest");
+  if (!req.ok()) return req.status();
+  if (req->num_returns == 0 || req->num_returns > 1000) {
+    return Status::InvalidArgument("num_returns must be between 1 and 1000");
+  }
+  protocol::TaskSpec spec;
+  TaskId task = NewTaskId(job_);
+  spec.task_id = task.Binary();
+  spec.job_id = job_.Binary();
+  spec.kind = req->kind;
+  spec.plugin = plugin;
+  spec.function = std::move(req->function);
+  spec.num_returns = req->num_returns;
+  spec.resources = std::move(req->resources);
+  spec.max_retries = req->max_retries;
+  spec.max_calls = req->max_calls;
+  spec.max_restarts = req->max_restarts;
+  spec.actor_id = std::move(req->actor_id);
+  spec.actor_name = std::move(req->actor_name);
+  for (const auto& [name, amount] : spec.resources) {
+    if (amount < 0) return Status::InvalidArgument("resource " + name + " is negative");
+  }
+  // Large values travel through the object store, not inside the task.
+  for (auto& arg : req->args) {
+    if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
+      RAY_ASSIGN_OR_RETURN(ObjectId id, objects_->Put({arg.data}));
+      arg = ri::TaskArg{true, id.Binary()};
+    }
+    if (arg.is_ref && arg.data.size() != ObjectId::kSize) {
+      return Status::InvalidArgument("an ObjectRef argument is not a valid object id");
+    }
+    if (arg.is_ref) refs_->RefEscaped(ObjectId::FromBinary(arg.data));
+  }
+  objects_->PromoteEscaped();
+  spec.args = std::move(req->args);
+  if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
+    RAY_ASSIGN_OR_RETURN(std::string ignored,
+                         raylet_->Call("register_actor_name",
+                                       ri::Pack(std::make_tuple(spec.actor_name, spec.task_id))));
+  }
+  if (spec.kind == ri::kActorCreation) {
+    // Not running yet: no use asking for its worker before the next blocking call.
+    DirectActor& actor = direct_actors_[spec.task_id];
+    actor.route = DirectActor::kRaylet;
+    actor.asked_epoch = objects_->block_epoch();
+  }
+  std::vector<ObjectId> ids;
+  for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
+  DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(spec.actor_id) : LeaseFor(spec);
+  if (peer) {
+    for (const ObjectId& id : ids) refs_->Own(id, /*direct=*/true);
+    SubmitDirect(*peer, std::move(spec));
+    return ids;
+  }
+  raylet_->SendWithPiggyback(protocol::Encode(MessageType::kSubmitTask, 0, spec), /*all=*/false);
+  for (const ObjectId& id : ids) refs_->Own(id);
+  return ids;
+}
+
+TaskSubmitter::DirectPeer& TaskSubmitter::PeerAt(const std::string& endpoint) {
+  std::unique_ptr<DirectPeer>& peer = peers_[endpoint];
+  if (!peer || !peer->dealer) {
+    // Named as on the raylet's socket: a worker knows its lease holder by that name.
+    auto dealer = std::make_unique<transport::Dealer>(raylet_->identity());
+    if (!dealer->Connect(endpoint).ok()) RAY_LOG_WARN("cannot connect to {}", endpoint);
+    if (!peer) peer = std::make_unique<DirectPeer>();
+    peer->endpoint = endpoint;
+    peer->dealer = std::move(dealer);
+  }
+  return *peer;
+}
+
+TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_id) {
+  DirectActor& actor = direct_actors_[actor_id];
+  if (actor.route == DirectActor::kDirect) return actor.peer;
+  if (actor.route == DirectActor::kNever ||
+      (actor.route == DirectActor::kRaylet && actor.asked_epoch == objects_->block_epoch())) {
+    return nullptr;
+  }
+  actor.asked_epoch = objects_->block_epoch();
+  actor.route = DirectActor::kRaylet;
+  auto endpoint = raylet_->Call("actor_endpoint", actor_id);
+  if (!endpoint.ok() || endpoint->empty()) return nullptr;
+  if (*endpoint == "remote") {  // lives on another node: always through the raylets
+    actor.route = DirectActor::kNever;
+    return nullptr;
+  }
+  actor.peer = &PeerAt(*endpoint);
+  actor.route = DirectActor::kDirect;
+  return actor.peer;
+}
+
+TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spec) {
+  if (spec.kind != ri::kNormalTask || spec.max_calls != 0 || spec.resources.count("GPU")) {
+    return nullptr;  // GPU ids and max_calls are per task: the raylet hands those out
+  }
+  for (const auto& arg : spec.args) {
+    if (arg.is_ref && !objects_->Holds(ObjectId::FromBinary(arg.data))) {
+      return nullptr;  // the raylet waits for it
+    }
+  }
+  std::string shape = ri::Pack(spec.resources);
+  LeasePool& pool = leases_[shape];
+  auto least_busy = [&] {
+    DirectPeer* least = nullptr;
+    for (DirectPeer* w : pool.workers) {
+      if (!least || w->inflight.size() < least->inflight.size()) least = w;
+    }
+    return least;
+  };
+  DirectPeer* least = least_busy();
+  if (least && least->inflight.empty() &&
+      MonoMillis() - least->idle_since_ms >= kLeaseMaybeReturnedMs) {
+    if (!raylet_->Pump(0)) return nullptr;
+    least = least_busy();
+  }
+  if (least && least->inflight.empty()) return least;
+  if (pool.denied_ms < 0 || MonoMillis() - pool.denied_ms >= kLeaseRetryMs) {
+    auto endpoint =
+        raylet_->Call("lease_worker", ri::Pack(std::make_tuple(spec.resources, spec.job_id)));
+    if (endpoint.ok() && !endpoint->empty() && *endpoint != "busy") {
+      DirectPeer& w = PeerAt(*endpoint);
+      w.lease = shape;
+      w.idle_since_ms = MonoMillis();
+      pool.workers.push_back(&w);
+      pool.denied_ms = -1;
+      return &w;
+    }
+    pool.denied_ms = MonoMillis();
+    pool.busy = endpoint.ok() && *endpoint == "busy";
+  }
+  // Every resource is taken: short tasks queue behind ours on our leases (their
+  // workers start the next without a round trip); long ones wait in the raylet's
+  // queue for whichever worker frees first.
+  bool short_tasks = pool.task_ms >= 0 && pool.task_ms < kShortTaskMs;
+  if (pool.busy && short_tasks && least && least->inflight.size() < kMaxLeaseQueue) return least;
+  return nullptr;
+}
+
+void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
+  protocol::ExecuteTask task;
+  // Arguments held here travel with the call; the worker fetches the rest itself.
+  for (const auto& arg : spec.args) {
+    if (arg.is_ref) task.resolved.push_back(objects_->ArgPayload(ObjectId::FromBinary(arg.data)));
+  }
+  DirectCall& call = peer.inflight[spec.task_id];
+  call.function = spec.function;
+  TaskId tid = TaskId::FromBinary(spec.task_id);
+  for (uint32_t i = 1; i <= spec.num_returns; ++i) {
+    call.returns.push_back(ObjectId::ForTaskReturn(tid, i));
+    objects_->direct().Expect(call.returns.back());
+  }
+  spec.caller = raylet_->identity();
+  if (spec.kind == ri::kNormalTask) call.spec = spec;
+  task.spec = std::move(spec);
+  peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
+  // Frees gather here as for raylet submissions (fire-and-forget loops stay bounded).
+  raylet_->SendPiggyback();
+}
+
+void TaskSubmitter::OnPeerFrame(DirectPeer& peer, std::string_view frame) {
+  auto env = protocol::DecodeEnvelope(frame);
+  if (!env.ok()) {
+    RAY_LOG_WARN("dropped a frame from worker {}: {}", peer.endpoint, env.status().message());
+    return;
+  }
+  switch (env->type) {
+    case MessageType::kTaskDone: {
+      auto done = protocol::DecodeBody<protocol::TaskDone>(env->body, "TaskDone");
+      if (done.ok()) return OnDirectDone(peer, std::move(done).value());
+      RAY_LOG_WARN("dropped an answer from worker {}: {}", peer.endpoint, done.status().message());
+      return;
+    }
+    case MessageType::kTaskBounced: {  // body: the task id, raw
+      auto call = peer.inflight.find(std::string(env->body));
+      if (call == peer.inflight.end()) {
+        RAY_LOG_WARN("worker {} bounced a task not in flight", peer.endpoint);
+        return;
+      }
+      DirectCall bounced = std::move(call->second);
+      peer.inflight.erase(call);
+      EndLease(peer);  // it ran no task of ours: the lease is over
+      Resubmit(std::move(bounced));
+      return;
+    }
+    case MessageType::kLeaseReturned:
+      EndLease(peer);
+      return;
+    default:
+      RAY_LOG_WARN("dropped message type {} from worker {}", static_cast<int>(env->type),
+                   peer.endpoint);
+  }
+}
+
+void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
+  auto call = peer.inflight.find(done.task_id);
+  if (call == peer.inflight.end()) {
+    RAY_LOG_WARN("dropped an answer from worker {}: not a call in flight", peer.endpoint);
+    return;
+  }
+  std::vector<ObjectId> returns = std::move(call->second.returns);
+  peer.inflight.erase(call);
+  if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
+  if (!peer.lease.empty() && done.end_ms >= done.start_ms) {
+    double& task_ms = leases_[peer.lease].task_ms;
+    double ms = static_cast<double>(done.end_ms - done.start_ms);
+    task_ms = task_ms < 0 ? ms : 0.9 * task_ms + 0.1 * ms;
+  }
+  DirectResults& results = objects_->direct();
+  for (ObjectPayload& p : done.returns) {
+    if (p.id.size() != ObjectId::kSize ||
+        std::find(returns.begin(), returns.end(), ObjectId::FromBinary(p.id)) == returns.end()) {
+      RAY_LOG_WARN("dropped a result from worker {} that its call does not return", peer.endpoint);
+      continue;
+    }
+    ObjectId id = ObjectId::FromBinary(p.id);
+    bool shared = p.state == static_cast<uint8_t>(ObjectState::kShared);
+    if (!results.Settle(id)) {  // freed while in flight
+      if (shared) object_store::UnlinkSegment(p.shm_name);
+      continue;
+    }
+    if (shared) {
+      // Large results live in the raylet's store, like any task's.
+      protocol::PutRequest put{std::move(p)};
+      raylet_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+      continue;
+    }
+    results.Store(id, ObjectCache::Entry{static_cast<ObjectState>(p.state),
+                                         std::make_shared<const std::string>(std::move(p.data))});
+  }
+  // A result missing from the answer is an error, not a wait forever.
+  FailResults(returns, ri::ErrorInfo{ri::kSystem, "ray::Internal",
+                                     "the worker's answer lacked this result", "", ""});
+}
+
+void TaskSubmitter::FailResults(const std::vector<ObjectId>& returns, const ri::ErrorInfo& e) {
+  objects_->direct().Fail(returns, ri::Pack(e));
+}
+
+void TaskSubmitter::DrainPeer(DirectPeer& peer) {
+  while (peer.dealer) {
+    auto frame = peer.dealer->Recv(0);
+    if (!frame) break;
+    OnPeerFrame(peer, *frame);
+  }
+}
+
+void TaskSubmitter::OnActorGone(const protocol::ActorGone& gone) {
+  auto it = direct_actors_.find(gone.actor_id);
+  if (it == direct_actors_.end() || it->second.route != DirectActor::kDirect) return;
+  DirectActor& actor = it->second;
+  DirectPeer& peer = *actor.peer;
+  actor.route = DirectActor::kRaylet;
+  actor.asked_epoch = objects_->block_epoch();
+  actor.peer = nullptr;
+  DrainPeer(peer);  // answers the worker sent before it went still count
+  for (const auto& [task, call] : peer.inflight) {
+    FailResults(call.returns,
+                ri::ErrorInfo{ri::kActorDied, "ActorDiedError",
+                              fmt::format("actor method {} did not finish: {}", call.function,
+                                          gone.cause),
+                              call.function, ""});
+  }
+  peer.inflight.clear();
+  peer.dealer.reset();
+}
+
+void TaskSubmitter::OnLeaseGone(const protocol::LeaseGone& gone) {
+  auto it = peers_.find(gone.endpoint);
+  if (it == peers_.end()) return;
+  DirectPeer& peer = *it->second;
+  DrainPeer(peer);  // answers sent before the worker died still count
+  EndLease(peer);
+  peer.dealer.reset();
+  auto lost = std::move(peer.inflight);
+  peer.inflight.clear();
+  for (auto& [task, call] : lost) {
+    if (call.spec && call.spec->max_retries != 0) {
+      if (call.spec->max_retries > 0) --call.spec->max_retries;
+      RAY_LOG_WARN("the worker running {} died ({}); retrying ({} retries left)", call.function,
+                   gone.cause, call.spec->max_retries);
+      Resubmit(std::move(call));
+      continue;
+    }
+    FailResults(call.returns,
+                ri::ErrorInfo{ri::kWorkerCrashed, "WorkerCrashedError",
+                              fmt::format("the worker running task {} died unexpectedly ({}) and "
+                                          "no retries are left",
+                                          call.function, gone.cause),
+                              call.function, ""});
+  }
+}
+
+void TaskSubmitter::EndLease(DirectPeer& peer) {
+  if (peer.lease.empty()) return;
+  LeasePool& pool = leases_[peer.lease];
+  std::erase(pool.workers, &peer);
+  pool.denied_ms = -1;
+  peer.lease.clear();
+  // Tasks sent after the worker let the lease go come back bounced; any others in
+  // flight still complete.
+}
+
+void TaskSubmitter::Resubmit(DirectCall call) {
+  if (!call.spec) return;
+  // The raylet has the results from now on.
+  objects_->direct().HandOver(call.returns);
+  refs_->ClearDirect(call.returns);
+  raylet_->SendWithPiggyback(protocol::Encode(MessageType::kSubmitTask, 0, *call.spec),
+                             /*all=*/false);
+}
+
+}  // namespace ray::core

@@ -1,0 +1,109 @@
+#pragma once
+// Submits a process's tasks: through the raylet, or straight to a worker.
+//
+// Direct calls. Actors: the submitter asks the raylet for an actor's direct endpoint
+// before its first call, and again after a blocking Get or Wait while the answer is
+// "not now". The raylet says yes only for an actor alive on this node with none of
+// this caller's calls still queued or running there, so that calls keep their order
+// when the route changes. When the actor's worker goes, the raylet sends ActorGone:
+// calls in flight fail, and later ones go through the raylet (which restarts the
+// actor, or fails them).
+//
+// Normal tasks whose arguments are all here: the submitter asks the raylet to lease
+// it an idle worker for the task's resource shape (the worker holds them meanwhile),
+// and sends tasks straight to it: to an idle lease, else a new one. When the raylet
+// has no resources left for another, short tasks queue on the caller's leases and
+// long ones go through the raylet. The worker returns the lease once it has been idle
+// for a while (telling the caller; tasks that cross that on the way are bounced back,
+// and go through the raylet). If the worker dies, the raylet sends LeaseGone and the
+// tasks in flight go through the raylet, with one retry fewer.
+//
+// Results of direct calls live in the caller (ObjectClient::direct) until their ids
+// escape. Not thread-safe: the client's thread.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/api/object_client.h"
+#include "runtime/api/raylet_connection.h"
+#include "runtime/api/reference_counter.h"
+#include "runtime/ids/ids.h"
+#include "runtime/serialization/protocol.h"
+#include "runtime/transport/transport.h"
+
+namespace ray::core {
+
+class TaskSubmitter {
+ public:
+  // All three outlive this. Registers for the raylet's ActorGone and LeaseGone, and
+  // for the frames of the workers it calls.
+  TaskSubmitter(RayletConnection* raylet, ObjectClient* objects, ReferenceCounter* refs);
+
+  // Tasks from now on belong to `job`.
+  void SetJob(const JobId& job) { job_ = job; }
+  // Submits a plugin's TaskRequest (msgpack) for the plugin with content hash
+  // `plugin`; returns the ids of the task's results.
+  Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
+
+ private:
+  struct DirectCall {
+    std::string function;
+    std::vector<ObjectId> returns;
+    std::optional<protocol::TaskSpec> spec;  // normal tasks: sent again if the worker goes
+  };
+  // A connection to a worker's direct socket.
+  struct DirectPeer {
+    std::string endpoint;
+    std::unique_ptr<transport::Dealer> dealer;  // null once the worker is gone
+    std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
+    int64_t idle_since_ms = 0;  // monotonic: when its last call in flight was answered
+    std::unordered_map<std::string, DirectCall> inflight;  // by task id
+  };
+  struct DirectActor {
+    // kAsk: ask the raylet before the next call; kRaylet: calls go through the
+    // raylet (ask again after the next blocking Get or Wait); kDirect: to `peer`.
+    // kNever: the actor lives on another node.
+    enum Route { kAsk, kRaylet, kDirect, kNever } route = kAsk;
+    uint64_t asked_epoch = 0;
+    DirectPeer* peer = nullptr;
+  };
+  struct LeasePool {
+    std::vector<DirectPeer*> workers;
+    int64_t denied_ms = -1;  // when the raylet last had no worker to lease
+    bool busy = false;       // then, because every resource was taken
+    double task_ms = -1;     // how long tasks of the shape run (moving average)
+  };
+
+  // The connection to a worker's direct socket, made on first use.
+  DirectPeer& PeerAt(const std::string& endpoint);
+  // The actor's worker if calls to it go direct now (asking the raylet when due).
+  DirectPeer* DirectRoute(const std::string& actor_id);
+  // A leased worker to run `spec` on, or null (the task goes through the raylet).
+  DirectPeer* LeaseFor(const protocol::TaskSpec& spec);
+  void SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec);
+  void OnPeerFrame(DirectPeer& peer, std::string_view frame);
+  void OnDirectDone(DirectPeer& peer, protocol::TaskDone done);
+  // Every frame waiting on the peer's socket, handled.
+  void DrainPeer(DirectPeer& peer);
+  void FailResults(const std::vector<ObjectId>& returns, const ray::internal::ErrorInfo& e);
+  void OnActorGone(const protocol::ActorGone& gone);
+  void OnLeaseGone(const protocol::LeaseGone& gone);
+  void EndLease(DirectPeer& peer);
+  // Submits a direct call again through the raylet (its worker could not run it).
+  void Resubmit(DirectCall call);
+
+  RayletConnection* raylet_;
+  ObjectClient* objects_;
+  ReferenceCounter* refs_;
+  JobId job_;
+  std::unordered_map<std::string, std::unique_ptr<DirectPeer>> peers_;  // by endpoint
+  std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
+  std::unordered_map<std::string, LeasePool> leases_;           // by resource shape
+  std::vector<DirectPeer*> polled_peers_;  // the peers of the poll under way
+};
+
+}  // namespace ray::core

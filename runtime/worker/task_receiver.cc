@@ -1,0 +1,225 @@
+#include "runtime/worker/task_receiver.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "runtime/base/clock.h"
+#include "runtime/base/logging.h"
+#include "runtime/base/util.h"
+
+namespace ray::worker {
+
+using protocol::MessageType;
+using protocol::ObjectState;
+namespace ri = ray::internal;
+
+namespace {
+// How long an idle leased worker waits for its caller's next task.
+constexpr int64_t kLeaseIdleMs = 10;
+// How long a task from a caller waits for the lease that lets it run.
+constexpr int64_t kUnleasedWaitMs = 200;
+}  // namespace
+
+Result<std::unique_ptr<TaskReceiver>> TaskReceiver::Bind(const std::string& raylet_endpoint,
+                                                         const std::string& worker_id) {
+  std::unique_ptr<TaskReceiver> r(new TaskReceiver());
+  r->worker_id_ = worker_id;
+  RAY_ASSIGN_OR_RETURN(r->endpoint_,
+                       r->router_.Bind(transport::WorkerEndpoint(raylet_endpoint, worker_id)));
+  return r;
+}
+
+TaskReceiver::~TaskReceiver() {
+  transport::RemoveSocketFile(endpoint_);
+  if (running_) ::unlink(running_path_.c_str());
+}
+
+void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* objects) {
+  raylet_ = raylet;
+  objects_ = objects;
+  // (Without the slot, the state API misses what this worker runs: no error.)
+  running_path_ = protocol::RunningTaskPath(raylet_->node().session_dir, worker_id_);
+  running_ = protocol::RunningTaskSlot::Create(running_path_);
+  raylet_->OnMessage(MessageType::kExecuteTask, [this](std::string_view b) { OnRayletTask(b); });
+  raylet_->OnMessage(MessageType::kRevokeTasks, [this](std::string_view b) { OnRevokeTasks(b); });
+  raylet_->OnMessage(MessageType::kExit, [this](std::string_view) { exit_requested_ = true; });
+  raylet_->OnMessage(MessageType::kLeaseGranted, [this](std::string_view b) { OnLeaseGranted(b); });
+  raylet_->OnMessage(MessageType::kRevokeLease, [this](std::string_view) { OnRevokeLease(); });
+  raylet_->OnMessage(MessageType::kYieldLease, [this](std::string_view) { OnYieldLease(); });
+  raylet_->AddPollSource(
+      {[this](std::vector<zmq::pollitem_t>& items) {
+         items.push_back({router_.socket().handle(), 0, ZMQ_POLLIN, 0});
+       },
+       [this](const zmq::pollitem_t* items, size_t) {
+         if (!(items[0].revents & ZMQ_POLLIN)) return;
+         while (auto in = router_.Recv(0)) OnDirectFrame(in->peer, in->frame);
+       }});
+}
+
+void TaskReceiver::OnRayletTask(std::string_view body) {
+  auto task = protocol::DecodeBody<protocol::ExecuteTask>(body, "ExecuteTask");
+  if (!task.ok()) {
+    RAY_LOG_ERROR("dropped a task: {}", task.status().message());
+    return;
+  }
+  pending_.push_back(IncomingTask{std::move(task).value(), ""});
+}
+
+void TaskReceiver::OnRevokeTasks(std::string_view body) {
+  auto revoke = protocol::DecodeBody<protocol::RevokeTasks>(body, "RevokeTasks");
+  if (!revoke.ok()) return;
+  std::unordered_set<std::string> ids(revoke->task_ids.begin(), revoke->task_ids.end());
+  std::erase_if(pending_, [&](const IncomingTask& t) {
+    return t.reply_to.empty() && ids.count(t.task.spec.task_id) > 0;
+  });
+}
+
+void TaskReceiver::OnLeaseGranted(std::string_view body) {
+  auto grant = protocol::DecodeBody<protocol::LeaseGranted>(body, "LeaseGranted");
+  if (!grant.ok()) return;
+  leased_to_ = grant->caller;
+  lease_revoked_ = lease_yield_ = false;
+  returned_to_.clear();
+  lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
+}
+
+void TaskReceiver::OnRevokeLease() {
+  // The caller is gone: its tasks not started yet are dropped.
+  std::erase_if(pending_, [&](const IncomingTask& t) { return t.reply_to == leased_to_; });
+  lease_revoked_ = !leased_to_.empty();
+}
+
+void TaskReceiver::OnYieldLease() {
+  // Tasks wait in the raylet: the caller sends nothing more here (what it sent
+  // already still runs), and the lease ends as soon as the worker is idle.
+  if (leased_to_.empty() || lease_revoked_ || lease_yield_) return;
+  lease_yield_ = true;
+  (void)router_.Send(leased_to_, protocol::Encode(MessageType::kLeaseReturned, 0, std::string()));
+}
+
+std::optional<IncomingTask> TaskReceiver::NextTask() {
+  while (true) {
+    FlushTaskEvents(/*force=*/false);
+    CheckUnleased();
+    if (!leased_to_.empty() && pending_.empty() &&
+        (lease_revoked_ || lease_yield_ || MonoMillis() >= lease_idle_ms_)) {
+      (void)raylet_->Pump(0);  // a task may be on its way
+      if (pending_.empty() && !leased_to_.empty()) ReturnLease();
+    }
+    if (!pending_.empty()) {
+      IncomingTask task = std::move(pending_.front());
+      pending_.pop_front();
+      const protocol::TaskSpec& spec = task.task.spec;
+      if (running_ && !task.reply_to.empty()) {  // the raylet does not know of it
+        running_->Begin({spec.task_id, spec.job_id, spec.function, NowMillis()});
+      }
+      // This call may run long: the events of the calls before it go first, unless
+      // more calls wait (a stream of them) or the events are recent.
+      bool stale = MonoMillis() >= task_events_due_ms_ - kTaskEventsDelayMs + kTaskEventsStaleMs;
+      if (pending_.empty() && stale) FlushTaskEvents(/*force=*/true);
+      return task;
+    }
+    if (exit_requested_) {
+      FlushTaskEvents(/*force=*/true);
+      return std::nullopt;
+    }
+    int timeout = 1000;
+    if (!task_events_.empty()) timeout = std::min<int>(timeout, MillisLeft(task_events_due_ms_));
+    if (!leased_to_.empty()) timeout = std::min<int>(timeout, MillisLeft(lease_idle_ms_));
+    if (!unleased_.empty()) timeout = std::min<int>(timeout, 5);
+    if (!raylet_->Pump(timeout)) return std::nullopt;
+  }
+}
+
+void TaskReceiver::SendTaskDone(const IncomingTask& task, const protocol::TaskDone& done) {
+  objects_->PromoteEscaped();  // the results may hold refs to direct results
+  if (task.reply_to.empty()) {
+    raylet_->SendWithPiggyback(protocol::Encode(MessageType::kTaskDone, 0, done), /*all=*/true);
+    return;
+  }
+  if (running_) running_->End();
+  const protocol::TaskSpec& spec = task.task.spec;
+  bool failed = std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {
+    return r.state == static_cast<uint8_t>(ObjectState::kError);
+  });
+  if (task_events_.empty()) task_events_due_ms_ = MonoMillis() + kTaskEventsDelayMs;
+  task_events_.push_back(protocol::TaskEventRecord{spec.task_id, spec.job_id, spec.function,
+                                                   done.start_ms, done.end_ms, failed});
+  // A call that ran a while (the raylet may have reported it RUNNING) is reported
+  // before its caller hears of it, which may end the job and this worker with it.
+  FlushTaskEvents(/*force=*/done.end_ms - done.start_ms >= kTaskEventsLongMs);
+  // A caller that went away misses its answer; nothing else needs it.
+  (void)router_.Send(task.reply_to, protocol::Encode(MessageType::kTaskDone, 0, done));
+  if (task.reply_to == leased_to_) lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
+}
+
+void TaskReceiver::FlushTaskEvents(bool force) {
+  if (task_events_.empty()) return;
+  if (!force && task_events_.size() < kMaxTaskEvents && MonoMillis() < task_events_due_ms_) return;
+  protocol::TaskEvents events{std::move(task_events_)};
+  task_events_.clear();
+  raylet_->SendWithPiggyback(protocol::Encode(MessageType::kTaskEvents, 0, events), /*all=*/false);
+}
+
+void TaskReceiver::OnDirectFrame(const std::string& caller, std::string_view frame) {
+  auto env = protocol::DecodeEnvelope(frame);
+  auto task = env.ok() && env->type == MessageType::kExecuteTask
+                  ? protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask")
+                  : Result<protocol::ExecuteTask>(Status::InvalidArgument("not an ExecuteTask"));
+  Status valid = task.ok() ? protocol::CheckTaskSpec(task->spec) : task.status();
+  if (valid.ok() && task->spec.kind == ri::kActorCreation) {
+    valid = Status::InvalidArgument("actors are created through the raylet");
+  }
+  if (valid.ok()) {
+    size_t refs = std::count_if(task->spec.args.begin(), task->spec.args.end(),
+                                [](const auto& a) { return a.is_ref; });
+    if (refs != task->resolved.size()) valid = Status::InvalidArgument("arguments missing");
+  }
+  if (!valid.ok()) {
+    RAY_LOG_WARN("dropped a direct call from {}: {}", ToHex(caller), valid.message());
+    return;
+  }
+  task->plugin_path.clear();  // found by the worker (actor methods: the actor's plugin)
+  IncomingTask in{std::move(task).value(), caller};
+  if (in.task.spec.kind == ri::kActorTask || caller == leased_to_) {
+    pending_.push_back(std::move(in));
+  } else {
+    unleased_.push_back(Unleased{std::move(in), MonoMillis()});
+  }
+}
+
+void TaskReceiver::CheckUnleased() {
+  while (!unleased_.empty()) {
+    Unleased& u = unleased_.front();
+    if (u.task.reply_to == leased_to_) {
+      pending_.push_back(std::move(u.task));
+    } else if (MonoMillis() - u.arrived_ms >= kUnleasedWaitMs || !leased_to_.empty() ||
+               u.task.reply_to == returned_to_) {
+      Bounce(u.task.reply_to, u.task.task.spec.task_id);
+    } else {
+      return;  // the oldest may still be let in: so may those behind it
+    }
+    unleased_.pop_front();
+  }
+}
+
+void TaskReceiver::Bounce(const std::string& caller, const std::string& task_id) {
+  // The body is the raw task id.
+  (void)router_.Send(caller, protocol::Encode(MessageType::kTaskBounced, 0, task_id));
+}
+
+void TaskReceiver::ReturnLease() {
+  FlushTaskEvents(/*force=*/true);
+  if (!lease_revoked_ && !lease_yield_) {
+    (void)router_.Send(leased_to_, protocol::Encode(MessageType::kLeaseReturned, 0, std::string()));
+  }
+  raylet_->SendWithPiggyback(protocol::Encode(MessageType::kReturnLease, 0, std::string()),
+                             /*all=*/true);
+  returned_to_ = leased_to_;
+  leased_to_.clear();
+  lease_revoked_ = lease_yield_ = false;
+}
+
+}  // namespace ray::worker

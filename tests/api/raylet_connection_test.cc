@@ -1,0 +1,153 @@
+// RayletConnection against a real ZeroMQ socket standing in for the raylet.
+#include "runtime/api/raylet_connection.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace ray::core {
+namespace {
+
+using protocol::MessageType;
+
+class RayletConnectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto endpoint = raylet_.Bind("tcp://127.0.0.1:*");
+    ASSERT_TRUE(endpoint.ok()) << endpoint.status().message();
+    // The raylet's side of the registration, while Connect waits for it.
+    std::thread raylet([&] {
+      auto in = raylet_.Recv(5000);
+      ASSERT_TRUE(in.has_value());
+      auto env = protocol::DecodeEnvelope(in->frame);
+      ASSERT_TRUE(env.ok());
+      EXPECT_EQ(env->type, MessageType::kRegisterClient);
+      peer_ = in->peer;
+      protocol::RegisterReply reply;
+      reply.node_id = "node";
+      raylet_.Send(peer_, protocol::Encode(MessageType::kRegisterReply, 0, reply));
+    });
+    auto conn = RayletConnection::Connect(*endpoint, protocol::RegisterClient{"client-1", 1, true, "", ""});
+    raylet.join();
+    ASSERT_TRUE(conn.ok()) << conn.status().message();
+    conn_ = std::move(conn).value();
+  }
+
+  // The next request the client sent (its envelope).
+  protocol::Envelope NextFromClient() {
+    auto in = raylet_.Recv(5000);
+    EXPECT_TRUE(in.has_value());
+    last_frame_ = in ? in->frame : std::string();
+    auto env = protocol::DecodeEnvelope(last_frame_);
+    EXPECT_TRUE(env.ok());
+    return env.ok() ? *env : protocol::Envelope{};
+  }
+
+  transport::Router raylet_;
+  std::string peer_;
+  std::string last_frame_;
+  std::unique_ptr<RayletConnection> conn_;
+};
+
+TEST_F(RayletConnectionTest, RegistersUnderItsIdentity) {
+  EXPECT_EQ(peer_, "client-1");
+  EXPECT_EQ(conn_->node().node_id, "node");
+}
+
+TEST_F(RayletConnectionTest, DispatchesFramesAndBatchesToTheirHandlersInOrder) {
+  std::vector<std::string> seen;
+  conn_->OnMessage(MessageType::kExit, [&](std::string_view) { seen.push_back("exit"); });
+  conn_->OnMessage(MessageType::kRevokeLease, [&](std::string_view) { seen.push_back("revoke"); });
+  raylet_.Send(peer_, protocol::EncodeBatch({protocol::Encode(MessageType::kRevokeLease, 0, std::string()),
+                                             protocol::Encode(MessageType::kYieldLease, 0, std::string()),
+                                             protocol::Encode(MessageType::kExit, 0, std::string())}));
+  for (int i = 0; i < 3 && seen.size() < 2; ++i) ASSERT_TRUE(conn_->Pump(2000));
+  // kYieldLease has no handler here: dropped, and the frames after it still arrive.
+  EXPECT_EQ(seen, (std::vector<std::string>{"revoke", "exit"}));
+}
+
+TEST_F(RayletConnectionTest, ARequestGetsItsReplyWhileOtherFramesAreHandled) {
+  int exits = 0;
+  conn_->OnMessage(MessageType::kExit, [&](std::string_view) { ++exits; });
+  std::thread raylet([&] {
+    auto env = NextFromClient();
+    EXPECT_EQ(env.type, MessageType::kCall);
+    raylet_.Send(peer_, protocol::Encode(MessageType::kExit, 0, std::string()));
+    // A reply to another request, then the one awaited.
+    raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, env.request_id + 7,
+                                         protocol::CallReply{"", "wrong"}));
+    raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, env.request_id,
+                                         protocol::CallReply{"", "right"}));
+  });
+  auto reply = conn_->Call("op", "body");
+  raylet.join();
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(*reply, "right");
+  EXPECT_EQ(exits, 1);
+}
+
+TEST_F(RayletConnectionTest, ACallsErrorIsAFailedPrecondition) {
+  std::thread raylet([&] {
+    auto env = NextFromClient();
+    raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, env.request_id,
+                                         protocol::CallReply{"no such actor", ""}));
+  });
+  auto reply = conn_->Call("get_actor", "x");
+  raylet.join();
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(reply.status().message().find("no such actor"), std::string::npos);
+}
+
+TEST_F(RayletConnectionTest, TheReplyToAnAbandonedRequestIsDropped) {
+  int replies = 0;
+  conn_->OnMessage(MessageType::kCallReply, [&](std::string_view) { ++replies; });
+  auto settled = conn_->Request(MessageType::kCall, "x", MessageType::kCallReply, [] { return true; });
+  ASSERT_TRUE(settled.ok());
+  EXPECT_FALSE(settled->has_value());
+  auto env = NextFromClient();
+  raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, env.request_id, protocol::CallReply{}));
+  ASSERT_TRUE(conn_->Pump(2000));
+  EXPECT_EQ(replies, 0);
+}
+
+TEST_F(RayletConnectionTest, PiggybackedFramesGoFirstInOneBatch) {
+  int asked_all = 0;
+  conn_->SetPiggyback([&](bool all) {
+    asked_all += all;
+    return protocol::Encode(MessageType::kFreeObjects, 0, protocol::FreeObjects{});
+  });
+  conn_->SendWithPiggyback(protocol::Encode(MessageType::kReturnLease, 0, std::string()), /*all=*/true);
+  auto env = NextFromClient();
+  ASSERT_EQ(env.type, MessageType::kBatch);
+  auto frames = protocol::DecodeBatch(env.body);
+  ASSERT_TRUE(frames.ok());
+  ASSERT_EQ(frames->size(), 2u);
+  EXPECT_EQ(protocol::DecodeEnvelope((*frames)[0])->type, MessageType::kFreeObjects);
+  EXPECT_EQ(protocol::DecodeEnvelope((*frames)[1])->type, MessageType::kReturnLease);
+  EXPECT_EQ(asked_all, 1);
+}
+
+TEST_F(RayletConnectionTest, PollSourcesAreServedWhileWaiting) {
+  transport::Router other;
+  auto endpoint = other.Bind("tcp://127.0.0.1:*");
+  ASSERT_TRUE(endpoint.ok());
+  transport::Dealer sender("sender");
+  ASSERT_TRUE(sender.Connect(*endpoint).ok());
+  int frames = 0;
+  conn_->AddPollSource({[&](std::vector<zmq::pollitem_t>& items) {
+                          items.push_back({other.socket().handle(), 0, ZMQ_POLLIN, 0});
+                        },
+                        [&](const zmq::pollitem_t* items, size_t n) {
+                          ASSERT_EQ(n, 1u);
+                          if (items[0].revents & ZMQ_POLLIN) {
+                            while (other.Recv(0)) ++frames;
+                          }
+                        }});
+  sender.Send("hello");
+  for (int i = 0; i < 20 && frames == 0; ++i) ASSERT_TRUE(conn_->Pump(100));
+  EXPECT_EQ(frames, 1);
+}
+
+}  // namespace
+}  // namespace ray::core
