@@ -10,6 +10,8 @@
 #include <cstring>
 #include <thread>
 
+#include "runtime/base/fs.h"
+
 #include "runtime/base/util.h"
 
 namespace ray {
@@ -107,6 +109,27 @@ bool TerminateProcess(int pid, int grace_ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
+}
+
+bool ProcessAlive(int pid) {
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  // A zombie is not alive for our purposes.
+  auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.ok()) return false;
+  auto close_paren = stat->rfind(')');
+  return close_paren == std::string::npos || close_paren + 2 >= stat->size() ||
+         (*stat)[close_paren + 2] != 'Z';
+}
+
+std::string ProcessCmdline(int pid) {
+  auto cmd = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+  if (!cmd.ok()) return "";
+  std::string s = std::move(cmd).value();
+  for (char& c : s) {
+    if (c == '\0') c = ' ';
+  }
+  return s;
 }
 
 }  // namespace ray

@@ -1,5 +1,6 @@
 #pragma once
-// Starting child processes. Output goes to files, or to pipes the parent reads.
+// Starting child processes (output to files, or to pipes the parent reads), and
+// looking at processes.
 
 #include <map>
 #include <string>
@@ -32,5 +33,10 @@ Result<Child> Spawn(const SpawnOptions& options);
 // Sends SIGTERM, waits up to grace_ms for exit, then SIGKILL. Reaps it if it is our
 // child. True if the process is gone.
 bool TerminateProcess(int pid, int grace_ms = 2000);
+
+// Whether the process exists and is not a zombie.
+bool ProcessAlive(int pid);
+// The process's command line with NULs turned into spaces ("" if gone).
+std::string ProcessCmdline(int pid);
 
 }  // namespace ray
