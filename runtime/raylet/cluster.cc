@@ -108,12 +108,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   // Nothing calls them any more (their handles died with the job): the GCS keeps them.
   std::erase_if(actors_, [&](const auto& a) { return a.second.creation.job_id == job_id; });
   std::erase_if(infeasible_, [&](const TaskSpec& t) { return t.job_id == job_id; });
-  for (auto& [need, q] : ready_) {
-    size_t before = q.size();
-    q.erase(std::remove_if(q.begin(), q.end(), [&](const TaskSpec& t) { return t.job_id == job_id; }),
-            q.end());
-    num_ready_ -= before - q.size();
-  }
+  ready_.EraseIf([&](const TaskSpec& t) { return t.job_id == job_id; });
   std::erase_if(free_on_arrival_,
                 [&](const ObjectId& id) { return TaskJob(id.Task()).Binary() == job_id; });
   // Its tasks shown RUNNING here end with it.
@@ -188,9 +183,9 @@ void Raylet::Periodic() {
 std::vector<protocol::ResourceDemand> Raylet::Load() const {
   // Tasks queued here, and those sent ahead to busy workers, wait for resources.
   std::map<ResourceSet, int64_t> waiting;
-  for (const auto& [shape, queue] : ready_) {
-    if (!queue.empty()) waiting[shape] += static_cast<int64_t>(queue.size());
-  }
+  ready_.ForEachShape([&](const ResourceSet& shape, size_t count) {
+    waiting[shape] += static_cast<int64_t>(count);
+  });
   for (const auto& [peer, c] : clients_) {
     for (const auto& t : c.queued) ++waiting[ResourcesOf(t)];
   }
@@ -237,64 +232,14 @@ protocol::NodeInfo Raylet::SelfInfo() const {
   return info;
 }
 
-bool Raylet::MultiNode() const {
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE") return true;
-  }
-  return false;
-}
-
-std::string Raylet::ClusterTotalString() const {
-  ResourceSet sum = total_;
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE") sum.Add(ResourceSet::FromDoubles(n.total));
-  }
-  return sum.ToString();
-}
-
-std::optional<std::string> Raylet::RemoteWithRoom(const ResourceSet& need) const {
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE" && !n.peer_address.empty() &&
-        ResourceSet::FromDoubles(n.available).Contains(need)) {
-      return id;
-    }
-  }
-  return std::nullopt;
-}
-
 void Raylet::SpillQueued() {
-  for (auto& [need, queue] : ready_) {
-    if (available_.Contains(need)) continue;  // runs here soon enough
-    for (auto it = queue.begin(); it != queue.end();) {
-      auto node = task_origin_.count(it->task_id) ? std::nullopt : RemoteWithRoom(need);
-      if (!node) {
-        ++it;
-        continue;
-      }
-      TaskSpec t = std::move(*it);
-      it = queue.erase(it);
-      --num_ready_;
-      Forward(std::move(t), *node);
-    }
-  }
-}
-
-std::optional<std::string> Raylet::ChooseNode(const ResourceSet& need) const {
-  // Here, if it can start now and nothing of its shape waits before it.
-  auto queued = ready_.find(need);
-  bool queue_empty = queued == ready_.end() || queued->second.empty();
-  if (available_.Contains(need) && queue_empty) return std::string();
-  // Spill to a node with room now; else wait here if this node could ever run it;
-  // else wait on a node that could.
-  if (auto n = RemoteWithRoom(need)) return n;
-  if (total_.Contains(need)) return std::string();
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE" && !n.peer_address.empty() &&
-        ResourceSet::FromDoubles(n.total).Contains(need)) {
-      return id;
-    }
-  }
-  return std::nullopt;
+  ready_.TakeWaiting(available_, [&](const ResourceSet& need, TaskSpec& t) {
+    if (task_origin_.count(t.task_id)) return false;  // forwarded here: it stays
+    auto node = placement_.RemoteWithRoom(need);
+    if (!node) return false;
+    Forward(std::move(t), *node);
+    return true;
+  });
 }
 
 void Raylet::Forward(TaskSpec t, const std::string& node_id) {
@@ -310,13 +255,8 @@ void Raylet::Forward(TaskSpec t, const std::string& node_id) {
     a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
     calls.swap(a.queue);
   }
-  if (t.kind != ri::kActorTask) {
-    // Count it against the node's free resources until its next heartbeat says more.
-    auto& available = cluster_[node_id].available;
-    ResourceSet left = ResourceSet::FromDoubles(available);
-    left.Subtract(ResourcesOf(t));
-    available = left.ToDoubles();
-  }
+  // Counted against the node's free resources until its next heartbeat says more.
+  if (t.kind != ri::kActorTask) placement_.Charge(node_id, ResourcesOf(t));
   RAY_LOG_DEBUG("task {} ({}) goes to node {}", Hex(t.task_id), t.function, Hex(node_id));
   peers_->ForwardTask(node_id, protocol::ForwardTask{t, node_id_.Binary()});
   // Results someone already waits for (a task spilled from this node's queue) are
@@ -401,7 +341,7 @@ void Raylet::LocateUnlocated() {
   if (!where.ok()) return;
   for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
     for (const auto& node : (*where)[i]) {
-      if (node == node_id_.Binary() || !cluster_.count(node)) continue;
+      if (node == node_id_.Binary() || !placement_.Known(node)) continue;
       ObjectId id = ObjectId::FromBinary(ids[i]);
       if (peers_->Pull(id, node)) unlocated_.erase(id);
       break;
@@ -419,12 +359,12 @@ bool Raylet::RefreshCluster() {
   bool was_single = !MultiNode();
   for (auto& n : *nodes) {
     if (n.node_id == node_id_.Binary()) continue;
-    auto old = cluster_.find(n.node_id);
-    bool was_alive = old != cluster_.end() && old->second.state == "ALIVE";
-    if (n.state == "ALIVE") peers_->SetPeerAddress(n.node_id, n.peer_address);
-    std::string id = n.node_id;
-    cluster_[id] = std::move(n);
-    if (was_alive && cluster_[id].state != "ALIVE") OnNodeDead(id);
+    bool alive = n.state == gcs::kAlive;
+    if (alive) peers_->SetPeerAddress(n.node_id, n.peer_address);
+    bool was_alive = placement_.UpdateNode(n.node_id, alive, !n.peer_address.empty(),
+                                           ResourceSet::FromDoubles(n.total),
+                                           ResourceSet::FromDoubles(n.available));
+    if (was_alive && !alive) OnNodeDead(n.node_id);
   }
   // A node joined a single-node cluster (the autoscaler added it): tasks sent ahead
   // to busy workers come back to the queue, from which they may spill to it.

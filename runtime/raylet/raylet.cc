@@ -378,7 +378,7 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
     ResourceSet cpu = c.held.CpuOnly();
     available_.Add(cpu);
     c.held.Subtract(cpu);
-    if (!c.leased_to.empty()) leased_.Subtract(cpu);
+    if (!c.leased_to.empty()) leases_.Lent(cpu);
     c.blocked = true;
   }
 }
@@ -413,7 +413,7 @@ void Raylet::Unblock(Client& c) {
   ResourceSet cpu = (c.running ? ResourcesOf(*c.running) : c.lease_shape).CpuOnly();
   available_.Subtract(cpu);
   c.held.Add(cpu);
-  if (!c.leased_to.empty()) leased_.Add(cpu);
+  if (!c.leased_to.empty()) leases_.Reacquired(cpu);
 }
 
 void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {

@@ -29,6 +29,10 @@
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/raylet/worker_pool.h"
+#include "runtime/scheduler/lease_policy.h"
+#include "runtime/scheduler/local_task_queue.h"
+#include "runtime/scheduler/pipelining.h"
+#include "runtime/scheduler/placement.h"
 #include "runtime/scheduler/resources.h"
 #include "runtime/serialization/running_task.h"
 #include "runtime/transport/transport.h"
@@ -43,6 +47,7 @@ using protocol::ObjectPayload;
 using protocol::ObjectState;
 using protocol::TaskSpec;
 using scheduler::ResourceSet;
+using scheduler::ResourcesOf;
 namespace ri = ray::internal;
 
 inline std::string Hex(const std::string& bin) { return ToHex(bin); }
@@ -117,6 +122,7 @@ class Raylet {
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
                 o.object_store_bytes}),
         gcs_(o.gcs_address, o.token, 1000),
+        placement_(ResourceSet::FromDoubles(o.resources)),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))) {
     total_ = ResourceSet::FromDoubles(o.resources);
@@ -147,10 +153,8 @@ class Raylet {
   std::string LeaseWorker(const Client& caller, std::string_view body);
   void HandleReturnLease(Client& c);
   void RevokeLeasesOf(const std::string& caller);
-  // Whether queued tasks wait for resources that leased workers hold (they would fit
-  // if the leases ended). Then no new lease is granted, and the leased workers are
-  // asked to return theirs as soon as they run out of their callers' tasks.
-  bool QueueWaitsForLeases() const;
+  // Asks leased workers to return their lease as soon as they run out of their
+  // callers' tasks when queued tasks wait for what they hold (see LeasePolicy).
   void ReclaimLeases();
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
@@ -197,18 +201,16 @@ class Raylet {
   void Enqueue(TaskSpec t);
   void OnArgsReady(TaskSpec t);
   void Dispatch();
-  ResourceSet ResourcesOf(const TaskSpec& t) const;
   // Whether the node's free GPU ids can hold `need`'s GPU amount now.
   bool GpusFit(const ResourceSet& need) const;
   // Sends a task to a worker; it counts as running from now unless `ahead`.
   void SendExecute(Client& w, const TaskSpec& t, bool ahead = false);
-  // When every CPU is taken, sends waiting tasks ahead to busy workers (see .cc).
+  // When every CPU is taken, sends waiting tasks ahead to busy workers (see
+  // scheduler/pipelining.h).
   void Pipeline();
   // A worker calling Get or Wait may wait for the tasks sent ahead to it: they go
   // back to the ready queues, and none go ahead to it until its running task ends.
   void TakeBackTasksAhead(Client& w);
-  // Puts tasks back at the head of the ready queues, in their order.
-  void Requeue(std::deque<TaskSpec> tasks);
   void StartWorkers(size_t wanted);
   // The idle worker at the head of `idle_` (which stays there), or null.
   Client* FirstIdle();
@@ -242,11 +244,7 @@ class Raylet {
   bool AutoscalerAlive();
   // Places the held infeasible work again (a node may have joined).
   void RetryInfeasible();
-  bool MultiNode() const;
-  // Where a task needing `need` should run: "" here, a node id, or nullopt if no
-  // node could ever fit it.
-  std::optional<std::string> ChooseNode(const ResourceSet& need) const;
-  std::optional<std::string> RemoteWithRoom(const ResourceSet& need) const;
+  bool MultiNode() const { return placement_.MultiNode(); }
   // Moves queued tasks that cannot start here now to nodes with room for them.
   void SpillQueued();
   void Forward(TaskSpec t, const std::string& node_id);
@@ -261,7 +259,6 @@ class Raylet {
   // Re-reads the cluster from the GCS; false if skipped (rate limit) or failed.
   bool RefreshCluster();
   void OnNodeDead(const std::string& node_id);
-  std::string ClusterTotalString() const;
 
   // --- task events (state API, timeline), sent to the GCS in batches
   // What the client runs now, as the state API shows it: a task the raylet sent it,
@@ -307,15 +304,13 @@ class Raylet {
   std::unordered_map<std::string, std::vector<std::string>> outbox_;  // peer -> frames
   std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
-  std::unordered_set<std::string> unreclaimed_;  // leased workers not asked to yield yet
-  ResourceSet leased_;  // what leased workers hold, in all (not the CPU a blocked one lent)
+  scheduler::LeasePolicy leases_;
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
   std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
   std::multimap<int64_t, std::weak_ptr<Waiter>> deadlines_;
-  // Tasks whose arguments are ready, grouped by resource shape, FIFO within a shape.
-  std::map<ResourceSet, std::deque<TaskSpec>> ready_;
-  size_t num_ready_ = 0;
+  // Tasks whose arguments are ready, waiting for resources and a worker.
+  scheduler::LocalTaskQueue ready_;
   std::unordered_map<std::string, Actor> actors_;
   std::set<std::string> finished_jobs_;
   std::map<std::string, std::string> known_plugins_;  // hash -> path of the local copy
@@ -326,7 +321,7 @@ class Raylet {
   // The cluster beyond this node.
   std::unique_ptr<ObjectManager> peers_;
   std::string peer_address_;
-  std::map<std::string, protocol::NodeInfo> cluster_;  // other nodes, by id
+  scheduler::Placement placement_;  // this node and the others, as last heard of
   // Tasks this node placed elsewhere and not yet heard finished: id -> (spec, node).
   std::unordered_map<std::string, std::pair<TaskSpec, std::string>> forwarded_;
   std::unordered_map<ObjectId, std::string, IdHash> remote_objects_;  // -> node id

@@ -4,10 +4,10 @@ namespace ray::raylet {
 
 namespace {
 
-double GpuAmount(const ResourceSet& need) {
-  auto amounts = need.ToDoubles();
-  auto it = amounts.find("GPU");
-  return it == amounts.end() ? 0.0 : it->second;
+// A worker as scheduler/pipelining.h sees it.
+scheduler::AheadWorker AheadOf(const Client& c) {
+  return {c.running ? &*c.running : nullptr, &c.held, c.queued.size(), c.blocked,
+          c.no_pipelining};
 }
 
 }  // namespace
@@ -16,13 +16,7 @@ double GpuAmount(const ResourceSet& need) {
 // Tasks.
 
 bool Raylet::GpusFit(const ResourceSet& need) const {
-  return gpus_.ids().empty() || gpus_.CanAcquire(GpuAmount(need));
-}
-
-ResourceSet Raylet::ResourcesOf(const TaskSpec& t) const {
-  auto r = t.resources;
-  if (t.kind == ri::kNormalTask && !r.count("CPU")) r["CPU"] = 1;
-  return ResourceSet::FromDoubles(r);
+  return gpus_.ids().empty() || gpus_.CanAcquire(need.Amount("GPU"));
 }
 
 void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
@@ -46,8 +40,10 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
   ResourceSet need = ResourcesOf(spec);
   std::optional<std::string> where;
   if (may_forward) {
-    where = ChooseNode(need);
-    if (!where && RefreshCluster()) where = ChooseNode(need);  // a node may have just joined
+    where = placement_.ChooseNode(need, available_, ready_.Waiting(need));
+    if (!where && RefreshCluster()) {  // a node may have just joined
+      where = placement_.ChooseNode(need, available_, ready_.Waiting(need));
+    }
   } else if (total_.Contains(need)) {
     where = "";
   }
@@ -65,7 +61,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     FailTask(spec, ri::kUnschedulable, "UnschedulableError",
              fmt::format("task {} requires {}, but no node in the cluster has that much "
                          "(cluster total: {})",
-                         spec.function, need.ToString(), ClusterTotalString()));
+                         spec.function, need.ToString(), placement_.ClusterTotal().ToString()));
     if (spec.kind == ri::kActorCreation) {
       Actor& a = actors_[spec.task_id];
       a.creation = spec;
@@ -120,8 +116,7 @@ void Raylet::OnArgsReady(TaskSpec t) {
     if (a != actors_.end() && a->second.state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
-  ready_[need].push_back(std::move(t));
-  ++num_ready_;
+  ready_.Push(need, std::move(t));
 }
 
 void Raylet::StartWorkers(size_t wanted) {
@@ -149,24 +144,16 @@ Client* Raylet::FirstIdle() {
 }
 
 void Raylet::Dispatch() {
-  if (num_ready_ == 0) return;
-  bool progress = true;
-  while (progress && num_ready_ > 0) {
-    progress = false;
-    for (auto it = ready_.begin(); it != ready_.end();) {
-      const ResourceSet& need = it->first;
-      auto& queue = it->second;
-      if (!queue.empty() && available_.Contains(need) && GpusFit(need)) {
+  if (ready_.empty()) return;
+  ready_.StartFitting(
+      available_, [&](const ResourceSet& need) { return GpusFit(need); },
+      [&](const ResourceSet& need, TaskSpec& t) {
         Client* idle = FirstIdle();
-        if (!idle) break;
+        if (!idle) return false;
         Client& w = *idle;
         idle_.pop_front();
-        TaskSpec t = std::move(queue.front());
-        queue.pop_front();
-        --num_ready_;
-        available_.Subtract(need);
         w.held = need;
-        if (auto grant = gpus_.Acquire(GpuAmount(need))) w.gpus = std::move(*grant);
+        if (auto grant = gpus_.Acquire(need.Amount("GPU"))) w.gpus = std::move(*grant);
         if (t.kind == ri::kActorCreation) {
           w.state = Client::kActor;
           w.actor_id = t.task_id;
@@ -177,31 +164,13 @@ void Raylet::Dispatch() {
         }
         SendExecute(w, t);
         w.running = std::move(t);
-        progress = true;
-      }
-      if (queue.empty()) {
-        it = ready_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
+        return true;
+      });
   if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
   ReclaimLeases();
-  // Start workers for tasks that fit but found no idle worker.
-  // Tasks that could start now if there were workers: as many of each shape as the
-  // free resources hold (a shape needing nothing: all of them).
-  size_t runnable = 0;
-  for (auto& [need, queue] : ready_) {
-    ResourceSet free = available_;
-    for (size_t n = 0; n < queue.size() && runnable < static_cast<size_t>(max_workers_) &&
-                       free.Contains(need);
-         ++n) {
-      free.Subtract(need);
-      ++runnable;
-    }
-  }
+  // Start workers for tasks that could start now if there were workers.
+  size_t runnable = ready_.Runnable(available_, static_cast<size_t>(max_workers_));
   size_t idle = idle_.size();
   if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
 }
@@ -220,50 +189,36 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
           std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids));
 }
 
-// Tasks sent ahead per worker: enough to cover a round trip to the raylet with
-// short tasks, few enough that a long task delays little behind it.
-constexpr size_t kPipelineDepth = 16;
-
-// A task that cannot start because every CPU is taken would wait for a worker to
-// finish anyway. Sending it ahead to a busy worker running the same resource shape
-// (round robin) lets that worker start it without a round trip through the raylet.
-// Only plain tasks of the running task's job go ahead: GPUs and max_calls are per
-// task, and a worker that called Get or Wait may be waiting for them
-// (TakeBackTasksAhead). Single-node clusters only: with other nodes, a waiting task
-// may spill to one with room instead (SpillQueued).
 void Raylet::Pipeline() {
   bool looked = false;
-  for (auto& [need, queue] : ready_) {
-    if (queue.empty() || available_.Contains(need) || GpuAmount(need) > 0) continue;
+  bool multi_node = false;
+  std::vector<Client*> busy;
+  ready_.ForEachShape([&](const ResourceSet& need, size_t) {
+    if (multi_node || !scheduler::ShapeMayGoAhead(need, available_)) return;
     if (!looked) {  // a node may have joined since the last look
       looked = true;
       RefreshCluster();
-      if (MultiNode()) return;
+      multi_node = MultiNode();
+      if (multi_node) return;
     }
-    std::vector<Client*> busy;
+    busy.clear();
     for (auto& [peer, c] : clients_) {
-      if (c.state == Client::kBusy && !c.blocked && !c.no_pipelining && c.running &&
-          c.running->max_calls == 0 && c.held == need && c.queued.size() < kPipelineDepth) {
+      if (c.state == Client::kBusy && scheduler::WorkerTakesAhead(AheadOf(c), need)) {
         busy.push_back(&c);
       }
     }
-    for (bool sent = true; sent && !queue.empty();) {
+    for (bool sent = true; sent;) {  // round robin
       sent = false;
       for (Client* w : busy) {
-        if (queue.empty()) break;
-        TaskSpec& t = queue.front();
-        if (w->queued.size() >= kPipelineDepth || t.max_calls != 0 || t.kind != ri::kNormalTask ||
-            t.job_id != w->running->job_id) {
-          continue;
-        }
-        SendExecute(*w, t, /*ahead=*/true);
-        w->queued.push_back(std::move(t));
-        queue.pop_front();
-        --num_ready_;
+        TaskSpec* t = ready_.Front(need);
+        if (!t) return;
+        if (!scheduler::TaskMayGoAhead(*t, AheadOf(*w))) continue;
+        SendExecute(*w, *t, /*ahead=*/true);
+        w->queued.push_back(ready_.PopFront(need));
         sent = true;
       }
     }
-  }
+  });
 }
 
 void Raylet::TakeBackTasksAhead(Client& w) {
@@ -273,15 +228,8 @@ void Raylet::TakeBackTasksAhead(Client& w) {
   protocol::RevokeTasks revoke;
   for (const auto& t : w.queued) revoke.task_ids.push_back(t.task_id);
   SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
-  Requeue(std::move(w.queued));
+  ready_.Requeue(std::move(w.queued));
   w.queued.clear();
-}
-
-void Raylet::Requeue(std::deque<TaskSpec> tasks) {
-  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
-    ready_[ResourcesOf(*it)].push_front(std::move(*it));
-    ++num_ready_;
-  }
 }
 
 std::string Raylet::PluginPath(const std::string& hash) {
@@ -384,16 +332,15 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   }
   available_.Add(c.held);
   gpus_.Release(c.gpus);
-  Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
+  ready_.Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
   DirectCallDied(c, e.how);
   // A worker that was killed left its socket for direct calls behind, and its slot.
   transport::RemoveSocketFile(transport::WorkerEndpoint(endpoint_, e.worker_id));
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
-  unreclaimed_.erase(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
-    leased_.Subtract(c.held);
+    leases_.Ended(e.worker_id, c.held);
     SendMsg(c.leased_to, MessageType::kLeaseGone, 0,
             protocol::LeaseGone{c.direct_endpoint,
                                 fmt::format("pid {} {}", e.pid, e.how)});
@@ -534,13 +481,12 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   TaskSpec shape;
   shape.resources = std::get<0>(*msg);
   ResourceSet need = ResourcesOf(shape);
-  // Tasks queued here for the shape go first; GPU ids are handed out per task.
-  auto queued = ready_.find(need);
-  if ((queued != ready_.end() && !queued->second.empty()) || QueueWaitsForLeases() ||
-      GpuAmount(need) > 0 || std::get<1>(*msg).size() != JobId::kSize) {
-    return "";
+  bool job_ok = std::get<1>(*msg).size() == JobId::kSize;
+  switch (leases_.Decide(need, job_ok, ready_, available_)) {
+    case scheduler::LeasePolicy::Answer::kNotNow: return "";
+    case scheduler::LeasePolicy::Answer::kBusy: return "busy";
+    case scheduler::LeasePolicy::Answer::kMayGrant: break;
   }
-  if (!available_.Contains(need)) return "busy";
   Client* idle = FirstIdle();
   if (!idle) {
     if (starting_ == 0) StartWorkers(1);  // for the next ask
@@ -553,8 +499,7 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   w.held = w.lease_shape = need;
   w.state = Client::kBusy;
   w.leased_to = caller.peer;
-  leased_.Add(need);
-  unreclaimed_.insert(w.peer);
+  leases_.Granted(w.peer, need);
   w.last_job = std::get<1>(*msg);
   w.dispatched_ms = NowMillis();
   SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller.peer});
@@ -567,10 +512,9 @@ void Raylet::HandleReturnLease(Client& c) {
     return;
   }
   available_.Add(c.held);
-  leased_.Subtract(c.held);  // (a blocked worker's lent CPU is out of both already)
+  leases_.Ended(c.peer, c.held);  // (a blocked worker's lent CPU is out of both already)
   c.held = c.lease_shape = ResourceSet();
   c.leased_to.clear();
-  unreclaimed_.erase(c.peer);
   c.blocked = false;
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
@@ -582,20 +526,10 @@ void Raylet::RevokeLeasesOf(const std::string& caller) {
   }
 }
 
-bool Raylet::QueueWaitsForLeases() const {
-  if (num_ready_ == 0) return false;
-  ResourceSet unleased = available_;
-  unleased.Add(leased_);
-  return std::any_of(ready_.begin(), ready_.end(), [&](const auto& shape) {
-    return !shape.second.empty() && !available_.Contains(shape.first) &&
-           unleased.Contains(shape.first);
-  });
-}
-
 void Raylet::ReclaimLeases() {
-  if (unreclaimed_.empty() || !QueueWaitsForLeases()) return;
-  for (const std::string& peer : unreclaimed_) Send(peer, MessageType::kYieldLease, 0, "");
-  unreclaimed_.clear();
+  for (const std::string& peer : leases_.TakeToYield(ready_, available_)) {
+    Send(peer, MessageType::kYieldLease, 0, "");
+  }
 }
 
 void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause) {
@@ -649,15 +583,9 @@ void Raylet::KillActor(const std::string& actor_id) {
   }
   // Not placed (yet, or again): drop the queued creation task. One still waiting for
   // its arguments is dropped by OnArgsReady.
-  for (auto& [need, q] : ready_) {
-    size_t before = q.size();
-    q.erase(std::remove_if(q.begin(), q.end(),
-                           [&](const TaskSpec& t) {
-                             return t.kind == ri::kActorCreation && t.task_id == actor_id;
-                           }),
-            q.end());
-    num_ready_ -= before - q.size();
-  }
+  ready_.EraseIf([&](const TaskSpec& t) {
+    return t.kind == ri::kActorCreation && t.task_id == actor_id;
+  });
   OnActorDied(actor_id, "the actor was killed before it started");
 }
 
