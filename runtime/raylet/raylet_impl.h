@@ -1,9 +1,20 @@
 #pragma once
 // Inside the raylet (see raylet.h for what it is): its state and the handlers of its
-// event loop. Not a public interface; the implementation is split by concern:
-//   raylet.cc      the loop, clients, the object table and waiters
+// event loop. Not a public interface. The Raylet class keeps the loop, the routing of
+// messages and the glue; its policy and its tables live elsewhere:
+//   scheduler/local_task_queue.h  ready tasks by resource shape; which start now
+//   scheduler/placement.h         the other nodes' resources; where a task runs or spills
+//   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
+//   scheduler/pipelining.h        which tasks go ahead to busy workers
+//   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
+//   raylet/task_events.h          task events batched for the GCS, RUNNING reports
+//   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
+//   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
+// The class's own code is split by concern:
+//   raylet.cc      the loop, clients, objects and waiters
 //   scheduling.cc  tasks, workers and actors on this node
 //   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
+//   state.cc       the state API: task events, the node list
 
 #include "runtime/raylet/raylet.h"
 
@@ -37,8 +48,12 @@
 #include "runtime/serialization/running_task.h"
 #include "runtime/transport/transport.h"
 
+#include "runtime/raylet/actor_directory.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_manager.h"
+#include "runtime/raylet/object_table.h"
+#include "runtime/raylet/remote_nodes.h"
+#include "runtime/raylet/task_events.h"
 
 namespace ray::raylet {
 
@@ -53,18 +68,6 @@ namespace ri = ray::internal;
 inline std::string Hex(const std::string& bin) { return ToHex(bin); }
 
 using protocol::CheckTaskSpec;
-
-struct Waiter {
-  enum Kind { kGet, kWait, kTask, kPeerPull } kind;
-  std::string peer;  // client, or (kPeerPull) the raylet that asked for the object
-  uint64_t request_id = 0;
-  std::vector<ObjectId> ids;
-  size_t needed = 0;  // objects still missing before this waiter completes
-  int64_t deadline_ms = -1;
-  TaskSpec task;  // kTask
-  std::string origin;  // kTask forwarded here: the node to pull missing arguments from
-  bool done = false;
-};
 
 struct Client {
   std::string peer;
@@ -93,27 +96,6 @@ struct Client {
   std::shared_ptr<protocol::RunningTaskSlot> running_slot;
 };
 
-struct Actor {
-  enum State { kPending, kAlive, kRestarting, kDead } state = kPending;
-  TaskSpec creation;
-  std::string worker;       // peer
-  std::string remote_node;  // set when the actor lives on another node: calls go there
-  std::deque<TaskSpec> queue;     // not yet sent, in submission order
-  std::deque<TaskSpec> inflight;  // sent, in order
-  std::shared_ptr<Waiter> head_waiter;  // the queue's head waits for its arguments
-  int restarts = 0;
-  std::string death_cause;
-  std::set<std::string> direct_callers;  // clients told its worker's endpoint
-  bool killed = false;                    // Kill()ed: dies, never restarts
-};
-
-struct StoredObject {
-  ObjectState state;
-  std::string data;  // inline bytes or error info
-  std::string segment;
-  uint64_t size = 0;
-};
-
 class Raylet {
  public:
   explicit Raylet(const RayletOptions& o)
@@ -123,6 +105,7 @@ class Raylet {
                 o.object_store_bytes}),
         gcs_(o.gcs_address, o.token, 1000),
         placement_(ResourceSet::FromDoubles(o.resources)),
+        task_events_(node_id_.Binary()),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))) {
     total_ = ResourceSet::FromDoubles(o.resources);
@@ -190,7 +173,7 @@ class Raylet {
   void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                 const std::string& message);
   ObjectPayload PayloadOf(const ObjectId& id) const;
-  bool Ready(const ObjectId& id) const { return objects_.count(id) > 0; }
+  bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
   void AddWaiter(const std::shared_ptr<Waiter>& w);
   void CompleteWaiter(const std::shared_ptr<Waiter>& w);
   void ExpireWaiters();
@@ -305,13 +288,10 @@ class Raylet {
   std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
   scheduler::LeasePolicy leases_;
-  std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
-  std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
-  std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
-  std::multimap<int64_t, std::weak_ptr<Waiter>> deadlines_;
+  ObjectTable objects_;  // and who waits for them
   // Tasks whose arguments are ready, waiting for resources and a worker.
   scheduler::LocalTaskQueue ready_;
-  std::unordered_map<std::string, Actor> actors_;
+  ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<std::string> finished_jobs_;
   std::map<std::string, std::string> known_plugins_;  // hash -> path of the local copy
   int64_t next_periodic_ms_ = 0;
@@ -322,11 +302,7 @@ class Raylet {
   std::unique_ptr<ObjectManager> peers_;
   std::string peer_address_;
   scheduler::Placement placement_;  // this node and the others, as last heard of
-  // Tasks this node placed elsewhere and not yet heard finished: id -> (spec, node).
-  std::unordered_map<std::string, std::pair<TaskSpec, std::string>> forwarded_;
-  std::unordered_map<ObjectId, std::string, IdHash> remote_objects_;  // -> node id
-  std::unordered_map<std::string, std::string> task_origin_;  // forwarded here: id -> node
-  std::unordered_set<ObjectId, IdHash> unlocated_;
+  RemoteNodes remote_;  // tasks and objects on other nodes, tasks from them
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).
@@ -340,10 +316,7 @@ class Raylet {
   // Objects to report to the GCS's directory: every shared-memory object, and on a
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
-  std::vector<gcs::TaskEvent> task_events_;  // not yet sent to the GCS
-  std::vector<std::tuple<std::string, std::string, bool>> actor_records_;  // likewise
-  std::unordered_set<std::string> reported_running_;  // task ids with a RUNNING event
-  size_t dropped_events_ = 0;                // while the GCS could not take them
+  TaskEvents task_events_;  // not yet sent to the GCS
   GpuAllocator gpus_;
 };
 

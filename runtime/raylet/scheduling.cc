@@ -53,7 +53,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
       RAY_LOG_INFO("task {} requires {}, more than any node has; waiting for the autoscaler",
                    spec.function, need.ToString());
     }
-    if (spec.kind == ri::kActorCreation) actors_[spec.task_id].creation = spec;
+    if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
     infeasible_.push_back(std::move(spec));
     return;
   }
@@ -63,7 +63,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
                          "(cluster total: {})",
                          spec.function, need.ToString(), placement_.ClusterTotal().ToString()));
     if (spec.kind == ri::kActorCreation) {
-      Actor& a = actors_[spec.task_id];
+      Actor& a = actors_.Entry(spec.task_id);
       a.creation = spec;
       a.state = Actor::kDead;
       a.death_cause = "the actor could not be placed: it requires " + need.ToString();
@@ -75,17 +75,14 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     return;
   }
   if (spec.kind == ri::kActorCreation) {
-    Actor& a = actors_[spec.task_id];
+    Actor& a = actors_.Entry(spec.task_id);
     a.creation = spec;
     a.remote_node.clear();
     auto owner = clients_.find(spec.caller);
     if (owner != clients_.end() && !owner->second.is_driver) {
       std::vector<std::string>& owned = owner->second.owned_actors;
       if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
-        std::erase_if(owned, [&](const std::string& id) {
-          auto a = actors_.find(id);
-          return a == actors_.end() || a->second.state == Actor::kDead;
-        });
+        actors_.PruneOwned(owned);
       }
       owned.push_back(spec.task_id);
     }
@@ -112,8 +109,8 @@ void Raylet::Enqueue(TaskSpec t) {
 void Raylet::OnArgsReady(TaskSpec t) {
   if (finished_jobs_.count(t.job_id)) return;  // waited for arguments past its job's end
   if (t.kind == ri::kActorCreation) {
-    auto a = actors_.find(t.task_id);
-    if (a != actors_.end() && a->second.state == Actor::kDead) return;  // killed while waiting
+    const Actor* a = actors_.Find(t.task_id);
+    if (a && a->state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
   ready_.Push(need, std::move(t));
@@ -157,8 +154,7 @@ void Raylet::Dispatch() {
         if (t.kind == ri::kActorCreation) {
           w.state = Client::kActor;
           w.actor_id = t.task_id;
-          Actor& a = actors_[t.task_id];
-          a.worker = w.peer;
+          actors_.Entry(t.task_id).worker = w.peer;
         } else {
           w.state = Client::kBusy;
         }
@@ -263,17 +259,17 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
 
   if (c.state == Client::kActor) {
-    auto a = actors_.find(c.actor_id);
-    if (a == actors_.end()) return;
-    Actor& actor = a->second;
+    Actor* a = actors_.Find(c.actor_id);
+    if (!a) return;
+    Actor& actor = *a;
     if (actor.state != Actor::kAlive) {  // the creation task finished
       bool failed = !msg->returns.empty() &&
                     msg->returns[0].state == static_cast<uint8_t>(ObjectState::kError);
       c.running.reset();
       if (failed) {
-        auto it = objects_.find(ObjectId::FromBinary(msg->returns[0].id));
-        std::string why = it == objects_.end() ? "" :
-            ri::Unpack<ri::ErrorInfo>(it->second.data.data(), it->second.data.size()).message;
+        const StoredObject* o = objects_.Find(ObjectId::FromBinary(msg->returns[0].id));
+        std::string why =
+            o ? ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message : "";
         OnActorDied(c.actor_id, "the actor's constructor failed: " + why);
         pool_->Kill(c.peer);
         c.state = Client::kStarting;  // never reused; its exit is not the actor's death again
@@ -369,30 +365,28 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 // Actors.
 
 void Raylet::SubmitActorTask(TaskSpec t) {
-  auto it = actors_.find(t.actor_id);
-  if (it == actors_.end() && MultiNode()) {
+  Actor* a = actors_.Find(t.actor_id);
+  if (!a && MultiNode()) {
     // A handle passed from another node: the GCS knows where the actor lives.
     auto node = gcs_.ActorNode(t.actor_id);
     if (node.ok() && !node->empty() && *node != node_id_.Binary()) {
-      Actor& a = actors_[t.actor_id];
-      a.remote_node = *node;
-      a.state = Actor::kAlive;
-      it = actors_.find(t.actor_id);
+      a = &actors_.Entry(t.actor_id);
+      a->remote_node = *node;
+      a->state = Actor::kAlive;
     }
   }
-  if (it != actors_.end() && !it->second.remote_node.empty() &&
-      it->second.state != Actor::kDead) {
-    Forward(std::move(t), it->second.remote_node);
+  if (a && !a->remote_node.empty() && a->state != Actor::kDead) {
+    Forward(std::move(t), a->remote_node);
     return;
   }
-  if (it == actors_.end() || it->second.state == Actor::kDead) {
-    std::string cause = it == actors_.end() ? "no such actor on this node" : it->second.death_cause;
+  if (!a || a->state == Actor::kDead) {
+    std::string cause = a ? a->death_cause : "no such actor on this node";
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} cannot run: {}", t.function, cause));
     return;
   }
-  it->second.queue.push_back(std::move(t));
-  PumpActor(it->second);
+  a->queue.push_back(std::move(t));
+  PumpActor(*a);
 }
 
 void Raylet::PumpActor(Actor& a) {
@@ -423,9 +417,9 @@ void Raylet::PumpActor(Actor& a) {
 }
 
 void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) {
-  auto it = actors_.find(actor_id);
-  if (it == actors_.end()) return;
-  Actor& a = it->second;
+  Actor* found = actors_.Find(actor_id);
+  if (!found) return;
+  Actor& a = *found;
   if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
   NotifyDirectCallers(actor_id, a, cause);
   for (const auto& t : a.inflight) {
@@ -437,8 +431,7 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   if (a.head_waiter) a.head_waiter->done = true;
   a.head_waiter.reset();
   bool job_over = finished_jobs_.count(a.creation.job_id) > 0;
-  if (!job_over && a.state != Actor::kDead &&
-      (a.creation.max_restarts < 0 || a.restarts < a.creation.max_restarts)) {
+  if (!job_over && a.MayRestart()) {
     ++a.restarts;
     a.state = Actor::kRestarting;
     RAY_LOG_WARN("restarting actor {} ({} of {}): {}", Hex(actor_id), a.restarts,
@@ -464,7 +457,7 @@ void Raylet::RecordActor(const std::string& actor_id, const Actor& a) {
   if (!MultiNode() && a.creation.actor_name.empty()) {
     // Nobody looks an unnamed actor up in the GCS on a single node (the state API
     // aside): the record waits for the next Periodic, with the others.
-    actor_records_.emplace_back(actor_id, node_id_.Binary(), alive);
+    actors_.AddRecord(actor_id, node_id_.Binary(), alive);
     return;
   }
   // Handles may travel to other nodes, which look the actor up there; a name must be
@@ -540,38 +533,31 @@ void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const st
 }
 
 std::string Raylet::DirectEndpoint(const Client& caller, const std::string& actor_id) {
-  auto it = actors_.find(actor_id);
-  if (it == actors_.end()) return "";
-  Actor& a = it->second;
+  Actor* found = actors_.Find(actor_id);
+  if (!found) return "";
+  Actor& a = *found;
   if (!a.remote_node.empty()) return "remote";
   if (a.state != Actor::kAlive || a.killed) return "";
   auto w = clients_.find(a.worker);
   if (w == clients_.end() || w->second.direct_endpoint.empty()) return "";
   // Calls must run in the order they were made: none of this caller's may still wait
   // here. (Its requests arrive in order, so any it sent before asking are here now.)
-  auto mine = [&](const TaskSpec& t) { return t.caller == caller.peer; };
-  if (std::any_of(a.queue.begin(), a.queue.end(), mine) ||
-      std::any_of(a.inflight.begin(), a.inflight.end(), mine)) {
-    return "";
-  }
+  if (a.HasCallsFrom(caller.peer)) return "";
   a.direct_callers.insert(caller.peer);
   return w->second.direct_endpoint;
 }
 
 void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {
   for (const auto& id : owned) {
-    auto it = actors_.find(id);
-    bool gone = it == actors_.end() || it->second.state == Actor::kDead;
-    if (gone || !it->second.remote_node.empty()) continue;
+    if (actors_.Gone(id) || !actors_.Find(id)->remote_node.empty()) continue;
     RAY_LOG_INFO("actor {} dies with the worker that created it", Hex(id));
     KillActor(id);
   }
 }
 
 void Raylet::KillActor(const std::string& actor_id) {
-  auto it = actors_.find(actor_id);
-  if (it == actors_.end() || it->second.state == Actor::kDead) return;
-  Actor& a = it->second;
+  if (actors_.Gone(actor_id)) return;
+  Actor& a = *actors_.Find(actor_id);
   a.creation.max_restarts = a.restarts;  // no restart after a kill
   a.killed = true;
   // Direct callers hear it now, before the worker is gone: a call made after Kill()
