@@ -12,7 +12,8 @@
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
 // The class's own code is split by concern:
 //   raylet.cc      the loop, clients, objects and waiters
-//   scheduling.cc  tasks, workers and actors on this node
+//   scheduling.cc  tasks, workers and leases on this node
+//   actors.cc      actors on this node, and calls to actors elsewhere
 //   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
 //   state.cc       the state API: task events, the node list
 
