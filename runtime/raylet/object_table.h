@@ -7,6 +7,7 @@
 // `now_ms` passed in) nor sends anything. The raylet completes the waiters the table
 // hands back (replies, dispatch) and frees the segments it reports. Not thread-safe.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
