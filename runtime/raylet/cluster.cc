@@ -97,44 +97,28 @@ void Raylet::FinishJob(const std::string& job_id) {
   RAY_LOG_INFO("job {} finished; releasing its actors and objects", Hex(job_id));
   finished_jobs_.insert(job_id);
   if (!stop_->load()) FlushTaskEvents();  // the job's events are in the GCS once it is over
-  for (auto& [id, a] : actors_) {
-    if (a.creation.job_id != job_id || a.state == Actor::kDead) continue;
+  actors_.ForEach([&](const std::string& id, Actor& a) {
+    if (a.creation.job_id != job_id || a.state == Actor::kDead) return;
     if (!a.worker.empty()) pool_->Kill(a.worker);
     a.state = Actor::kDead;
     a.death_cause = "its job finished";
     RecordActor(id, a);
-  }
+  });
   FlushActorRecords();  // the job's actors are DEAD in the GCS once it is over
   // Nothing calls them any more (their handles died with the job): the GCS keeps them.
-  std::erase_if(actors_, [&](const auto& a) { return a.second.creation.job_id == job_id; });
+  actors_.EraseJob(job_id);
   std::erase_if(infeasible_, [&](const TaskSpec& t) { return t.job_id == job_id; });
-  for (auto& [need, q] : ready_) {
-    size_t before = q.size();
-    q.erase(std::remove_if(q.begin(), q.end(), [&](const TaskSpec& t) { return t.job_id == job_id; }),
-            q.end());
-    num_ready_ -= before - q.size();
-  }
-  std::erase_if(free_on_arrival_,
-                [&](const ObjectId& id) { return TaskJob(id.Task()).Binary() == job_id; });
+  ready_.EraseIf([&](const TaskSpec& t) { return t.job_id == job_id; });
   // Its tasks shown RUNNING here end with it.
   for (auto& [peer, c] : clients_) {
     auto r = RunningTaskOf(c);
-    if (r && r->job_id == job_id && reported_running_.count(r->task_id)) {
+    if (r && r->job_id == job_id && task_events_.ReportedRunning(r->task_id)) {
       RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms,
                  NowMillis());
     }
   }
-  std::erase_if(reported_running_, [&](const std::string& task) {
-    return TaskJob(TaskId::FromBinary(task)).Binary() == job_id;
-  });
-  for (auto it = objects_.begin(); it != objects_.end();) {
-    if (TaskJob(it->first.Task()).Binary() == job_id) {
-      store_.Free(it->first);
-      it = objects_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  task_events_.ForgetJob(job_id);
+  objects_.EraseJob(job_id, [&](const ObjectId& id, const StoredObject&) { store_.Free(id); });
 }
 
 void Raylet::Periodic() {
@@ -188,9 +172,9 @@ void Raylet::Periodic() {
 std::vector<protocol::ResourceDemand> Raylet::Load() const {
   // Tasks queued here, and those sent ahead to busy workers, wait for resources.
   std::map<ResourceSet, int64_t> waiting;
-  for (const auto& [shape, queue] : ready_) {
-    if (!queue.empty()) waiting[shape] += static_cast<int64_t>(queue.size());
-  }
+  ready_.ForEachShape([&](const ResourceSet& shape, size_t count) {
+    waiting[shape] += static_cast<int64_t>(count);
+  });
   for (const auto& [peer, c] : clients_) {
     for (const auto& t : c.queued) ++waiting[ResourcesOf(t)];
   }
@@ -237,95 +221,38 @@ protocol::NodeInfo Raylet::SelfInfo() const {
   return info;
 }
 
-bool Raylet::MultiNode() const {
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE") return true;
-  }
-  return false;
-}
-
-std::string Raylet::ClusterTotalString() const {
-  ResourceSet sum = total_;
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE") sum.Add(ResourceSet::FromDoubles(n.total));
-  }
-  return sum.ToString();
-}
-
-std::optional<std::string> Raylet::RemoteWithRoom(const ResourceSet& need) const {
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE" && !n.peer_address.empty() &&
-        ResourceSet::FromDoubles(n.available).Contains(need)) {
-      return id;
-    }
-  }
-  return std::nullopt;
-}
-
 void Raylet::SpillQueued() {
-  for (auto& [need, queue] : ready_) {
-    if (available_.Contains(need)) continue;  // runs here soon enough
-    for (auto it = queue.begin(); it != queue.end();) {
-      auto node = task_origin_.count(it->task_id) ? std::nullopt : RemoteWithRoom(need);
-      if (!node) {
-        ++it;
-        continue;
-      }
-      TaskSpec t = std::move(*it);
-      it = queue.erase(it);
-      --num_ready_;
-      Forward(std::move(t), *node);
-    }
-  }
-}
-
-std::optional<std::string> Raylet::ChooseNode(const ResourceSet& need) const {
-  // Here, if it can start now and nothing of its shape waits before it.
-  auto queued = ready_.find(need);
-  bool queue_empty = queued == ready_.end() || queued->second.empty();
-  if (available_.Contains(need) && queue_empty) return std::string();
-  // Spill to a node with room now; else wait here if this node could ever run it;
-  // else wait on a node that could.
-  if (auto n = RemoteWithRoom(need)) return n;
-  if (total_.Contains(need)) return std::string();
-  for (const auto& [id, n] : cluster_) {
-    if (n.state == "ALIVE" && !n.peer_address.empty() &&
-        ResourceSet::FromDoubles(n.total).Contains(need)) {
-      return id;
-    }
-  }
-  return std::nullopt;
+  ready_.TakeWaiting(available_, [&](const ResourceSet& need, TaskSpec& t) {
+    if (remote_.FromElsewhere(t.task_id)) return false;  // forwarded here: it stays
+    auto node = placement_.RemoteWithRoom(need);
+    if (!node) return false;
+    Forward(std::move(t), *node);
+    return true;
+  });
 }
 
 void Raylet::Forward(TaskSpec t, const std::string& node_id) {
-  TaskId tid = TaskId::FromBinary(t.task_id);
-  for (uint32_t i = 1; i <= t.num_returns; ++i) {
-    remote_objects_[ObjectId::ForTaskReturn(tid, i)] = node_id;
-  }
   std::deque<TaskSpec> calls;  // made while the creation waited here: they follow it
   if (t.kind == ri::kActorCreation) {
-    Actor& a = actors_[t.task_id];
+    Actor& a = actors_.Entry(t.task_id);
     a.creation = t;
     a.remote_node = node_id;
     a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
     calls.swap(a.queue);
   }
-  if (t.kind != ri::kActorTask) {
-    // Count it against the node's free resources until its next heartbeat says more.
-    auto& available = cluster_[node_id].available;
-    ResourceSet left = ResourceSet::FromDoubles(available);
-    left.Subtract(ResourcesOf(t));
-    available = left.ToDoubles();
-  }
+  // Counted against the node's free resources until its next heartbeat says more.
+  if (t.kind != ri::kActorTask) placement_.Charge(node_id, ResourcesOf(t));
   RAY_LOG_DEBUG("task {} ({}) goes to node {}", Hex(t.task_id), t.function, Hex(node_id));
   peers_->ForwardTask(node_id, protocol::ForwardTask{t, node_id_.Binary()});
+  TaskId tid = TaskId::FromBinary(t.task_id);
+  uint32_t returns = t.num_returns;
+  remote_.Forwarded(std::move(t), node_id);
   // Results someone already waits for (a task spilled from this node's queue) are
   // fetched as soon as they exist there.
-  for (uint32_t i = 1; i <= t.num_returns; ++i) {
+  for (uint32_t i = 1; i <= returns; ++i) {
     ObjectId id = ObjectId::ForTaskReturn(tid, i);
-    if (waiting_on_.count(id)) Locate(id, "");
+    if (objects_.Awaited(id)) Locate(id, "");
   }
-  forwarded_[t.task_id] = {std::move(t), node_id};
   for (auto& call : calls) Forward(std::move(call), node_id);
 }
 
@@ -335,7 +262,7 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
     return;
   }
   if (finished_jobs_.count(t.spec.job_id)) return;
-  task_origin_[t.spec.task_id] = t.origin_node;
+  remote_.SetOrigin(t.spec.task_id, t.origin_node);
   // Arguments missing here are pulled from the origin, which knows where they are.
   for (const auto& a : t.spec.args) {
     if (a.is_ref) Locate(ObjectId::FromBinary(a.data), t.origin_node);
@@ -344,22 +271,15 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
 }
 
 void Raylet::NotifyOrigin(const std::string& task_id) {
-  auto it = task_origin_.find(task_id);
-  if (it == task_origin_.end()) return;
-  peers_->NotifyFinished(it->second, protocol::TaskFinished{task_id, node_id_.Binary()});
-  task_origin_.erase(it);
+  if (auto origin = remote_.TakeOrigin(task_id)) {
+    peers_->NotifyFinished(*origin, protocol::TaskFinished{task_id, node_id_.Binary()});
+  }
 }
 
 void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
-  auto it = forwarded_.find(f.task_id);
-  if (it == forwarded_.end()) return;
   // Results of a task that ended on a node other than the one it was sent to (it was
   // forwarded on) are where the report says.
-  TaskId tid = TaskId::FromBinary(f.task_id);
-  for (uint32_t i = 1; i <= it->second.first.num_returns; ++i) {
-    remote_objects_[ObjectId::ForTaskReturn(tid, i)] = f.node_id;
-  }
-  forwarded_.erase(it);
+  remote_.FinishedOn(f.task_id, f.node_id);
 }
 
 void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
@@ -376,34 +296,27 @@ void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
 
 void Raylet::Locate(const ObjectId& id, const std::string& hint) {
   if (Ready(id) || peers_->Pulling(id)) return;
-  auto known = remote_objects_.find(id);
-  if (known != remote_objects_.end()) {
-    peers_->Pull(id, known->second);
+  if (const std::string* known = remote_.NodeOf(id)) {
+    peers_->Pull(id, *known);
   } else if (!hint.empty() && hint != node_id_.Binary()) {
     peers_->Pull(id, hint);
   } else if (MultiNode()) {
-    unlocated_.insert(id);  // produced here, or somewhere the GCS will know of
+    remote_.Unlocated(id);  // produced here, or somewhere the GCS will know of
   }
 }
 
 void Raylet::LocateUnlocated() {
-  std::vector<std::string> ids;
-  for (auto it = unlocated_.begin(); it != unlocated_.end();) {
-    if (Ready(*it) || peers_->Pulling(*it) || !waiting_on_.count(*it)) {
-      it = unlocated_.erase(it);
-    } else {
-      ids.push_back(it->Binary());
-      ++it;
-    }
-  }
+  std::vector<std::string> ids = remote_.ToLocate([&](const ObjectId& id) {
+    return Ready(id) || peers_->Pulling(id) || !objects_.Awaited(id);
+  });
   if (ids.empty()) return;
   auto where = gcs_.GetObjectLocations(ids);
   if (!where.ok()) return;
   for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
     for (const auto& node : (*where)[i]) {
-      if (node == node_id_.Binary() || !cluster_.count(node)) continue;
+      if (node == node_id_.Binary() || !placement_.Known(node)) continue;
       ObjectId id = ObjectId::FromBinary(ids[i]);
-      if (peers_->Pull(id, node)) unlocated_.erase(id);
+      if (peers_->Pull(id, node)) remote_.Located(id);
       break;
     }
   }
@@ -419,12 +332,12 @@ bool Raylet::RefreshCluster() {
   bool was_single = !MultiNode();
   for (auto& n : *nodes) {
     if (n.node_id == node_id_.Binary()) continue;
-    auto old = cluster_.find(n.node_id);
-    bool was_alive = old != cluster_.end() && old->second.state == "ALIVE";
-    if (n.state == "ALIVE") peers_->SetPeerAddress(n.node_id, n.peer_address);
-    std::string id = n.node_id;
-    cluster_[id] = std::move(n);
-    if (was_alive && cluster_[id].state != "ALIVE") OnNodeDead(id);
+    bool alive = n.state == gcs::kAlive;
+    if (alive) peers_->SetPeerAddress(n.node_id, n.peer_address);
+    bool was_alive = placement_.UpdateNode(n.node_id, alive, !n.peer_address.empty(),
+                                           ResourceSet::FromDoubles(n.total),
+                                           ResourceSet::FromDoubles(n.available));
+    if (was_alive && !alive) OnNodeDead(n.node_id);
   }
   // A node joined a single-node cluster (the autoscaler added it): tasks sent ahead
   // to busy workers come back to the queue, from which they may spill to it.
@@ -445,20 +358,9 @@ bool Raylet::RefreshCluster() {
 
 void Raylet::OnNodeDead(const std::string& node_id) {
   RAY_LOG_WARN("node {} is dead; re-placing its work", Hex(node_id));
-  for (const auto& id : peers_->ForgetPeer(node_id)) unlocated_.insert(id);
+  for (const auto& id : peers_->ForgetPeer(node_id)) remote_.Unlocated(id);
   // Tasks sent there and not finished: retried elsewhere, as for a dead worker.
-  std::vector<TaskSpec> lost;
-  for (auto it = forwarded_.begin(); it != forwarded_.end();) {
-    if (it->second.second == node_id) {
-      lost.push_back(std::move(it->second.first));
-      it = forwarded_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (auto& t : lost) {
-    TaskId tid = TaskId::FromBinary(t.task_id);
-    for (uint32_t i = 1; i <= t.num_returns; ++i) remote_objects_.erase(ObjectId::ForTaskReturn(tid, i));
+  for (auto& t : remote_.TakeLostTasks(node_id)) {
     std::string why = "node " + Hex(node_id) + " died while running " + t.function;
     if (t.kind == ri::kActorTask) {
       FailTask(t, ri::kActorDied, "ActorDiedError", why);
@@ -470,25 +372,19 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     }
   }
   // Actors that lived there: restarted elsewhere if they may be, else dead.
-  for (auto& [id, a] : actors_) {
-    if (a.remote_node != node_id || a.state == Actor::kDead) continue;
-    if (a.creation.max_restarts < 0 || a.restarts < a.creation.max_restarts) {
+  actors_.ForEach([&](const std::string&, Actor& a) {
+    if (a.remote_node != node_id || a.state == Actor::kDead) return;
+    if (a.MayRestart()) {
       ++a.restarts;
       Place(a.creation, true);
     } else {
       a.state = Actor::kDead;
       a.death_cause = "its node " + Hex(node_id) + " died";
     }
-  }
+  });
   // Objects known to be only there are lost: whoever waits for them is told.
-  for (auto it = remote_objects_.begin(); it != remote_objects_.end();) {
-    if (it->second != node_id) {
-      ++it;
-      continue;
-    }
-    ObjectId id = it->first;
-    it = remote_objects_.erase(it);
-    if (waiting_on_.count(id)) {
+  for (const ObjectId& id : remote_.TakeObjectsOn(node_id)) {
+    if (objects_.Awaited(id)) {
       StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
                                    "object " + id.Hex() + " was on node " + Hex(node_id) +
                                        ", which died",

@@ -54,8 +54,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     const size_t pool_items = items.size();
     peers_->AddPollItems(items);
     int64_t timeout = 100;
-    if (!deadlines_.empty()) {
-      timeout = std::clamp<int64_t>(deadlines_.begin()->first - MonoMillis(), 0, 100);
+    if (auto deadline = objects_.NextDeadline()) {
+      timeout = std::clamp<int64_t>(*deadline - MonoMillis(), 0, 100);
     }
     try {
       zmq::poll(items.data(), items.size(), std::chrono::milliseconds(timeout));
@@ -92,7 +92,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   RAY_LOG_INFO("raylet stopping");
   // Briefly: with `ray run` interrupted, the GCS may be gone already.
   gcs::GcsClient last_words(options_.gcs_address, options_.token, 300);
-  Status said = task_events_.empty() ? Status::Ok() : last_words.AddTaskEvents(task_events_);
+  const auto& events = task_events_.pending();
+  Status said = events.empty() ? Status::Ok() : last_words.AddTaskEvents(events);
   if (said.code() != StatusCode::kUnavailable) (void)last_words.UnregisterNode(node_id_.Binary());
   pool_.reset();  // kills workers
   object_store::UnlinkAllSegments(store_.tag());
@@ -224,14 +225,14 @@ void Raylet::StoreObject(const ObjectPayload& p) {
                  p.shm_name);
     return;
   }
-  if (free_on_arrival_.erase(id) || finished_jobs_.count(TaskJob(id.Task()).Binary())) {
+  if (objects_.TakeFreedOnArrival(id) || finished_jobs_.count(TaskJob(id.Task()).Binary())) {
     if (p.state == static_cast<uint8_t>(ObjectState::kShared)) object_store::UnlinkSegment(p.shm_name);
     return;
   }
-  if (auto kept = objects_.find(id); kept != objects_.end()) {
+  if (const StoredObject* kept = objects_.Find(id)) {
     // A retried task or restarted actor may produce an object again: keep the first.
     // Segments are named per id, so only a segment the kept copy does not use goes.
-    if (p.state == static_cast<uint8_t>(ObjectState::kShared) && kept->second.segment != p.shm_name) {
+    if (p.state == static_cast<uint8_t>(ObjectState::kShared) && kept->segment != p.shm_name) {
       object_store::UnlinkSegment(p.shm_name);
     }
     return;
@@ -254,16 +255,7 @@ void Raylet::StoreObject(const ObjectPayload& p) {
     uint64_t size = o.state == ObjectState::kShared ? o.size : o.data.size();
     new_locations_.push_back(gcs::ObjectLocation{p.id, node_id_.Binary(), size});
   }
-  objects_.emplace(id, std::move(o));
-  auto w = waiting_on_.find(id);
-  if (w == waiting_on_.end()) return;
-  auto waiters = std::move(w->second);
-  waiting_on_.erase(w);
-  for (auto& waiter : waiters) {
-    if (waiter->done) continue;
-    if (waiter->needed > 0) --waiter->needed;
-    if (waiter->needed == 0) CompleteWaiter(waiter);
-  }
+  objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
 }
 
 void Raylet::StoreError(const ObjectId& id, const ri::ErrorInfo& e) {
@@ -286,35 +278,18 @@ void Raylet::FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& 
 ObjectPayload Raylet::PayloadOf(const ObjectId& id) const {
   ObjectPayload p;
   p.id = id.Binary();
-  auto it = objects_.find(id);
-  if (it == objects_.end()) return p;  // kMissing
-  p.state = static_cast<uint8_t>(it->second.state);
-  p.data = it->second.data;
-  p.shm_name = it->second.segment;
-  p.size = it->second.size;
+  const StoredObject* o = objects_.Find(id);
+  if (!o) return p;  // kMissing
+  p.state = static_cast<uint8_t>(o->state);
+  p.data = o->data;
+  p.shm_name = o->segment;
+  p.size = o->size;
   return p;
 }
 
 void Raylet::AddWaiter(const std::shared_ptr<Waiter>& w) {
-  std::unordered_set<ObjectId, IdHash> seen;
-  w->needed = 0;
-  for (const auto& id : w->ids) {
-    if (Ready(id) || !seen.insert(id).second) continue;
-    waiting_on_[id].push_back(w);
-    ++w->needed;
-    Locate(id, w->origin);
-  }
-  if (w->kind == Waiter::kWait) {
-    size_t ready = w->ids.size() - w->needed;
-    size_t want = std::min<size_t>(w->task.num_returns, w->ids.size());
-    // Wait completes when `want` are ready: needed counts down to (missing - (want - ready)).
-    w->needed = ready >= want ? 0 : want - ready;
-  }
-  if (w->needed == 0) {
-    CompleteWaiter(w);
-  } else if (w->deadline_ms >= 0) {
-    deadlines_.emplace(w->deadline_ms, w);
-  }
+  bool complete = objects_.AddWaiter(w, [&](const ObjectId& id) { Locate(id, w->origin); });
+  if (complete) CompleteWaiter(w);
 }
 
 void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
@@ -340,10 +315,9 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
     }
     case Waiter::kTask:
       if (w->task.kind == ri::kActorTask) {
-        auto a = actors_.find(w->task.actor_id);
-        if (a != actors_.end()) {
-          a->second.head_waiter.reset();
-          PumpActor(a->second);
+        if (Actor* a = actors_.Find(w->task.actor_id)) {
+          a->head_waiter.reset();
+          PumpActor(*a);
         }
       } else {
         OnArgsReady(std::move(w->task));
@@ -353,12 +327,8 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
 }
 
 void Raylet::ExpireWaiters() {
-  int64_t now = MonoMillis();
-  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
-    auto w = deadlines_.begin()->second.lock();
-    deadlines_.erase(deadlines_.begin());
-    if (w && !w->done) CompleteWaiter(w);  // replies with what is ready so far
-  }
+  // Each replies with what is ready so far.
+  objects_.ExpireWaiters(MonoMillis(), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
 }
 
 void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
@@ -378,7 +348,7 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
     ResourceSet cpu = c.held.CpuOnly();
     available_.Add(cpu);
     c.held.Subtract(cpu);
-    if (!c.leased_to.empty()) leased_.Subtract(cpu);
+    if (!c.leased_to.empty()) leases_.Lent(cpu);
     c.blocked = true;
   }
 }
@@ -390,20 +360,20 @@ void Raylet::HandleFree(Client& c, std::string_view body) {
   std::unordered_set<std::string> kept(msg->keep_segments.begin(), msg->keep_segments.end());
   for (const auto& bin : msg->ids) {
     ObjectId id = ObjectId::FromBinary(bin);
-    auto it = objects_.find(id);
-    if (it == objects_.end()) {
+    const StoredObject* o = objects_.Find(id);
+    if (!o) {
       // Its task has not finished: the result is dropped when it comes.
-      if (!remote_objects_.count(id)) free_on_arrival_.insert(id);
+      if (!remote_.NodeOf(id)) objects_.FreeOnArrival(id);
       continue;
     }
-    if (it->second.state == ObjectState::kShared) {
+    if (o->state == ObjectState::kShared) {
       if (kept.count(bin)) {
         store_.Forget(id);  // the client fills the segment again; `ray stop` removes it
       } else {
         store_.Free(id);
       }
     }
-    objects_.erase(it);
+    objects_.Erase(id);
   }
 }
 
@@ -413,7 +383,7 @@ void Raylet::Unblock(Client& c) {
   ResourceSet cpu = (c.running ? ResourcesOf(*c.running) : c.lease_shape).CpuOnly();
   available_.Subtract(cpu);
   c.held.Add(cpu);
-  if (!c.leased_to.empty()) leased_.Add(cpu);
+  if (!c.leased_to.empty()) leases_.Reacquired(cpu);
 }
 
 void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
@@ -437,11 +407,11 @@ void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {
   StoreObject(msg->object);
   if (req != 0) {  // the client waits for an acknowledgement (shared-memory puts)
     ObjectId id = ObjectId::FromBinary(msg->object.id);
-    auto it = objects_.find(id);
+    const StoredObject* o = objects_.Find(id);
     protocol::CallReply reply;
-    if (it != objects_.end() && it->second.state == ObjectState::kError &&
+    if (o && o->state == ObjectState::kError &&
         msg->object.state != static_cast<uint8_t>(ObjectState::kError)) {
-      reply.error = ri::Unpack<ri::ErrorInfo>(it->second.data.data(), it->second.data.size()).message;
+      reply.error = ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message;
     }
     SendMsg(c.peer, MessageType::kCallReply, req, reply);
   }

@@ -1,9 +1,21 @@
 #pragma once
 // Inside the raylet (see raylet.h for what it is): its state and the handlers of its
-// event loop. Not a public interface; the implementation is split by concern:
-//   raylet.cc      the loop, clients, the object table and waiters
-//   scheduling.cc  tasks, workers and actors on this node
+// event loop. Not a public interface. The Raylet class keeps the loop, the routing of
+// messages and the glue; its policy and its tables live elsewhere:
+//   scheduler/local_task_queue.h  ready tasks by resource shape; which start now
+//   scheduler/placement.h         the other nodes' resources; where a task runs or spills
+//   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
+//   scheduler/pipelining.h        which tasks go ahead to busy workers
+//   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
+//   raylet/task_events.h          task events batched for the GCS, RUNNING reports
+//   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
+//   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
+// The class's own code is split by concern:
+//   raylet.cc      the loop, clients, objects and waiters
+//   scheduling.cc  tasks, workers and leases on this node
+//   actors.cc      actors on this node, and calls to actors elsewhere
 //   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
+//   state.cc       the state API: task events, the node list
 
 #include "runtime/raylet/raylet.h"
 
@@ -29,12 +41,20 @@
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/raylet/worker_pool.h"
+#include "runtime/scheduler/lease_policy.h"
+#include "runtime/scheduler/local_task_queue.h"
+#include "runtime/scheduler/pipelining.h"
+#include "runtime/scheduler/placement.h"
 #include "runtime/scheduler/resources.h"
 #include "runtime/serialization/running_task.h"
 #include "runtime/transport/transport.h"
 
+#include "runtime/raylet/actor_directory.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_manager.h"
+#include "runtime/raylet/object_table.h"
+#include "runtime/raylet/remote_nodes.h"
+#include "runtime/raylet/task_events.h"
 
 namespace ray::raylet {
 
@@ -43,23 +63,12 @@ using protocol::ObjectPayload;
 using protocol::ObjectState;
 using protocol::TaskSpec;
 using scheduler::ResourceSet;
+using scheduler::ResourcesOf;
 namespace ri = ray::internal;
 
 inline std::string Hex(const std::string& bin) { return ToHex(bin); }
 
 using protocol::CheckTaskSpec;
-
-struct Waiter {
-  enum Kind { kGet, kWait, kTask, kPeerPull } kind;
-  std::string peer;  // client, or (kPeerPull) the raylet that asked for the object
-  uint64_t request_id = 0;
-  std::vector<ObjectId> ids;
-  size_t needed = 0;  // objects still missing before this waiter completes
-  int64_t deadline_ms = -1;
-  TaskSpec task;  // kTask
-  std::string origin;  // kTask forwarded here: the node to pull missing arguments from
-  bool done = false;
-};
 
 struct Client {
   std::string peer;
@@ -88,27 +97,6 @@ struct Client {
   std::shared_ptr<protocol::RunningTaskSlot> running_slot;
 };
 
-struct Actor {
-  enum State { kPending, kAlive, kRestarting, kDead } state = kPending;
-  TaskSpec creation;
-  std::string worker;       // peer
-  std::string remote_node;  // set when the actor lives on another node: calls go there
-  std::deque<TaskSpec> queue;     // not yet sent, in submission order
-  std::deque<TaskSpec> inflight;  // sent, in order
-  std::shared_ptr<Waiter> head_waiter;  // the queue's head waits for its arguments
-  int restarts = 0;
-  std::string death_cause;
-  std::set<std::string> direct_callers;  // clients told its worker's endpoint
-  bool killed = false;                    // Kill()ed: dies, never restarts
-};
-
-struct StoredObject {
-  ObjectState state;
-  std::string data;  // inline bytes or error info
-  std::string segment;
-  uint64_t size = 0;
-};
-
 class Raylet {
  public:
   explicit Raylet(const RayletOptions& o)
@@ -117,6 +105,8 @@ class Raylet {
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
                 o.object_store_bytes}),
         gcs_(o.gcs_address, o.token, 1000),
+        placement_(ResourceSet::FromDoubles(o.resources)),
+        task_events_(node_id_.Binary()),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))) {
     total_ = ResourceSet::FromDoubles(o.resources);
@@ -147,10 +137,8 @@ class Raylet {
   std::string LeaseWorker(const Client& caller, std::string_view body);
   void HandleReturnLease(Client& c);
   void RevokeLeasesOf(const std::string& caller);
-  // Whether queued tasks wait for resources that leased workers hold (they would fit
-  // if the leases ended). Then no new lease is granted, and the leased workers are
-  // asked to return theirs as soon as they run out of their callers' tasks.
-  bool QueueWaitsForLeases() const;
+  // Asks leased workers to return their lease as soon as they run out of their
+  // callers' tasks when queued tasks wait for what they hold (see LeasePolicy).
   void ReclaimLeases();
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   Result<std::string> NodesReply();
@@ -186,7 +174,7 @@ class Raylet {
   void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                 const std::string& message);
   ObjectPayload PayloadOf(const ObjectId& id) const;
-  bool Ready(const ObjectId& id) const { return objects_.count(id) > 0; }
+  bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
   void AddWaiter(const std::shared_ptr<Waiter>& w);
   void CompleteWaiter(const std::shared_ptr<Waiter>& w);
   void ExpireWaiters();
@@ -197,18 +185,16 @@ class Raylet {
   void Enqueue(TaskSpec t);
   void OnArgsReady(TaskSpec t);
   void Dispatch();
-  ResourceSet ResourcesOf(const TaskSpec& t) const;
   // Whether the node's free GPU ids can hold `need`'s GPU amount now.
   bool GpusFit(const ResourceSet& need) const;
   // Sends a task to a worker; it counts as running from now unless `ahead`.
   void SendExecute(Client& w, const TaskSpec& t, bool ahead = false);
-  // When every CPU is taken, sends waiting tasks ahead to busy workers (see .cc).
+  // When every CPU is taken, sends waiting tasks ahead to busy workers (see
+  // scheduler/pipelining.h).
   void Pipeline();
   // A worker calling Get or Wait may wait for the tasks sent ahead to it: they go
   // back to the ready queues, and none go ahead to it until its running task ends.
   void TakeBackTasksAhead(Client& w);
-  // Puts tasks back at the head of the ready queues, in their order.
-  void Requeue(std::deque<TaskSpec> tasks);
   void StartWorkers(size_t wanted);
   // The idle worker at the head of `idle_` (which stays there), or null.
   Client* FirstIdle();
@@ -242,11 +228,7 @@ class Raylet {
   bool AutoscalerAlive();
   // Places the held infeasible work again (a node may have joined).
   void RetryInfeasible();
-  bool MultiNode() const;
-  // Where a task needing `need` should run: "" here, a node id, or nullopt if no
-  // node could ever fit it.
-  std::optional<std::string> ChooseNode(const ResourceSet& need) const;
-  std::optional<std::string> RemoteWithRoom(const ResourceSet& need) const;
+  bool MultiNode() const { return placement_.MultiNode(); }
   // Moves queued tasks that cannot start here now to nodes with room for them.
   void SpillQueued();
   void Forward(TaskSpec t, const std::string& node_id);
@@ -261,7 +243,6 @@ class Raylet {
   // Re-reads the cluster from the GCS; false if skipped (rate limit) or failed.
   bool RefreshCluster();
   void OnNodeDead(const std::string& node_id);
-  std::string ClusterTotalString() const;
 
   // --- task events (state API, timeline), sent to the GCS in batches
   // What the client runs now, as the state API shows it: a task the raylet sent it,
@@ -307,16 +288,11 @@ class Raylet {
   std::unordered_map<std::string, std::vector<std::string>> outbox_;  // peer -> frames
   std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
   std::deque<std::string> idle_;
-  std::unordered_set<std::string> unreclaimed_;  // leased workers not asked to yield yet
-  ResourceSet leased_;  // what leased workers hold, in all (not the CPU a blocked one lent)
-  std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
-  std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
-  std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
-  std::multimap<int64_t, std::weak_ptr<Waiter>> deadlines_;
-  // Tasks whose arguments are ready, grouped by resource shape, FIFO within a shape.
-  std::map<ResourceSet, std::deque<TaskSpec>> ready_;
-  size_t num_ready_ = 0;
-  std::unordered_map<std::string, Actor> actors_;
+  scheduler::LeasePolicy leases_;
+  ObjectTable objects_;  // and who waits for them
+  // Tasks whose arguments are ready, waiting for resources and a worker.
+  scheduler::LocalTaskQueue ready_;
+  ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<std::string> finished_jobs_;
   std::map<std::string, std::string> known_plugins_;  // hash -> path of the local copy
   int64_t next_periodic_ms_ = 0;
@@ -326,12 +302,8 @@ class Raylet {
   // The cluster beyond this node.
   std::unique_ptr<ObjectManager> peers_;
   std::string peer_address_;
-  std::map<std::string, protocol::NodeInfo> cluster_;  // other nodes, by id
-  // Tasks this node placed elsewhere and not yet heard finished: id -> (spec, node).
-  std::unordered_map<std::string, std::pair<TaskSpec, std::string>> forwarded_;
-  std::unordered_map<ObjectId, std::string, IdHash> remote_objects_;  // -> node id
-  std::unordered_map<std::string, std::string> task_origin_;  // forwarded here: id -> node
-  std::unordered_set<ObjectId, IdHash> unlocated_;
+  scheduler::Placement placement_;  // this node and the others, as last heard of
+  RemoteNodes remote_;  // tasks and objects on other nodes, tasks from them
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).
@@ -345,10 +317,7 @@ class Raylet {
   // Objects to report to the GCS's directory: every shared-memory object, and on a
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
-  std::vector<gcs::TaskEvent> task_events_;  // not yet sent to the GCS
-  std::vector<std::tuple<std::string, std::string, bool>> actor_records_;  // likewise
-  std::unordered_set<std::string> reported_running_;  // task ids with a RUNNING event
-  size_t dropped_events_ = 0;                // while the GCS could not take them
+  TaskEvents task_events_;  // not yet sent to the GCS
   GpuAllocator gpus_;
 };
 

@@ -4,10 +4,10 @@ namespace ray::raylet {
 
 namespace {
 
-double GpuAmount(const ResourceSet& need) {
-  auto amounts = need.ToDoubles();
-  auto it = amounts.find("GPU");
-  return it == amounts.end() ? 0.0 : it->second;
+// A worker as scheduler/pipelining.h sees it.
+scheduler::AheadWorker AheadOf(const Client& c) {
+  return {c.running ? &*c.running : nullptr, &c.held, c.queued.size(), c.blocked,
+          c.no_pipelining};
 }
 
 }  // namespace
@@ -16,13 +16,7 @@ double GpuAmount(const ResourceSet& need) {
 // Tasks.
 
 bool Raylet::GpusFit(const ResourceSet& need) const {
-  return gpus_.ids().empty() || gpus_.CanAcquire(GpuAmount(need));
-}
-
-ResourceSet Raylet::ResourcesOf(const TaskSpec& t) const {
-  auto r = t.resources;
-  if (t.kind == ri::kNormalTask && !r.count("CPU")) r["CPU"] = 1;
-  return ResourceSet::FromDoubles(r);
+  return gpus_.ids().empty() || gpus_.CanAcquire(need.Amount("GPU"));
 }
 
 void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
@@ -46,8 +40,10 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
   ResourceSet need = ResourcesOf(spec);
   std::optional<std::string> where;
   if (may_forward) {
-    where = ChooseNode(need);
-    if (!where && RefreshCluster()) where = ChooseNode(need);  // a node may have just joined
+    where = placement_.ChooseNode(need, available_, ready_.Waiting(need));
+    if (!where && RefreshCluster()) {  // a node may have just joined
+      where = placement_.ChooseNode(need, available_, ready_.Waiting(need));
+    }
   } else if (total_.Contains(need)) {
     where = "";
   }
@@ -57,7 +53,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
       RAY_LOG_INFO("task {} requires {}, more than any node has; waiting for the autoscaler",
                    spec.function, need.ToString());
     }
-    if (spec.kind == ri::kActorCreation) actors_[spec.task_id].creation = spec;
+    if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
     infeasible_.push_back(std::move(spec));
     return;
   }
@@ -65,9 +61,9 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     FailTask(spec, ri::kUnschedulable, "UnschedulableError",
              fmt::format("task {} requires {}, but no node in the cluster has that much "
                          "(cluster total: {})",
-                         spec.function, need.ToString(), ClusterTotalString()));
+                         spec.function, need.ToString(), placement_.ClusterTotal().ToString()));
     if (spec.kind == ri::kActorCreation) {
-      Actor& a = actors_[spec.task_id];
+      Actor& a = actors_.Entry(spec.task_id);
       a.creation = spec;
       a.state = Actor::kDead;
       a.death_cause = "the actor could not be placed: it requires " + need.ToString();
@@ -79,17 +75,14 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     return;
   }
   if (spec.kind == ri::kActorCreation) {
-    Actor& a = actors_[spec.task_id];
+    Actor& a = actors_.Entry(spec.task_id);
     a.creation = spec;
     a.remote_node.clear();
     auto owner = clients_.find(spec.caller);
     if (owner != clients_.end() && !owner->second.is_driver) {
       std::vector<std::string>& owned = owner->second.owned_actors;
       if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
-        std::erase_if(owned, [&](const std::string& id) {
-          auto a = actors_.find(id);
-          return a == actors_.end() || a->second.state == Actor::kDead;
-        });
+        actors_.PruneOwned(owned);
       }
       owned.push_back(spec.task_id);
     }
@@ -116,12 +109,11 @@ void Raylet::Enqueue(TaskSpec t) {
 void Raylet::OnArgsReady(TaskSpec t) {
   if (finished_jobs_.count(t.job_id)) return;  // waited for arguments past its job's end
   if (t.kind == ri::kActorCreation) {
-    auto a = actors_.find(t.task_id);
-    if (a != actors_.end() && a->second.state == Actor::kDead) return;  // killed while waiting
+    const Actor* a = actors_.Find(t.task_id);
+    if (a && a->state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
-  ready_[need].push_back(std::move(t));
-  ++num_ready_;
+  ready_.Push(need, std::move(t));
 }
 
 void Raylet::StartWorkers(size_t wanted) {
@@ -149,59 +141,32 @@ Client* Raylet::FirstIdle() {
 }
 
 void Raylet::Dispatch() {
-  if (num_ready_ == 0) return;
-  bool progress = true;
-  while (progress && num_ready_ > 0) {
-    progress = false;
-    for (auto it = ready_.begin(); it != ready_.end();) {
-      const ResourceSet& need = it->first;
-      auto& queue = it->second;
-      if (!queue.empty() && available_.Contains(need) && GpusFit(need)) {
+  if (ready_.empty()) return;
+  ready_.StartFitting(
+      available_, [&](const ResourceSet& need) { return GpusFit(need); },
+      [&](const ResourceSet& need, TaskSpec& t) {
         Client* idle = FirstIdle();
-        if (!idle) break;
+        if (!idle) return false;
         Client& w = *idle;
         idle_.pop_front();
-        TaskSpec t = std::move(queue.front());
-        queue.pop_front();
-        --num_ready_;
-        available_.Subtract(need);
         w.held = need;
-        if (auto grant = gpus_.Acquire(GpuAmount(need))) w.gpus = std::move(*grant);
+        if (auto grant = gpus_.Acquire(need.Amount("GPU"))) w.gpus = std::move(*grant);
         if (t.kind == ri::kActorCreation) {
           w.state = Client::kActor;
           w.actor_id = t.task_id;
-          Actor& a = actors_[t.task_id];
-          a.worker = w.peer;
+          actors_.Entry(t.task_id).worker = w.peer;
         } else {
           w.state = Client::kBusy;
         }
         SendExecute(w, t);
         w.running = std::move(t);
-        progress = true;
-      }
-      if (queue.empty()) {
-        it = ready_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
+        return true;
+      });
   if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
   ReclaimLeases();
-  // Start workers for tasks that fit but found no idle worker.
-  // Tasks that could start now if there were workers: as many of each shape as the
-  // free resources hold (a shape needing nothing: all of them).
-  size_t runnable = 0;
-  for (auto& [need, queue] : ready_) {
-    ResourceSet free = available_;
-    for (size_t n = 0; n < queue.size() && runnable < static_cast<size_t>(max_workers_) &&
-                       free.Contains(need);
-         ++n) {
-      free.Subtract(need);
-      ++runnable;
-    }
-  }
+  // Start workers for tasks that could start now if there were workers.
+  size_t runnable = ready_.Runnable(available_, static_cast<size_t>(max_workers_));
   size_t idle = idle_.size();
   if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
 }
@@ -220,50 +185,36 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
           std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids));
 }
 
-// Tasks sent ahead per worker: enough to cover a round trip to the raylet with
-// short tasks, few enough that a long task delays little behind it.
-constexpr size_t kPipelineDepth = 16;
-
-// A task that cannot start because every CPU is taken would wait for a worker to
-// finish anyway. Sending it ahead to a busy worker running the same resource shape
-// (round robin) lets that worker start it without a round trip through the raylet.
-// Only plain tasks of the running task's job go ahead: GPUs and max_calls are per
-// task, and a worker that called Get or Wait may be waiting for them
-// (TakeBackTasksAhead). Single-node clusters only: with other nodes, a waiting task
-// may spill to one with room instead (SpillQueued).
 void Raylet::Pipeline() {
   bool looked = false;
-  for (auto& [need, queue] : ready_) {
-    if (queue.empty() || available_.Contains(need) || GpuAmount(need) > 0) continue;
+  bool multi_node = false;
+  std::vector<Client*> busy;
+  ready_.ForEachShape([&](const ResourceSet& need, size_t) {
+    if (multi_node || !scheduler::ShapeMayGoAhead(need, available_)) return;
     if (!looked) {  // a node may have joined since the last look
       looked = true;
       RefreshCluster();
-      if (MultiNode()) return;
+      multi_node = MultiNode();
+      if (multi_node) return;
     }
-    std::vector<Client*> busy;
+    busy.clear();
     for (auto& [peer, c] : clients_) {
-      if (c.state == Client::kBusy && !c.blocked && !c.no_pipelining && c.running &&
-          c.running->max_calls == 0 && c.held == need && c.queued.size() < kPipelineDepth) {
+      if (c.state == Client::kBusy && scheduler::WorkerTakesAhead(AheadOf(c), need)) {
         busy.push_back(&c);
       }
     }
-    for (bool sent = true; sent && !queue.empty();) {
+    for (bool sent = true; sent;) {  // round robin
       sent = false;
       for (Client* w : busy) {
-        if (queue.empty()) break;
-        TaskSpec& t = queue.front();
-        if (w->queued.size() >= kPipelineDepth || t.max_calls != 0 || t.kind != ri::kNormalTask ||
-            t.job_id != w->running->job_id) {
-          continue;
-        }
-        SendExecute(*w, t, /*ahead=*/true);
-        w->queued.push_back(std::move(t));
-        queue.pop_front();
-        --num_ready_;
+        TaskSpec* t = ready_.Front(need);
+        if (!t) return;
+        if (!scheduler::TaskMayGoAhead(*t, AheadOf(*w))) continue;
+        SendExecute(*w, *t, /*ahead=*/true);
+        w->queued.push_back(ready_.PopFront(need));
         sent = true;
       }
     }
-  }
+  });
 }
 
 void Raylet::TakeBackTasksAhead(Client& w) {
@@ -273,15 +224,8 @@ void Raylet::TakeBackTasksAhead(Client& w) {
   protocol::RevokeTasks revoke;
   for (const auto& t : w.queued) revoke.task_ids.push_back(t.task_id);
   SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
-  Requeue(std::move(w.queued));
+  ready_.Requeue(std::move(w.queued));
   w.queued.clear();
-}
-
-void Raylet::Requeue(std::deque<TaskSpec> tasks) {
-  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
-    ready_[ResourcesOf(*it)].push_front(std::move(*it));
-    ++num_ready_;
-  }
 }
 
 std::string Raylet::PluginPath(const std::string& hash) {
@@ -315,17 +259,17 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
 
   if (c.state == Client::kActor) {
-    auto a = actors_.find(c.actor_id);
-    if (a == actors_.end()) return;
-    Actor& actor = a->second;
+    Actor* a = actors_.Find(c.actor_id);
+    if (!a) return;
+    Actor& actor = *a;
     if (actor.state != Actor::kAlive) {  // the creation task finished
       bool failed = !msg->returns.empty() &&
                     msg->returns[0].state == static_cast<uint8_t>(ObjectState::kError);
       c.running.reset();
       if (failed) {
-        auto it = objects_.find(ObjectId::FromBinary(msg->returns[0].id));
-        std::string why = it == objects_.end() ? "" :
-            ri::Unpack<ri::ErrorInfo>(it->second.data.data(), it->second.data.size()).message;
+        const StoredObject* o = objects_.Find(ObjectId::FromBinary(msg->returns[0].id));
+        std::string why =
+            o ? ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message : "";
         OnActorDied(c.actor_id, "the actor's constructor failed: " + why);
         pool_->Kill(c.peer);
         c.state = Client::kStarting;  // never reused; its exit is not the actor's death again
@@ -384,16 +328,15 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   }
   available_.Add(c.held);
   gpus_.Release(c.gpus);
-  Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
+  ready_.Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
   DirectCallDied(c, e.how);
   // A worker that was killed left its socket for direct calls behind, and its slot.
   transport::RemoveSocketFile(transport::WorkerEndpoint(endpoint_, e.worker_id));
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
-  unreclaimed_.erase(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
-    leased_.Subtract(c.held);
+    leases_.Ended(e.worker_id, c.held);
     SendMsg(c.leased_to, MessageType::kLeaseGone, 0,
             protocol::LeaseGone{c.direct_endpoint,
                                 fmt::format("pid {} {}", e.pid, e.how)});
@@ -419,113 +362,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 }
 
 // ---------------------------------------------------------------------------
-// Actors.
-
-void Raylet::SubmitActorTask(TaskSpec t) {
-  auto it = actors_.find(t.actor_id);
-  if (it == actors_.end() && MultiNode()) {
-    // A handle passed from another node: the GCS knows where the actor lives.
-    auto node = gcs_.ActorNode(t.actor_id);
-    if (node.ok() && !node->empty() && *node != node_id_.Binary()) {
-      Actor& a = actors_[t.actor_id];
-      a.remote_node = *node;
-      a.state = Actor::kAlive;
-      it = actors_.find(t.actor_id);
-    }
-  }
-  if (it != actors_.end() && !it->second.remote_node.empty() &&
-      it->second.state != Actor::kDead) {
-    Forward(std::move(t), it->second.remote_node);
-    return;
-  }
-  if (it == actors_.end() || it->second.state == Actor::kDead) {
-    std::string cause = it == actors_.end() ? "no such actor on this node" : it->second.death_cause;
-    FailTask(t, ri::kActorDied, "ActorDiedError",
-             fmt::format("actor method {} cannot run: {}", t.function, cause));
-    return;
-  }
-  it->second.queue.push_back(std::move(t));
-  PumpActor(it->second);
-}
-
-void Raylet::PumpActor(Actor& a) {
-  if (a.state != Actor::kAlive || a.head_waiter) return;
-  auto w = clients_.find(a.worker);
-  if (w == clients_.end()) return;
-  while (!a.queue.empty()) {
-    TaskSpec& head = a.queue.front();
-    auto waiter = std::make_shared<Waiter>();
-    waiter->kind = Waiter::kTask;
-    for (const auto& arg : head.args) {
-      if (arg.is_ref && !Ready(ObjectId::FromBinary(arg.data))) {
-        waiter->ids.push_back(ObjectId::FromBinary(arg.data));
-      }
-    }
-    if (!waiter->ids.empty()) {
-      // Later methods wait behind this one, keeping submission order.
-      waiter->task.kind = ri::kActorTask;
-      waiter->task.actor_id = head.actor_id;
-      a.head_waiter = waiter;
-      AddWaiter(waiter);
-      return;
-    }
-    SendExecute(w->second, head);
-    a.inflight.push_back(std::move(head));
-    a.queue.pop_front();
-  }
-}
-
-void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) {
-  auto it = actors_.find(actor_id);
-  if (it == actors_.end()) return;
-  Actor& a = it->second;
-  if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
-  NotifyDirectCallers(actor_id, a, cause);
-  for (const auto& t : a.inflight) {
-    FailTask(t, ri::kActorDied, "ActorDiedError",
-             fmt::format("actor method {} did not finish: {}", t.function, cause));
-  }
-  a.inflight.clear();
-  a.worker.clear();
-  if (a.head_waiter) a.head_waiter->done = true;
-  a.head_waiter.reset();
-  bool job_over = finished_jobs_.count(a.creation.job_id) > 0;
-  if (!job_over && a.state != Actor::kDead &&
-      (a.creation.max_restarts < 0 || a.restarts < a.creation.max_restarts)) {
-    ++a.restarts;
-    a.state = Actor::kRestarting;
-    RAY_LOG_WARN("restarting actor {} ({} of {}): {}", Hex(actor_id), a.restarts,
-                 a.creation.max_restarts, cause);
-    OnArgsReady(a.creation);
-    return;
-  }
-  a.state = Actor::kDead;
-  a.death_cause = cause;
-  for (const auto& t : a.queue) {
-    FailTask(t, ri::kActorDied, "ActorDiedError",
-             fmt::format("actor method {} cannot run: {}", t.function, cause));
-  }
-  a.queue.clear();
-  RecordActor(actor_id, a);
-}
-
-void Raylet::RecordActor(const std::string& actor_id, const Actor& a) {
-  // Recorded DEAD by the node hosting it (named actors free their name), or by the
-  // node their name was taken on.
-  bool alive = a.state == Actor::kAlive;
-  if (!alive && !a.remote_node.empty() && a.creation.actor_name.empty()) return;
-  if (!MultiNode() && a.creation.actor_name.empty()) {
-    // Nobody looks an unnamed actor up in the GCS on a single node (the state API
-    // aside): the record waits for the next Periodic, with the others.
-    actor_records_.emplace_back(actor_id, node_id_.Binary(), alive);
-    return;
-  }
-  // Handles may travel to other nodes, which look the actor up there; a name must be
-  // free again at once. (Records waiting go first: they are older.)
-  FlushActorRecords();
-  Status st = alive ? gcs_.RegisterActor(actor_id, node_id_.Binary()) : gcs_.RemoveActor(actor_id);
-  if (!st.ok()) RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(actor_id), st.message());
-}
+// Leases.
 
 std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   auto msg = protocol::DecodeBody<std::tuple<std::map<std::string, double>, std::string>>(
@@ -534,13 +371,12 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   TaskSpec shape;
   shape.resources = std::get<0>(*msg);
   ResourceSet need = ResourcesOf(shape);
-  // Tasks queued here for the shape go first; GPU ids are handed out per task.
-  auto queued = ready_.find(need);
-  if ((queued != ready_.end() && !queued->second.empty()) || QueueWaitsForLeases() ||
-      GpuAmount(need) > 0 || std::get<1>(*msg).size() != JobId::kSize) {
-    return "";
+  bool job_ok = std::get<1>(*msg).size() == JobId::kSize;
+  switch (leases_.Decide(need, job_ok, ready_, available_)) {
+    case scheduler::LeasePolicy::Answer::kNotNow: return "";
+    case scheduler::LeasePolicy::Answer::kBusy: return "busy";
+    case scheduler::LeasePolicy::Answer::kMayGrant: break;
   }
-  if (!available_.Contains(need)) return "busy";
   Client* idle = FirstIdle();
   if (!idle) {
     if (starting_ == 0) StartWorkers(1);  // for the next ask
@@ -553,8 +389,7 @@ std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
   w.held = w.lease_shape = need;
   w.state = Client::kBusy;
   w.leased_to = caller.peer;
-  leased_.Add(need);
-  unreclaimed_.insert(w.peer);
+  leases_.Granted(w.peer, need);
   w.last_job = std::get<1>(*msg);
   w.dispatched_ms = NowMillis();
   SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller.peer});
@@ -567,10 +402,9 @@ void Raylet::HandleReturnLease(Client& c) {
     return;
   }
   available_.Add(c.held);
-  leased_.Subtract(c.held);  // (a blocked worker's lent CPU is out of both already)
+  leases_.Ended(c.peer, c.held);  // (a blocked worker's lent CPU is out of both already)
   c.held = c.lease_shape = ResourceSet();
   c.leased_to.clear();
-  unreclaimed_.erase(c.peer);
   c.blocked = false;
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
@@ -582,83 +416,10 @@ void Raylet::RevokeLeasesOf(const std::string& caller) {
   }
 }
 
-bool Raylet::QueueWaitsForLeases() const {
-  if (num_ready_ == 0) return false;
-  ResourceSet unleased = available_;
-  unleased.Add(leased_);
-  return std::any_of(ready_.begin(), ready_.end(), [&](const auto& shape) {
-    return !shape.second.empty() && !available_.Contains(shape.first) &&
-           unleased.Contains(shape.first);
-  });
-}
-
 void Raylet::ReclaimLeases() {
-  if (unreclaimed_.empty() || !QueueWaitsForLeases()) return;
-  for (const std::string& peer : unreclaimed_) Send(peer, MessageType::kYieldLease, 0, "");
-  unreclaimed_.clear();
-}
-
-void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause) {
-  for (const std::string& caller : a.direct_callers) {
-    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
+  for (const std::string& peer : leases_.TakeToYield(ready_, available_)) {
+    Send(peer, MessageType::kYieldLease, 0, "");
   }
-  a.direct_callers.clear();
-}
-
-std::string Raylet::DirectEndpoint(const Client& caller, const std::string& actor_id) {
-  auto it = actors_.find(actor_id);
-  if (it == actors_.end()) return "";
-  Actor& a = it->second;
-  if (!a.remote_node.empty()) return "remote";
-  if (a.state != Actor::kAlive || a.killed) return "";
-  auto w = clients_.find(a.worker);
-  if (w == clients_.end() || w->second.direct_endpoint.empty()) return "";
-  // Calls must run in the order they were made: none of this caller's may still wait
-  // here. (Its requests arrive in order, so any it sent before asking are here now.)
-  auto mine = [&](const TaskSpec& t) { return t.caller == caller.peer; };
-  if (std::any_of(a.queue.begin(), a.queue.end(), mine) ||
-      std::any_of(a.inflight.begin(), a.inflight.end(), mine)) {
-    return "";
-  }
-  a.direct_callers.insert(caller.peer);
-  return w->second.direct_endpoint;
-}
-
-void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {
-  for (const auto& id : owned) {
-    auto it = actors_.find(id);
-    bool gone = it == actors_.end() || it->second.state == Actor::kDead;
-    if (gone || !it->second.remote_node.empty()) continue;
-    RAY_LOG_INFO("actor {} dies with the worker that created it", Hex(id));
-    KillActor(id);
-  }
-}
-
-void Raylet::KillActor(const std::string& actor_id) {
-  auto it = actors_.find(actor_id);
-  if (it == actors_.end() || it->second.state == Actor::kDead) return;
-  Actor& a = it->second;
-  a.creation.max_restarts = a.restarts;  // no restart after a kill
-  a.killed = true;
-  // Direct callers hear it now, before the worker is gone: a call made after Kill()
-  // returns goes through the raylet, and fails.
-  NotifyDirectCallers(actor_id, a, "the actor was killed");
-  if (!a.worker.empty()) {
-    pool_->Kill(a.worker);  // OnWorkerExit reports the death
-    return;
-  }
-  // Not placed (yet, or again): drop the queued creation task. One still waiting for
-  // its arguments is dropped by OnArgsReady.
-  for (auto& [need, q] : ready_) {
-    size_t before = q.size();
-    q.erase(std::remove_if(q.begin(), q.end(),
-                           [&](const TaskSpec& t) {
-                             return t.kind == ri::kActorCreation && t.task_id == actor_id;
-                           }),
-            q.end());
-    num_ready_ -= before - q.size();
-  }
-  OnActorDied(actor_id, "the actor was killed before it started");
 }
 
 }  // namespace ray::raylet

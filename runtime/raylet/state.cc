@@ -8,8 +8,6 @@ namespace ray::raylet {
 
 namespace {
 
-// Events kept while the GCS cannot take them; beyond this the oldest are dropped.
-constexpr size_t kMaxBufferedEvents = 100000;
 // A direct call is reported RUNNING once it has run this long (milliseconds).
 constexpr int64_t kRunningReportMs = 5;
 
@@ -18,29 +16,22 @@ constexpr int64_t kRunningReportMs = 5;
 const TaskSpec* Raylet::CurrentTask(const Client& c) const {
   if (c.running) return &*c.running;
   if (c.state != Client::kActor) return nullptr;
-  auto a = actors_.find(c.actor_id);
-  if (a == actors_.end() || a->second.inflight.empty()) return nullptr;
-  return &a->second.inflight.front();  // an actor's methods run in order
+  const Actor* a = actors_.Find(c.actor_id);
+  if (!a || a->inflight.empty()) return nullptr;
+  return &a->inflight.front();  // an actor's methods run in order
 }
 
 void Raylet::RecordTask(const Client& w, const std::string& task_id, const std::string& job_id,
                         const std::string& function, const char* state, int64_t start_ms,
                         int64_t end_ms) {
   std::string worker = w.is_driver ? fmt::format("driver:{}", w.pid) : std::to_string(w.pid);
-  std::string_view s = state;
-  if (s == gcs::kTaskFinished || s == gcs::kTaskFailed) reported_running_.erase(task_id);
-  if (task_events_.size() >= kMaxBufferedEvents) {
-    task_events_.erase(task_events_.begin());
-    ++dropped_events_;
-  }
-  task_events_.push_back(gcs::TaskEvent{task_id, job_id, function, node_id_.Binary(),
-                                        std::move(worker), start_ms, end_ms, state});
+  task_events_.Record(task_id, job_id, function, std::move(worker), state, start_ms, end_ms);
 }
 
 void Raylet::DirectCallDied(const Client& w, const std::string& how) {
   if (!w.running_slot) return;
   auto r = w.running_slot->Read();
-  if (!r || !reported_running_.count(r->task_id)) return;  // no RUNNING row to end
+  if (!r || !task_events_.ReportedRunning(r->task_id)) return;  // no RUNNING row to end
   RecordTask(w, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms, NowMillis());
   RAY_LOG_WARN("worker pid {} died ({}) running {}, called directly", w.pid, how, r->function);
 }
@@ -55,11 +46,12 @@ void Raylet::HandleTaskEvents(Client& c, std::string_view body) {
 }
 
 void Raylet::FlushActorRecords() {
-  if (actor_records_.empty() || stop_->load()) return;
-  if (Status st = gcs_.RecordActors(actor_records_); !st.ok()) {
-    RAY_LOG_WARN("cannot record {} actors in the GCS: {}", actor_records_.size(), st.message());
+  const auto& records = actors_.records();
+  if (records.empty() || stop_->load()) return;
+  if (Status st = gcs_.RecordActors(records); !st.ok()) {
+    RAY_LOG_WARN("cannot record {} actors in the GCS: {}", records.size(), st.message());
   }
-  actor_records_.clear();
+  actors_.ClearRecords();
 }
 
 std::optional<protocol::RunningTask> Raylet::RunningTaskOf(Client& c) {
@@ -85,22 +77,21 @@ void Raylet::FlushTaskEvents() {
   // event (its end), a long one shows as RUNNING meanwhile.
   for (auto& [peer, c] : clients_) {
     auto r = RunningTaskOf(c);
-    if (!r || finished_jobs_.count(r->job_id) || !reported_running_.insert(r->task_id).second) {
+    if (!r || finished_jobs_.count(r->job_id) || !task_events_.MarkRunning(r->task_id)) {
       continue;
     }
     RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskRunning, r->start_ms, 0);
   }
-  if (task_events_.empty()) return;
-  if (Status st = gcs_.AddTaskEvents(task_events_); !st.ok()) {
-    RAY_LOG_WARN("cannot send {} task events to the GCS (kept for later): {}",
-                 task_events_.size(), st.message());
+  const auto& events = task_events_.pending();
+  if (events.empty()) return;
+  if (Status st = gcs_.AddTaskEvents(events); !st.ok()) {
+    RAY_LOG_WARN("cannot send {} task events to the GCS (kept for later): {}", events.size(),
+                 st.message());
     return;
   }
-  if (dropped_events_ > 0) {
-    RAY_LOG_WARN("{} task events were dropped while the GCS was unreachable", dropped_events_);
-    dropped_events_ = 0;
+  if (size_t dropped = task_events_.Sent(); dropped > 0) {
+    RAY_LOG_WARN("{} task events were dropped while the GCS was unreachable", dropped);
   }
-  task_events_.clear();
 }
 
 Result<std::string> Raylet::NodesReply() {

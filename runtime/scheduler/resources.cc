@@ -42,6 +42,11 @@ void ResourceSet::Subtract(const ResourceSet& other) {
   for (const auto& [name, units] : other.amounts_) amounts_[name] -= units;
 }
 
+double ResourceSet::Amount(const std::string& name) const {
+  auto it = amounts_.find(name);
+  return it == amounts_.end() ? 0.0 : static_cast<double>(it->second) / kUnit;
+}
+
 ResourceSet ResourceSet::CpuOnly() const {
   ResourceSet s;
   if (auto it = amounts_.find("CPU"); it != amounts_.end()) s.amounts_["CPU"] = it->second;

@@ -24,6 +24,8 @@ class ResourceSet {
   // blocked worker's reacquisition is allowed to cause).
   void Add(const ResourceSet& other);
   void Subtract(const ResourceSet& other);
+  // The amount of one resource (0 if absent).
+  double Amount(const std::string& name) const;
   // Only the "CPU" part of this set.
   ResourceSet CpuOnly() const;
   bool empty() const { return amounts_.empty(); }

@@ -1,0 +1,34 @@
+#include "runtime/raylet/actor_directory.h"
+
+namespace ray::raylet {
+
+bool Actor::HasCallsFrom(const std::string& caller) const {
+  auto mine = [&](const protocol::TaskSpec& t) { return t.caller == caller; };
+  return std::any_of(queue.begin(), queue.end(), mine) ||
+         std::any_of(inflight.begin(), inflight.end(), mine);
+}
+
+Actor* ActorDirectory::Find(const std::string& id) {
+  auto it = actors_.find(id);
+  return it == actors_.end() ? nullptr : &it->second;
+}
+
+const Actor* ActorDirectory::Find(const std::string& id) const {
+  auto it = actors_.find(id);
+  return it == actors_.end() ? nullptr : &it->second;
+}
+
+bool ActorDirectory::Gone(const std::string& id) const {
+  const Actor* a = Find(id);
+  return !a || a->state == Actor::kDead;
+}
+
+void ActorDirectory::EraseJob(const std::string& job_id) {
+  std::erase_if(actors_, [&](const auto& a) { return a.second.creation.job_id == job_id; });
+}
+
+void ActorDirectory::PruneOwned(std::vector<std::string>& owned) const {
+  std::erase_if(owned, [&](const std::string& id) { return Gone(id); });
+}
+
+}  // namespace ray::raylet

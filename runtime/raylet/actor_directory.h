@@ -1,0 +1,80 @@
+#pragma once
+// The actors this node knows of: those it hosts or is placing (their creation task,
+// their worker, the calls queued and in flight, their restarts), and handles to actors
+// that live on other nodes (where their calls are forwarded). Also the actor records
+// that wait to go to the GCS in a batch.
+//
+// Bookkeeping only: no sockets, no clock; the raylet owns one and carries out what
+// it decides (not thread-safe). Entries stay after an actor dies, so that its calls
+// fail with the cause, until its job ends.
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/raylet/object_table.h"
+#include "runtime/serialization/protocol.h"
+
+namespace ray::raylet {
+
+struct Actor {
+  enum State { kPending, kAlive, kRestarting, kDead } state = kPending;
+  protocol::TaskSpec creation;
+  std::string worker;       // peer
+  std::string remote_node;  // set when the actor lives on another node: calls go there
+  std::deque<protocol::TaskSpec> queue;     // not yet sent, in submission order
+  std::deque<protocol::TaskSpec> inflight;  // sent, in order
+  std::shared_ptr<Waiter> head_waiter;  // the queue's head waits for its arguments
+  int restarts = 0;
+  std::string death_cause;
+  std::set<std::string> direct_callers;  // clients told its worker's endpoint
+  bool killed = false;                    // Kill()ed: dies, never restarts
+
+  // Whether it may restart after its worker or node died (max_restarts -1: always).
+  bool MayRestart() const {
+    return creation.max_restarts < 0 || restarts < creation.max_restarts;
+  }
+  // Whether calls of `caller` wait here, queued or in flight. A caller's calls run in
+  // the order made, so it may call the actor directly only once none do.
+  bool HasCallsFrom(const std::string& caller) const;
+};
+
+class ActorDirectory {
+ public:
+  // (actor id, node id, alive), as gcs::GcsClient::RecordActors takes them.
+  using Record = std::tuple<std::string, std::string, bool>;
+
+  Actor* Find(const std::string& id);
+  const Actor* Find(const std::string& id) const;
+  // The actor's entry, made (kPending) if there is none.
+  Actor& Entry(const std::string& id) { return actors_[id]; }
+  // Whether the actor is unknown here or dead.
+  bool Gone(const std::string& id) const;
+  // Calls f(id, actor) for each actor. f may not add or remove actors.
+  template <typename F>
+  void ForEach(F&& f) {
+    for (auto& [id, a] : actors_) f(id, a);
+  }
+  // Forgets the actors job `job_id` created.
+  void EraseJob(const std::string& job_id);
+  // Drops from `owned` (a worker's list of the actors it created) those gone or dead.
+  void PruneOwned(std::vector<std::string>& owned) const;
+
+  // Records that wait for the next batch to the GCS.
+  void AddRecord(std::string actor_id, std::string node_id, bool alive) {
+    records_.emplace_back(std::move(actor_id), std::move(node_id), alive);
+  }
+  const std::vector<Record>& records() const { return records_; }
+  void ClearRecords() { records_.clear(); }
+
+ private:
+  std::unordered_map<std::string, Actor> actors_;
+  std::vector<Record> records_;
+};
+
+}  // namespace ray::raylet

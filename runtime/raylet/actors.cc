@@ -1,0 +1,161 @@
+// The actors this node hosts or places: their calls, deaths and restarts, kills,
+// records in the GCS, and the callers that call them directly.
+
+#include "runtime/raylet/raylet_impl.h"
+
+namespace ray::raylet {
+
+void Raylet::SubmitActorTask(TaskSpec t) {
+  Actor* a = actors_.Find(t.actor_id);
+  if (!a && MultiNode()) {
+    // A handle passed from another node: the GCS knows where the actor lives.
+    auto node = gcs_.ActorNode(t.actor_id);
+    if (node.ok() && !node->empty() && *node != node_id_.Binary()) {
+      a = &actors_.Entry(t.actor_id);
+      a->remote_node = *node;
+      a->state = Actor::kAlive;
+    }
+  }
+  if (a && !a->remote_node.empty() && a->state != Actor::kDead) {
+    Forward(std::move(t), a->remote_node);
+    return;
+  }
+  if (!a || a->state == Actor::kDead) {
+    std::string cause = a ? a->death_cause : "no such actor on this node";
+    FailTask(t, ri::kActorDied, "ActorDiedError",
+             fmt::format("actor method {} cannot run: {}", t.function, cause));
+    return;
+  }
+  a->queue.push_back(std::move(t));
+  PumpActor(*a);
+}
+
+void Raylet::PumpActor(Actor& a) {
+  if (a.state != Actor::kAlive || a.head_waiter) return;
+  auto w = clients_.find(a.worker);
+  if (w == clients_.end()) return;
+  while (!a.queue.empty()) {
+    TaskSpec& head = a.queue.front();
+    auto waiter = std::make_shared<Waiter>();
+    waiter->kind = Waiter::kTask;
+    for (const auto& arg : head.args) {
+      if (arg.is_ref && !Ready(ObjectId::FromBinary(arg.data))) {
+        waiter->ids.push_back(ObjectId::FromBinary(arg.data));
+      }
+    }
+    if (!waiter->ids.empty()) {
+      // Later methods wait behind this one, keeping submission order.
+      waiter->task.kind = ri::kActorTask;
+      waiter->task.actor_id = head.actor_id;
+      a.head_waiter = waiter;
+      AddWaiter(waiter);
+      return;
+    }
+    SendExecute(w->second, head);
+    a.inflight.push_back(std::move(head));
+    a.queue.pop_front();
+  }
+}
+
+void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) {
+  Actor* found = actors_.Find(actor_id);
+  if (!found) return;
+  Actor& a = *found;
+  if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
+  NotifyDirectCallers(actor_id, a, cause);
+  for (const auto& t : a.inflight) {
+    FailTask(t, ri::kActorDied, "ActorDiedError",
+             fmt::format("actor method {} did not finish: {}", t.function, cause));
+  }
+  a.inflight.clear();
+  a.worker.clear();
+  if (a.head_waiter) a.head_waiter->done = true;
+  a.head_waiter.reset();
+  bool job_over = finished_jobs_.count(a.creation.job_id) > 0;
+  if (!job_over && a.MayRestart()) {
+    ++a.restarts;
+    a.state = Actor::kRestarting;
+    RAY_LOG_WARN("restarting actor {} ({} of {}): {}", Hex(actor_id), a.restarts,
+                 a.creation.max_restarts, cause);
+    OnArgsReady(a.creation);
+    return;
+  }
+  a.state = Actor::kDead;
+  a.death_cause = cause;
+  for (const auto& t : a.queue) {
+    FailTask(t, ri::kActorDied, "ActorDiedError",
+             fmt::format("actor method {} cannot run: {}", t.function, cause));
+  }
+  a.queue.clear();
+  RecordActor(actor_id, a);
+}
+
+void Raylet::RecordActor(const std::string& actor_id, const Actor& a) {
+  // Recorded DEAD by the node hosting it (named actors free their name), or by the
+  // node their name was taken on.
+  bool alive = a.state == Actor::kAlive;
+  if (!alive && !a.remote_node.empty() && a.creation.actor_name.empty()) return;
+  if (!MultiNode() && a.creation.actor_name.empty()) {
+    // Nobody looks an unnamed actor up in the GCS on a single node (the state API
+    // aside): the record waits for the next Periodic, with the others.
+    actors_.AddRecord(actor_id, node_id_.Binary(), alive);
+    return;
+  }
+  // Handles may travel to other nodes, which look the actor up there; a name must be
+  // free again at once. (Records waiting go first: they are older.)
+  FlushActorRecords();
+  Status st = alive ? gcs_.RegisterActor(actor_id, node_id_.Binary()) : gcs_.RemoveActor(actor_id);
+  if (!st.ok()) RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(actor_id), st.message());
+}
+
+void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause) {
+  for (const std::string& caller : a.direct_callers) {
+    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
+  }
+  a.direct_callers.clear();
+}
+
+std::string Raylet::DirectEndpoint(const Client& caller, const std::string& actor_id) {
+  Actor* found = actors_.Find(actor_id);
+  if (!found) return "";
+  Actor& a = *found;
+  if (!a.remote_node.empty()) return "remote";
+  if (a.state != Actor::kAlive || a.killed) return "";
+  auto w = clients_.find(a.worker);
+  if (w == clients_.end() || w->second.direct_endpoint.empty()) return "";
+  // Calls must run in the order they were made: none of this caller's may still wait
+  // here. (Its requests arrive in order, so any it sent before asking are here now.)
+  if (a.HasCallsFrom(caller.peer)) return "";
+  a.direct_callers.insert(caller.peer);
+  return w->second.direct_endpoint;
+}
+
+void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {
+  for (const auto& id : owned) {
+    if (actors_.Gone(id) || !actors_.Find(id)->remote_node.empty()) continue;
+    RAY_LOG_INFO("actor {} dies with the worker that created it", Hex(id));
+    KillActor(id);
+  }
+}
+
+void Raylet::KillActor(const std::string& actor_id) {
+  if (actors_.Gone(actor_id)) return;
+  Actor& a = *actors_.Find(actor_id);
+  a.creation.max_restarts = a.restarts;  // no restart after a kill
+  a.killed = true;
+  // Direct callers hear it now, before the worker is gone: a call made after Kill()
+  // returns goes through the raylet, and fails.
+  NotifyDirectCallers(actor_id, a, "the actor was killed");
+  if (!a.worker.empty()) {
+    pool_->Kill(a.worker);  // OnWorkerExit reports the death
+    return;
+  }
+  // Not placed (yet, or again): drop the queued creation task. One still waiting for
+  // its arguments is dropped by OnArgsReady.
+  ready_.EraseIf([&](const TaskSpec& t) {
+    return t.kind == ri::kActorCreation && t.task_id == actor_id;
+  });
+  OnActorDied(actor_id, "the actor was killed before it started");
+}
+
+}  // namespace ray::raylet

@@ -1,0 +1,151 @@
+#pragma once
+// The objects this node holds (inline bytes, errors, shared-memory segments of its
+// store), the ones freed before they arrived, and who waits for which: clients in Get
+// or Wait, tasks for their arguments, other nodes pulling an object.
+//
+// Bookkeeping only: the table neither reads the clock (deadlines are compared with a
+// `now_ms` passed in) nor sends anything. The raylet completes the waiters the table
+// hands back (replies, dispatch) and frees the segments it reports. Not thread-safe.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/ids/ids.h"
+#include "runtime/serialization/protocol.h"
+
+namespace ray::raylet {
+
+// Someone waiting for objects. Shared between the table (which counts down `needed`)
+// and the raylet (which completes it once).
+struct Waiter {
+  enum Kind { kGet, kWait, kTask, kPeerPull } kind;
+  std::string peer;  // client, or (kPeerPull) the raylet that asked for the object
+  uint64_t request_id = 0;
+  std::vector<ObjectId> ids;
+  size_t needed = 0;  // objects still missing before this waiter completes
+  int64_t deadline_ms = -1;
+  protocol::TaskSpec task;  // kTask (kWait: task.num_returns is how many it waits for)
+  std::string origin;  // kTask forwarded here: the node to pull missing arguments from
+  bool done = false;
+};
+
+struct StoredObject {
+  protocol::ObjectState state;
+  std::string data;  // inline bytes or error info
+  std::string segment;
+  uint64_t size = 0;
+};
+
+class ObjectTable {
+ public:
+  const StoredObject* Find(const ObjectId& id) const;
+  bool Ready(const ObjectId& id) const { return objects_.count(id) > 0; }
+
+  // Adds an object that is not here yet. `complete(waiter)` is called for each waiter
+  // it was the last missing object of (after the table has let go of them, so that
+  // completing one may add waiters).
+  template <typename Complete>
+  void Insert(const ObjectId& id, StoredObject o, Complete&& complete);
+  // Removes an object; false if it was not here.
+  bool Erase(const ObjectId& id) { return objects_.erase(id) > 0; }
+
+  // An object freed by its owner before it arrived is dropped when it comes.
+  void FreeOnArrival(const ObjectId& id) { free_on_arrival_.insert(id); }
+  // Whether `id` was freed before it arrived (it is dropped; asked once).
+  bool TakeFreedOnArrival(const ObjectId& id) { return free_on_arrival_.erase(id) > 0; }
+
+  // Registers a waiter: counts the distinct objects of `w->ids` missing (calling
+  // `missing(id)` for each, e.g. to fetch it) into `w->needed`. A kWait waiter needs
+  // only task.num_returns of its objects (at most all). Returns true if nothing is
+  // missing: the caller completes it now. Else it waits, until its deadline if any.
+  template <typename Missing>
+  bool AddWaiter(const std::shared_ptr<Waiter>& w, Missing&& missing);
+  // Whether someone waits for `id`.
+  bool Awaited(const ObjectId& id) const { return waiting_on_.count(id) > 0; }
+  // The earliest deadline of a waiter, if any.
+  std::optional<int64_t> NextDeadline() const;
+  // Calls expire(waiter) for each waiter not done whose deadline is at or before now_ms.
+  template <typename Expire>
+  void ExpireWaiters(int64_t now_ms, Expire&& expire);
+
+  // Removes the objects of job `job_id` (and its pending frees), calling
+  // freed(id, object) for each object removed.
+  template <typename Freed>
+  void EraseJob(const std::string& job_id, Freed&& freed);
+
+ private:
+  std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
+  std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
+  std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
+  std::multimap<int64_t, std::weak_ptr<Waiter>> deadlines_;
+};
+
+// ---------------------------------------------------------------------------
+
+template <typename Complete>
+void ObjectTable::Insert(const ObjectId& id, StoredObject o, Complete&& complete) {
+  objects_.emplace(id, std::move(o));
+  auto w = waiting_on_.find(id);
+  if (w == waiting_on_.end()) return;
+  auto waiters = std::move(w->second);
+  waiting_on_.erase(w);
+  for (auto& waiter : waiters) {
+    if (waiter->done) continue;
+    if (waiter->needed > 0) --waiter->needed;
+    if (waiter->needed == 0) complete(waiter);
+  }
+}
+
+template <typename Missing>
+bool ObjectTable::AddWaiter(const std::shared_ptr<Waiter>& w, Missing&& missing) {
+  std::unordered_set<ObjectId, IdHash> seen;
+  w->needed = 0;
+  for (const auto& id : w->ids) {
+    if (Ready(id) || !seen.insert(id).second) continue;
+    waiting_on_[id].push_back(w);
+    ++w->needed;
+    missing(id);
+  }
+  if (w->kind == Waiter::kWait) {
+    size_t ready = w->ids.size() - w->needed;
+    size_t want = std::min<size_t>(w->task.num_returns, w->ids.size());
+    // Complete when `want` are ready: needed counts down to (missing - (want - ready)).
+    w->needed = ready >= want ? 0 : want - ready;
+  }
+  if (w->needed == 0) return true;
+  if (w->deadline_ms >= 0) deadlines_.emplace(w->deadline_ms, w);
+  return false;
+}
+
+template <typename Expire>
+void ObjectTable::ExpireWaiters(int64_t now_ms, Expire&& expire) {
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
+    auto w = deadlines_.begin()->second.lock();
+    deadlines_.erase(deadlines_.begin());
+    if (w && !w->done) expire(w);
+  }
+}
+
+template <typename Freed>
+void ObjectTable::EraseJob(const std::string& job_id, Freed&& freed) {
+  auto of_job = [&](const ObjectId& id) { return TaskJob(id.Task()).Binary() == job_id; };
+  std::erase_if(free_on_arrival_, of_job);
+  for (auto it = objects_.begin(); it != objects_.end();) {
+    if (of_job(it->first)) {
+      freed(it->first, it->second);
+      it = objects_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace ray::raylet

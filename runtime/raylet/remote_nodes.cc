@@ -1,0 +1,66 @@
+#include "runtime/raylet/remote_nodes.h"
+
+namespace ray::raylet {
+
+void RemoteNodes::SetReturnsNode(const protocol::TaskSpec& t, const std::string& node) {
+  TaskId tid = TaskId::FromBinary(t.task_id);
+  for (uint32_t i = 1; i <= t.num_returns; ++i) objects_[ObjectId::ForTaskReturn(tid, i)] = node;
+}
+
+void RemoteNodes::Forwarded(protocol::TaskSpec t, const std::string& node) {
+  SetReturnsNode(t, node);
+  std::string id = t.task_id;
+  forwarded_[std::move(id)] = {std::move(t), node};
+}
+
+void RemoteNodes::FinishedOn(const std::string& task_id, const std::string& node) {
+  auto it = forwarded_.find(task_id);
+  if (it == forwarded_.end()) return;
+  SetReturnsNode(it->second.first, node);
+  forwarded_.erase(it);
+}
+
+const std::string* RemoteNodes::NodeOf(const ObjectId& id) const {
+  auto it = objects_.find(id);
+  return it == objects_.end() ? nullptr : &it->second;
+}
+
+std::vector<protocol::TaskSpec> RemoteNodes::TakeLostTasks(const std::string& node) {
+  std::vector<protocol::TaskSpec> lost;
+  for (auto it = forwarded_.begin(); it != forwarded_.end();) {
+    if (it->second.second == node) {
+      lost.push_back(std::move(it->second.first));
+      it = forwarded_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& t : lost) {
+    TaskId tid = TaskId::FromBinary(t.task_id);
+    for (uint32_t i = 1; i <= t.num_returns; ++i) objects_.erase(ObjectId::ForTaskReturn(tid, i));
+  }
+  return lost;
+}
+
+std::vector<ObjectId> RemoteNodes::TakeObjectsOn(const std::string& node) {
+  std::vector<ObjectId> lost;
+  for (auto it = objects_.begin(); it != objects_.end();) {
+    if (it->second == node) {
+      lost.push_back(it->first);
+      it = objects_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return lost;
+}
+
+std::optional<std::string> RemoteNodes::TakeOrigin(const std::string& task_id) {
+  auto it = origins_.find(task_id);
+  if (it == origins_.end()) return std::nullopt;
+  std::string origin = std::move(it->second);
+  origins_.erase(it);
+  return origin;
+}
+
+}  // namespace ray::raylet

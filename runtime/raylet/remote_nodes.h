@@ -1,0 +1,76 @@
+#pragma once
+// What this node knows of its work on the other nodes: the tasks it sent to one and
+// has not heard finished, where their results are, which tasks came here from another
+// node (told when they finish), and the objects waited for here whose node is unknown
+// (looked up in the GCS in bulk). The other nodes' resources are scheduler::Placement's.
+//
+// Bookkeeping only: no sockets, no clock; the raylet owns one (not thread-safe).
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "runtime/ids/ids.h"
+#include "runtime/serialization/protocol.h"
+
+namespace ray::raylet {
+
+class RemoteNodes {
+ public:
+  // Task `t` was sent to `node`: its results will be there.
+  void Forwarded(protocol::TaskSpec t, const std::string& node);
+  // A task this node sent away finished on `node` (another node than the one it was
+  // sent to, if it was sent on): its results are there. Unknown tasks are ignored.
+  void FinishedOn(const std::string& task_id, const std::string& node);
+  // The node an object is on, if known; null if not.
+  const std::string* NodeOf(const ObjectId& id) const;
+  // Node `node` died: the tasks sent there and not finished, forgotten with where
+  // their results would be.
+  std::vector<protocol::TaskSpec> TakeLostTasks(const std::string& node);
+  // ...and the objects known to be only there, forgotten.
+  std::vector<ObjectId> TakeObjectsOn(const std::string& node);
+
+  // Task `task_id` came here from node `origin`.
+  void SetOrigin(const std::string& task_id, const std::string& origin) {
+    origins_[task_id] = origin;
+  }
+  bool FromElsewhere(const std::string& task_id) const { return origins_.count(task_id) > 0; }
+  // The node a task came from, forgotten (it finished); nullopt if it started here.
+  std::optional<std::string> TakeOrigin(const std::string& task_id);
+
+  // An object waited for here whose node is not known yet.
+  void Unlocated(const ObjectId& id) { unlocated_.insert(id); }
+  void Located(const ObjectId& id) { unlocated_.erase(id); }
+  // The objects to look up (binary ids), after dropping those for which drop(id) says
+  // they need no look-up any more.
+  template <typename Drop>
+  std::vector<std::string> ToLocate(Drop&& drop);
+
+ private:
+  void SetReturnsNode(const protocol::TaskSpec& t, const std::string& node);
+
+  // Sent elsewhere, not heard finished: task id -> (spec, node).
+  std::unordered_map<std::string, std::pair<protocol::TaskSpec, std::string>> forwarded_;
+  std::unordered_map<ObjectId, std::string, IdHash> objects_;  // -> node id
+  std::unordered_map<std::string, std::string> origins_;       // came here: id -> node
+  std::unordered_set<ObjectId, IdHash> unlocated_;
+};
+
+template <typename Drop>
+std::vector<std::string> RemoteNodes::ToLocate(Drop&& drop) {
+  std::vector<std::string> ids;
+  for (auto it = unlocated_.begin(); it != unlocated_.end();) {
+    if (drop(*it)) {
+      it = unlocated_.erase(it);
+    } else {
+      ids.push_back(it->Binary());
+      ++it;
+    }
+  }
+  return ids;
+}
+
+}  // namespace ray::raylet

@@ -1,0 +1,59 @@
+#pragma once
+// Where work should run: this node's resources against the other nodes' as the node
+// last heard of them from the GCS (their heartbeats), with the tasks it has sent to a
+// node since counted against that node's free resources.
+//
+// The rules (see ChooseNode): a task starts here if it fits now and nothing of its
+// shape waits before it; else it spills to the first node (by id) with room now; else
+// it waits here if this node could ever run it; else on a node that could; else no
+// node fits it (infeasible). Queued tasks that cannot start here now spill the same
+// way (RemoteWithRoom).
+//
+// Pure: no sockets, no clock; the raylet owns one (not thread-safe).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "runtime/scheduler/resources.h"
+
+namespace ray::scheduler {
+
+class Placement {
+ public:
+  explicit Placement(ResourceSet total) : total_(std::move(total)) {}
+
+  // Replaces what is known of another node. `reachable`: its raylet can be sent work
+  // (it has a peer address). Returns whether the node was alive before.
+  bool UpdateNode(const std::string& id, bool alive, bool reachable, ResourceSet total,
+                  ResourceSet available);
+  bool Known(const std::string& id) const { return nodes_.count(id) > 0; }
+  // Whether any other node is alive.
+  bool MultiNode() const;
+  // Counts a task sent to `node` against its free resources until its next update.
+  void Charge(const std::string& node, const ResourceSet& need);
+
+  // This node's total and every live node's.
+  ResourceSet ClusterTotal() const;
+  // Whether this node could ever run a task needing `need`.
+  bool FitsHere(const ResourceSet& need) const { return total_.Contains(need); }
+  // The first reachable live node (by id) with `need` free now.
+  std::optional<std::string> RemoteWithRoom(const ResourceSet& need) const;
+  // Where a task needing `need` should run: "" here, a node id, or nullopt if no node
+  // could ever fit it. `available`: this node's free resources; `shape_waiting`:
+  // whether tasks of its shape are queued here.
+  std::optional<std::string> ChooseNode(const ResourceSet& need, const ResourceSet& available,
+                                        bool shape_waiting) const;
+
+ private:
+  struct Node {
+    bool alive = false;
+    bool reachable = false;
+    ResourceSet total, available;
+  };
+  ResourceSet total_;
+  std::map<std::string, Node> nodes_;  // the other nodes, by id
+};
+
+}  // namespace ray::scheduler

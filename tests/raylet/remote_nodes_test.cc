@@ -1,0 +1,90 @@
+#include "runtime/raylet/remote_nodes.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace ray::raylet {
+namespace {
+
+protocol::TaskSpec Task(uint32_t num_returns) {
+  protocol::TaskSpec t;
+  t.task_id = NewTaskId(JobId::FromBinary("jjjj")).Binary();
+  t.num_returns = num_returns;
+  return t;
+}
+
+ObjectId Return(const protocol::TaskSpec& t, uint32_t i) {
+  return ObjectId::ForTaskReturn(TaskId::FromBinary(t.task_id), i);
+}
+
+std::string NodeOf(const RemoteNodes& r, const ObjectId& id) {
+  const std::string* node = r.NodeOf(id);
+  return node ? *node : "";
+}
+
+TEST(RemoteNodesTest, ResultsOfAForwardedTaskAreOnItsNode) {
+  RemoteNodes remote;
+  auto t = Task(2);
+  remote.Forwarded(t, "b");
+  EXPECT_EQ(NodeOf(remote, Return(t, 1)), "b");
+  EXPECT_EQ(NodeOf(remote, Return(t, 2)), "b");
+  EXPECT_EQ(remote.NodeOf(Return(t, 3)), nullptr);
+}
+
+TEST(RemoteNodesTest, ATaskSentOnHasItsResultsWhereItFinished) {
+  RemoteNodes remote;
+  auto t = Task(1);
+  remote.Forwarded(t, "b");
+  remote.FinishedOn(t.task_id, "c");
+  EXPECT_EQ(NodeOf(remote, Return(t, 1)), "c");
+  // Finished: no longer lost with its node.
+  EXPECT_TRUE(remote.TakeLostTasks("b").empty());
+  remote.FinishedOn("unknown", "d");  // ignored
+}
+
+TEST(RemoteNodesTest, ADeadNodeLosesItsUnfinishedTasksAndItsObjects) {
+  RemoteNodes remote;
+  auto on_b = Task(1), done_on_b = Task(1), on_c = Task(1);
+  remote.Forwarded(on_b, "b");
+  remote.Forwarded(done_on_b, "b");
+  remote.FinishedOn(done_on_b.task_id, "b");
+  remote.Forwarded(on_c, "c");
+  auto lost = remote.TakeLostTasks("b");
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].task_id, on_b.task_id);
+  EXPECT_EQ(remote.NodeOf(Return(on_b, 1)), nullptr);  // to be placed again
+  // The finished task's result was only there.
+  EXPECT_EQ(remote.TakeObjectsOn("b"), (std::vector<ObjectId>{Return(done_on_b, 1)}));
+  EXPECT_EQ(remote.NodeOf(Return(done_on_b, 1)), nullptr);
+  EXPECT_EQ(NodeOf(remote, Return(on_c, 1)), "c");
+  EXPECT_TRUE(remote.TakeObjectsOn("b").empty());
+}
+
+TEST(RemoteNodesTest, OriginsAreToldOnce) {
+  RemoteNodes remote;
+  remote.SetOrigin("t", "a");
+  EXPECT_TRUE(remote.FromElsewhere("t"));
+  EXPECT_EQ(remote.TakeOrigin("t"), "a");
+  EXPECT_FALSE(remote.FromElsewhere("t"));
+  EXPECT_EQ(remote.TakeOrigin("t"), std::nullopt);
+}
+
+TEST(RemoteNodesTest, UnlocatedObjectsAreLookedUpUntilDroppedOrLocated) {
+  RemoteNodes remote;
+  auto t = Task(3);
+  for (uint32_t i = 1; i <= 3; ++i) remote.Unlocated(Return(t, i));
+  auto ids = remote.ToLocate([&](const ObjectId& id) { return id == Return(t, 2); });
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::string> want{Return(t, 1).Binary(), Return(t, 3).Binary()};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(ids, want);
+  remote.Located(Return(t, 1));
+  EXPECT_EQ(remote.ToLocate([](const ObjectId&) { return false; }),
+            (std::vector<std::string>{Return(t, 3).Binary()}));
+  EXPECT_TRUE(remote.ToLocate([](const ObjectId&) { return true; }).empty());
+  EXPECT_TRUE(remote.ToLocate([](const ObjectId&) { return false; }).empty());
+}
+
+}  // namespace
+}  // namespace ray::raylet

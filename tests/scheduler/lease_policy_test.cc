@@ -1,0 +1,91 @@
+#include "runtime/scheduler/lease_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace ray::scheduler {
+namespace {
+
+using Amounts = std::map<std::string, double>;
+using Answer = LeasePolicy::Answer;
+
+ResourceSet Shape(Amounts a) { return ResourceSet::FromDoubles(a); }
+
+const ResourceSet kOneCpu = Shape({{"CPU", 1}});
+
+TaskSpec Task(Amounts resources) {
+  TaskSpec t;
+  t.task_id = "t";
+  t.resources = std::move(resources);
+  return t;
+}
+
+TEST(LeasePolicyTest, GrantsWhenResourcesAreFreeAndNothingWaits) {
+  LeasePolicy leases;
+  LocalTaskQueue queue;
+  EXPECT_EQ(leases.Decide(kOneCpu, true, queue, Shape({{"CPU", 2}})), Answer::kMayGrant);
+  EXPECT_EQ(leases.Decide(kOneCpu, true, queue, Shape({})), Answer::kBusy);
+  EXPECT_EQ(leases.Decide(kOneCpu, false, queue, Shape({{"CPU", 2}})), Answer::kNotNow);
+}
+
+TEST(LeasePolicyTest, NoGpuLeases) {
+  LeasePolicy leases;
+  LocalTaskQueue queue;
+  EXPECT_EQ(leases.Decide(Shape({{"CPU", 1}, {"GPU", 0.5}}), true, queue,
+                          Shape({{"CPU", 2}, {"GPU", 1}})),
+            Answer::kNotNow);
+}
+
+TEST(LeasePolicyTest, QueuedTasksOfTheShapeGoFirst) {
+  LeasePolicy leases;
+  LocalTaskQueue queue;
+  queue.Push(kOneCpu, Task({}));
+  EXPECT_EQ(leases.Decide(kOneCpu, true, queue, Shape({{"CPU", 2}})), Answer::kNotNow);
+  // Another shape waiting does not stop the lease unless it waits for leased resources.
+  EXPECT_EQ(leases.Decide(Shape({{"CPU", 2}}), true, queue, Shape({{"CPU", 2}})),
+            Answer::kMayGrant);
+}
+
+TEST(LeasePolicyTest, QueueWaitsForLeasesOnlyIfTheLeasesWouldMakeRoom) {
+  LeasePolicy leases;
+  LocalTaskQueue queue;
+  queue.Push(Shape({{"CPU", 2}}), Task({{"CPU", 2}}));
+  ResourceSet available = kOneCpu;
+  EXPECT_FALSE(leases.QueueWaitsForLeases(queue, available));
+  leases.Granted("w1", kOneCpu);
+  EXPECT_TRUE(leases.QueueWaitsForLeases(queue, available));
+  // A leased worker blocked in a Get lends its CPU back: no longer counted as leased.
+  leases.Lent(kOneCpu);
+  EXPECT_FALSE(leases.QueueWaitsForLeases(queue, available));
+  leases.Reacquired(kOneCpu);
+  EXPECT_TRUE(leases.QueueWaitsForLeases(queue, available));
+  // The shape fits without the leases: it does not wait for them.
+  EXPECT_FALSE(leases.QueueWaitsForLeases(queue, Shape({{"CPU", 2}})));
+  // No lease while the queue waits for leased resources.
+  EXPECT_EQ(leases.Decide(Shape({{"CPU", 0.5}}), true, queue, available), Answer::kNotNow);
+  leases.Ended("w1", kOneCpu);
+  EXPECT_EQ(leases.leased().Amount("CPU"), 0);
+  EXPECT_FALSE(leases.QueueWaitsForLeases(queue, available));
+}
+
+TEST(LeasePolicyTest, LeasedWorkersAreAskedToYieldOnceWhenTheQueueWaitsForThem) {
+  LeasePolicy leases;
+  LocalTaskQueue queue;
+  leases.Granted("w1", kOneCpu);
+  leases.Granted("w2", kOneCpu);
+  EXPECT_TRUE(leases.TakeToYield(queue, Shape({})).empty());  // nothing waits
+  queue.Push(Shape({{"CPU", 2}}), Task({{"CPU", 2}}));
+  auto ask = leases.TakeToYield(queue, Shape({}));
+  std::sort(ask.begin(), ask.end());
+  EXPECT_EQ(ask, (std::vector<std::string>{"w1", "w2"}));
+  EXPECT_TRUE(leases.TakeToYield(queue, Shape({})).empty());  // asked already
+  // A new lease is asked again; one that ended is not.
+  leases.Granted("w3", kOneCpu);
+  leases.Granted("w4", kOneCpu);
+  leases.Ended("w4", kOneCpu);
+  EXPECT_EQ(leases.TakeToYield(queue, Shape({})), (std::vector<std::string>{"w3"}));
+}
+
+}  // namespace
+}  // namespace ray::scheduler

@@ -1,0 +1,85 @@
+#include "runtime/scheduler/placement.h"
+
+#include <gtest/gtest.h>
+
+namespace ray::scheduler {
+namespace {
+
+using Amounts = std::map<std::string, double>;
+
+ResourceSet Shape(Amounts a) { return ResourceSet::FromDoubles(a); }
+
+const ResourceSet kOneCpu = Shape({{"CPU", 1}});
+
+TEST(PlacementTest, HereWhenItFitsNowAndNothingOfItsShapeWaits) {
+  Placement p(Shape({{"CPU", 4}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({{"CPU", 4}}));
+  EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({{"CPU", 1}}), false), "");
+  // Its shape waits here: it would wait behind it, so it spills to a node with room.
+  EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({{"CPU", 1}}), true), "b");
+  EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({}), false), "b");
+}
+
+TEST(PlacementTest, WaitsHereIfNoNodeHasRoomButThisOneCould) {
+  Placement p(Shape({{"CPU", 4}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({}));
+  EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({}), false), "");
+}
+
+TEST(PlacementTest, WaitsOnANodeThatCouldIfThisOneNever) {
+  Placement p(Shape({{"CPU", 4}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({}));
+  p.UpdateNode("c", true, true, Shape({{"GPU", 2}}), Shape({}));
+  EXPECT_EQ(p.ChooseNode(Shape({{"GPU", 1}}), Shape({{"CPU", 4}}), false), "c");
+  EXPECT_EQ(p.ChooseNode(Shape({{"TPU", 1}}), Shape({{"CPU", 4}}), false), std::nullopt);
+}
+
+TEST(PlacementTest, DeadAndUnreachableNodesGetNothing) {
+  Placement p(Shape({{"CPU", 1}}));
+  p.UpdateNode("dead", false, true, Shape({{"GPU", 1}}), Shape({{"GPU", 1}}));
+  p.UpdateNode("noaddr", true, false, Shape({{"GPU", 1}}), Shape({{"GPU", 1}}));
+  EXPECT_EQ(p.RemoteWithRoom(Shape({{"GPU", 1}})), std::nullopt);
+  EXPECT_EQ(p.ChooseNode(Shape({{"GPU", 1}}), Shape({}), false), std::nullopt);
+  // An unreachable live node still counts as a node of the cluster.
+  EXPECT_TRUE(p.MultiNode());
+  EXPECT_EQ(p.ClusterTotal(), Shape({{"CPU", 1}, {"GPU", 1}}));
+}
+
+TEST(PlacementTest, FirstNodeByIdWithRoom) {
+  Placement p(Shape({{"CPU", 1}}));
+  p.UpdateNode("c", true, true, Shape({{"CPU", 8}}), Shape({{"CPU", 8}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 8}}), Shape({{"CPU", 1}}));
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
+  EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 2}})), "c");
+}
+
+TEST(PlacementTest, ChargeCountsSentTasksUntilTheNextUpdate) {
+  Placement p(Shape({{"CPU", 1}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}));
+  p.Charge("b", kOneCpu);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
+  p.Charge("b", kOneCpu);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt);
+  p.Charge("b", kOneCpu);  // below zero: still no room
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt);
+  p.Charge("unknown", kOneCpu);  // ignored
+  EXPECT_FALSE(p.Known("unknown"));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}));
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
+}
+
+TEST(PlacementTest, UpdateSaysWhetherTheNodeWasAlive) {
+  Placement p(Shape({{"CPU", 1}}));
+  EXPECT_FALSE(p.MultiNode());
+  EXPECT_FALSE(p.UpdateNode("b", true, true, kOneCpu, kOneCpu));
+  EXPECT_TRUE(p.MultiNode());
+  EXPECT_TRUE(p.UpdateNode("b", false, true, kOneCpu, kOneCpu));
+  EXPECT_FALSE(p.UpdateNode("b", false, true, kOneCpu, kOneCpu));
+  EXPECT_FALSE(p.MultiNode());
+  EXPECT_TRUE(p.Known("b"));
+  EXPECT_TRUE(p.FitsHere(kOneCpu));
+  EXPECT_FALSE(p.FitsHere(Shape({{"CPU", 2}})));
+}
+
+}  // namespace
+}  // namespace ray::scheduler
