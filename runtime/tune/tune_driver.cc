@@ -50,7 +50,8 @@ Result<std::vector<Json>> ExperimentsOfFile(const std::string& file) {
   }
   std::vector<Json> raw;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (!it->is_object()) return Status::InvalidArgument(file + ": " + it.key() + " is not a mapping");
+    if (!it->is_object())
+      return Status::InvalidArgument(file + ": " + it.key() + " is not a mapping");
     Json e = *it;
     e["name"] = it.key();
     if (e.contains("run")) {
@@ -64,7 +65,8 @@ Result<std::vector<Json>> ExperimentsOfFile(const std::string& file) {
 
 // The best trial of a finished experiment, by the metric the experiment optimised.
 void PrintBest(const ExperimentSpec& spec, const std::string& dir) {
-  std::string metric = spec.metric.empty() ? spec.scheduler_config.value("metric", "") : spec.metric;
+  std::string metric =
+      spec.metric.empty() ? spec.scheduler_config.value("metric", "") : spec.metric;
   std::string mode = spec.mode.empty() ? spec.scheduler_config.value("mode", "max") : spec.mode;
   if (metric.empty()) return;
   auto analysis = ExperimentAnalysis::Load(dir);
@@ -99,7 +101,8 @@ Result<std::vector<ExperimentSpec>> BuildExperiments(const ExperimentSources& so
     if (!spec.ok()) return Status::InvalidArgument(where + spec.status().message());
     for (const auto& [key, value] :
          {std::pair{"config", &spec->config}, std::pair{"stop", &spec->stop}}) {
-      if (!value->is_object()) return Status::InvalidArgument(where + key + " must be a JSON object");
+      if (!value->is_object())
+        return Status::InvalidArgument(where + key + " must be a JSON object");
     }
     if (spec->mode != "" && spec->mode != "max" && spec->mode != "min") {
       return Status::InvalidArgument(where + "mode must be max or min");
@@ -116,8 +119,10 @@ int DriveExperiments(const DriveOptions& options, worker::Plugin& plugin,
   ri::Api() = api;
   auto listed = CallPlugin(plugin, internal::kTrainables, {});
   if (!listed.ok()) {
-    std::fprintf(stderr, "%s%s registers no trainable (use RAY_TUNE_TRAINABLE or "
-                 "RAY_TUNE_FUNCTION from <ray/tune.h>)\n", prefix.c_str(), plugin_path);
+    std::fprintf(stderr,
+                 "%s%s registers no trainable (use RAY_TUNE_TRAINABLE or "
+                 "RAY_TUNE_FUNCTION from <ray/tune.h>)\n",
+                 prefix.c_str(), plugin_path);
     return 1;
   }
   auto names = ri::Unpack<std::vector<std::string>>(listed->data(), listed->size());

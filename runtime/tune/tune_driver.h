@@ -23,7 +23,7 @@ namespace ray::tune {
 
 // What `tune run` was given, before the experiments are built.
 struct ExperimentSources {
-  std::string file;       // Tune's YAML ({name: {run, config, stop, ...}}); empty: none
+  std::string file;             // Tune's YAML ({name: {run, config, stop, ...}}); empty: none
   Json given = Json::object();  // spec keys from flags; they win over the file's
 };
 
@@ -43,8 +43,7 @@ struct DriveOptions {
 // runtime `api` is bound to it), one after the other; prints each one's best trial.
 // An experiment without a trainable takes the plugin's only one. Returns the exit
 // code: 1 if an experiment could not run or a trial errored (printed to stderr).
-int DriveExperiments(const DriveOptions& options, worker::Plugin& plugin,
-                     const RayRuntimeApi* api);
+int DriveExperiments(const DriveOptions& options, worker::Plugin& plugin, const RayRuntimeApi* api);
 
 // The CPUs one trial of `trainable` takes with `config` (its own and its extra
 // CPUs), as the plugin's DefaultResourceRequest says: to size a local cluster.
