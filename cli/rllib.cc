@@ -192,7 +192,7 @@ void AddRllib(CLI::App& app) {
   train->add_option("--run", t->flags.run, "the algorithm (PPO)");
   train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
   train->add_option("--env-plugin", t->flags.env_plugin,
-                    "a library of envs to load (RAY_ENV_PLUGIN), for --env");
+                    "a library of envs to load (RAY_ENV, <ray/rllib/env_plugin.h>), for --env");
   train->add_option("--config", t->flags.config, "algorithm config overrides, JSON");
   train->add_option("--stop", t->flags.stop,
                     "stop criteria, JSON, e.g. '{\"episode_reward_mean\": 475}'");
