@@ -12,8 +12,8 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "runtime/base/yaml.h"
-#include "cli/tune.h"
 #include "runtime/node/node.h"
+#include "runtime/tune/tune_driver.h"
 
 namespace ray::cli {
 
@@ -158,7 +158,7 @@ void Train(const TrainOptions& o) {
   }
   std::string plugin = AlgorithmPlugin("rllib train", experiments[0].run);
   for (const auto& spec : specs) {
-    auto cpus = TrialCpus(plugin, spec.trainable, spec.config);
+    auto cpus = tune::TrialCpus(plugin, spec.trainable, spec.config);
     if (!cpus.ok()) Fail("rllib train", cpus.status());
     cpus_needed = std::max(cpus_needed, *cpus);
   }
@@ -168,8 +168,9 @@ void Train(const TrainOptions& o) {
   if (!cluster.resources.num_cpus) {
     cluster.resources.num_cpus = std::max<double>(node::DetectCpus(), cpus_needed);
   }
+  tune::DriveOptions drive{"rllib train", plugin, specs, /*resume=*/false};
   DriveOnLocalCluster("rllib train", cluster, plugin, [&](worker::Plugin& p, const RayRuntimeApi* api) {
-    return DriveExperiments("rllib train", plugin, specs, /*resume=*/false, p, api);
+    return tune::DriveExperiments(drive, p, api);
   });
 }
 
@@ -191,7 +192,7 @@ void AddRllib(CLI::App& app) {
   train->add_option("--run", t->flags.run, "the algorithm (PPO)");
   train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
   train->add_option("--env-plugin", t->flags.env_plugin,
-                    "a library of envs to load (RAY_ENV_PLUGIN), for --env");
+                    "a library of envs to load (RAY_ENV, <ray/rllib/env_plugin.h>), for --env");
   train->add_option("--config", t->flags.config, "algorithm config overrides, JSON");
   train->add_option("--stop", t->flags.stop,
                     "stop criteria, JSON, e.g. '{\"episode_reward_mean\": 475}'");

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/util.h"
-#include "runtime/rllib/env/env_plugin.h"
+#include "runtime/rllib/env/env_plugin_loader.h"
 #include "runtime/rllib/execution/env_runner_group.h"
 #include "runtime/rllib/rollout_worker.h"
 

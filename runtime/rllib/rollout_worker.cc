@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/rllib/env/env_plugin.h"
+#include "runtime/rllib/env/env_plugin_loader.h"
 #include "runtime/rllib/ppo/postprocessing.h"
 
 namespace ray::rllib {

@@ -1,6 +1,7 @@
 // `cmake --install` of this tree, then the prefix moved elsewhere: find_package(Ray)
 // against the moved prefix builds an out-of-tree plugin, the moved `ray` runs it,
-// `rllib` / `tune` still work and the bundled plugins are found beside the binary.
+// `rllib` / `tune` still work and the bundled plugins are found beside the binary; an
+// env plugin built out of tree against the installed env SDK trains with `rllib`.
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,8 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
   ASSERT_FALSE(fs::exists(a));
 
   for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/ppo.so",
-                        "lib/ray/microbenchmark.so", "include/ray/api.h"}) {
+                        "lib/ray/microbenchmark.so", "include/ray/api.h",
+                        "include/ray/rllib/env_plugin.h", "include/ray/rllib/env_abi.h"}) {
     EXPECT_TRUE(fs::exists(fs::path(b) / f)) << f;
   }
   // Nothing installed remembers where it was installed.
@@ -69,6 +71,32 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
                              scratch, 120);
   EXPECT_EQ(run.exit_code, 0) << run.all();
   EXPECT_NE(run.out.find("square: 49"), std::string::npos) << run.all();
+
+  // An env plugin out of tree, against the moved prefix's env SDK, trained on by the
+  // moved `rllib` (which finds its bundled PPO plugin).
+  const fs::path envs = tmp.path() + "/envs";
+  fs::create_directories(envs);
+  std::ofstream(envs / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.20)\n"
+         "project(envs CXX)\n"
+         "find_package(Ray REQUIRED)\n"
+         "ray_add_plugin(reach_target_env reach_target_env.cc)\n";
+  std::filesystem::copy_file(REACH_TARGET_ENV_SOURCE, envs / "reach_target_env.cc");
+  const std::string envs_build = (envs / "build").string();
+  RunResult envs_configure = RunCommand(
+      {"cmake", "-S", envs.string(), "-B", envs_build, "-DCMAKE_PREFIX_PATH=" + b}, scratch, 120);
+  ASSERT_EQ(envs_configure.exit_code, 0) << envs_configure.all();
+  RunResult envs_make = RunCommand({"cmake", "--build", envs_build}, scratch, 180);
+  ASSERT_EQ(envs_make.exit_code, 0) << envs_make.all();
+  RunResult train = RunCommand(
+      {b + "/bin/rllib", "train", "--run", "PPO", "--env", "ReachTarget-v0", "--env-plugin",
+       envs_build + "/reach_target_env.so", "--stop", "{\"training_iteration\": 1}", "--config",
+       "{\"num_workers\": 1, \"train_batch_size\": 200, \"sgd_minibatch_size\": 50, "
+       "\"num_sgd_iter\": 1, \"model\": {\"fcnet_hiddens\": [8]}}",
+       "--local-dir", scratch + "/results", "--temp-dir", cluster},
+      scratch, 180);
+  EXPECT_EQ(train.exit_code, 0) << train.all();
+  EXPECT_TRUE(fs::exists(scratch + "/results/default")) << train.all();
 
   // `rllib` and `tune` are links to the moved `ray`.
   for (const char* name : {"rllib", "tune"}) {

@@ -1,8 +1,13 @@
-// Envs from a plugin library (env_plugin.h), with the example plugin built by the tree.
+// Envs from plugin libraries (env_plugin_loader.h) through the C boundary of
+// <ray/rllib/env_abi.h>: the example plugin, a plugin whose envs fail, one built for
+// another ABI version, and a job plugin that is not an env plugin.
 
 #include <gtest/gtest.h>
 
-#include "runtime/rllib/env/env_plugin.h"
+#include <stdexcept>
+
+#include "runtime/rllib/env/env_plugin_loader.h"
+#include "runtime/rllib/env/env_registry.h"
 
 namespace ray::rllib {
 namespace {
@@ -11,13 +16,19 @@ TEST(EnvPluginTest, APluginsEnvsAreMadeLikeBuiltinOnes) {
   ASSERT_FALSE(GetEnvSpec("ReachTarget-v0").ok());
   ASSERT_TRUE(LoadEnvPlugin(REACH_TARGET_PLUGIN).ok());
   ASSERT_TRUE(LoadEnvPlugin(REACH_TARGET_PLUGIN).ok()) << "loading again is a no-op";
+  auto spec = GetEnvSpec("ReachTarget-v0");
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->max_episode_steps, 50) << "the plugin's registration record crosses over";
+  EXPECT_FALSE(spec->reward_threshold.has_value());
   auto env = MakeEnv("ReachTarget-v0");
   ASSERT_TRUE(env.ok()) << env.status().ToString();
-  EXPECT_TRUE((*env)->action_space().is_box());
+  EXPECT_EQ((*env)->observation_space(), Space(Box({-2.0f}, {2.0f})));
+  EXPECT_EQ((*env)->action_space(), Space(Box({-1.0f}, {1.0f})));
   Observation obs = (*env)->Reset(7);
   ASSERT_EQ(obs.size(), 1u);
-  // Moving towards the origin raises the reward (-|position|); the plugin's time
-  // limit ends the episode after 50 steps.
+  EXPECT_EQ((*env)->Reset(7), obs) << "the same seed, the same episode";
+  // Moving towards the origin raises the reward (-|position|); the time limit (applied
+  // here, from the plugin's record) ends the episode after 50 steps.
   float towards = obs[0] > 0 ? -1.0f : 1.0f;
   double first = 0, last = 0;
   int steps = 0;
@@ -28,6 +39,66 @@ TEST(EnvPluginTest, APluginsEnvsAreMadeLikeBuiltinOnes) {
   }
   EXPECT_EQ(steps, 50);
   EXPECT_GT(last, first);
+
+  EnvConfig bad{{"speed", -1}};
+  auto refused = MakeEnv("ReachTarget-v0", bad);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("env_config[\"speed\"] must be > 0"), std::string::npos)
+      << refused.status().message();
+}
+
+TEST(EnvPluginTest, EnvConfigAndTheCopysIndicesReachThePlugin) {
+  Status loaded = LoadEnvPlugin(BROKEN_ENV_PLUGIN);
+  ASSERT_TRUE(loaded.ok()) << loaded.ToString();
+  EXPECT_EQ(GetEnvSpec("Fragile-v0")->reward_threshold, 5.0);
+  EnvConfig config{{"x", 2.5}};
+  config.set_worker_index(3);
+  config.set_vector_index(1);
+  auto env = MakeEnv("Fragile-v0", config);
+  ASSERT_TRUE(env.ok()) << env.status().ToString();
+  EXPECT_EQ((*env)->Reset(std::nullopt), Observation({3, 1, 2.5}));
+  StepResult r = (*env)->Step(Action::OfIndex(2));
+  EXPECT_EQ(r.reward, 2.0) << "the action index crosses over";
+  EXPECT_EQ(r.obs, Observation({3, 1, 2.5}));
+}
+
+TEST(EnvPluginTest, AThrowingEnvIsAnErrorNamingItNotACrash) {
+  Status loaded = LoadEnvPlugin(BROKEN_ENV_PLUGIN);
+  ASSERT_TRUE(loaded.ok()) << loaded.ToString();
+  auto env = MakeEnv("Fragile-v0", EnvConfig{{"fail_after", 2}});
+  ASSERT_TRUE(env.ok()) << env.status().ToString();
+  (*env)->Reset(1);
+  (*env)->Step(Action::OfIndex(0));
+  (*env)->Step(Action::OfIndex(0));
+  try {
+    (*env)->Step(Action::OfIndex(0));
+    FAIL() << "the plugin's exception should come back as an error";
+  } catch (const std::runtime_error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find(BROKEN_ENV_PLUGIN), std::string::npos) << what;
+    EXPECT_NE(what.find("Fragile-v0: Step: the motor caught fire"), std::string::npos) << what;
+  }
+  // The env is still usable: a new episode steps again.
+  (*env)->Reset(1);
+  EXPECT_NO_THROW((*env)->Step(Action::OfIndex(1)));
+
+  auto unmakeable = MakeEnv("Unmakeable-v0");
+  EXPECT_EQ(unmakeable.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unmakeable.status().message().find("Unmakeable-v0 needs env_config[\"map\"]"),
+            std::string::npos)
+      << unmakeable.status().message();
+  auto wrong_type = MakeEnv("Fragile-v0", EnvConfig{{"x", "far"}});
+  EXPECT_NE(wrong_type.status().message().find("env_config[\"x\"] must be a number"),
+            std::string::npos)
+      << wrong_type.status().message();
+}
+
+TEST(EnvPluginTest, APluginOfAnotherAbiVersionIsRefusedBeforeItIsUsed) {
+  auto old = LoadEnvPlugin(OLD_ABI_ENV_PLUGIN);
+  EXPECT_EQ(old.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(old.message().find(OLD_ABI_ENV_PLUGIN), std::string::npos);
+  EXPECT_NE(old.message().find("ABI version 1, but this ray runs version 2"), std::string::npos)
+      << old.message();
 }
 
 TEST(EnvPluginTest, FilesThatAreNotEnvPluginsAreRefusedByName) {

@@ -1,6 +1,6 @@
 // Box / Discrete / Space: containment with float32 semantics, sampling, descriptions.
 
-#include "runtime/rllib/env/spaces.h"
+#include "ray/rllib/spaces.h"
 
 #include <gtest/gtest.h>
 

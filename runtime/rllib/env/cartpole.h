@@ -19,7 +19,7 @@
 #include <numbers>
 #include <optional>
 
-#include "runtime/rllib/env/env.h"
+#include "ray/rllib/env.h"
 
 namespace ray::rllib {
 

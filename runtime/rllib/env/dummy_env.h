@@ -1,5 +1,8 @@
 #pragma once
-// A template to copy for your own env (envpool's dummy env, in our terms). It is RLlib's
+// A template to copy for your own env (envpool's dummy env, in our terms). A builtin
+// env is written this way; a user's env is the same class in a plugin library, with
+// the factory and RAY_ENV of <ray/rllib/env_plugin.h> (see
+// plugins/examples/reach_target_env.cc). It is RLlib's
 // "SimpleCorridor" custom-env example: the agent starts at position 0 of a corridor
 // and must walk right to position `corridor_length`.
 //
@@ -29,7 +32,7 @@
 
 #include <optional>
 
-#include "runtime/rllib/env/env.h"
+#include "ray/rllib/env.h"
 
 namespace ray::rllib {
 

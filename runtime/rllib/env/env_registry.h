@@ -7,11 +7,12 @@
 //   RAY_ENV("CartPole-v1", MakeCartPoleV1, /*max_episode_steps=*/500,
 //           /*reward_threshold=*/475.0);
 //
-// where the factory is `Result<std::unique_ptr<Env>>(const EnvConfig&)`. A user env
-// registers the same way in a .cc that is linked into the program (an object file of
-// the executable itself, or one that something references; a registrar in an
-// otherwise unreferenced member of a static library is dropped by the linker), or at
-// run time with RegisterEnv().
+// where the factory is `Result<std::unique_ptr<Env>>(const EnvConfig&)`. Code linked
+// into the program registers the same way (an object file of the executable itself,
+// or one that something references; a registrar in an otherwise unreferenced member
+// of a static library is dropped by the linker), or at run time with RegisterEnv().
+// A user's envs come from a plugin library instead (<ray/rllib/env_plugin.h>, whose
+// RAY_ENV has the same shape), registered here by LoadEnvPlugin (env_plugin_loader.h).
 //
 // Thread-safe. Registration happens during static initialisation or later; lookups
 // may run on any thread.
@@ -22,8 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "ray/rllib/env.h"
 #include "runtime/base/status.h"
-#include "runtime/rllib/env/env.h"
 #include "runtime/rllib/env/env_config.h"
 
 namespace ray::rllib {

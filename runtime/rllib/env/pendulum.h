@@ -16,7 +16,7 @@
 #include <array>
 #include <optional>
 
-#include "runtime/rllib/env/env.h"
+#include "ray/rllib/env.h"
 
 namespace ray::rllib {
 

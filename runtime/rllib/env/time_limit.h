@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "runtime/rllib/env/env.h"
+#include "ray/rllib/env.h"
 
 namespace ray::rllib {
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "ray/rllib/env.h"
 #include "runtime/base/status.h"
-#include "runtime/rllib/env/env.h"
 #include "runtime/rllib/env/env_config.h"
 
 namespace ray::rllib {

@@ -50,7 +50,7 @@ struct PPOConfig {
   bool recreate_failed_workers = false;
   std::optional<int64_t> seed;           // null: nondeterministic
   std::string env;                       // env name (informational here)
-  std::string env_plugin;                // a library of envs to load first (env_plugin.h)
+  std::string env_plugin;                // an env plugin library to load first
   int metrics_smoothing_episodes = 100;  // episode_reward_mean window
   ModelConfig model;
 

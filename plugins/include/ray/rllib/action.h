@@ -1,5 +1,5 @@
 #pragma once
-// The values that cross the env boundary: observations and actions.
+// The values an env takes and returns: observations and actions (part of the env SDK).
 
 #include <cstdint>
 #include <utility>

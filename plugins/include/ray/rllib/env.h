@@ -2,6 +2,9 @@
 // The single-agent environment interface, shaped like Gymnasium's `Env` (envpool
 // style: an env is Reset/Step plus a spec). RLlib's gym-style env (catalog RL-031)
 // maps onto it: reset() -> Reset, step() -> Step, done == terminated || truncated.
+// Part of the env SDK (header-only): the runtime's builtin envs and a plugin's envs
+// implement the same class; a plugin's envs reach the runtime only through the C
+// boundary of <ray/rllib/env_abi.h> (see <ray/rllib/env_plugin.h>).
 //
 // Contract (Gymnasium's):
 //  * Reset(seed) starts an episode and returns its first observation. With a seed,
@@ -13,6 +16,9 @@
 //    e.g. by TimeLimit (bootstrap from obs). Call Reset once either is true; stepping
 //    on is allowed but its results are env-specific (CartPole: reward 0).
 //  * Reset must be called before the first Step.
+//  * An env that cannot go on throws (std::exception). A plugin's env is caught at
+//    the plugin boundary; the runtime's wrapper rethrows it as std::runtime_error
+//    naming the env.
 //
 // The RNG is not numpy's PCG64 (see rng.h): for the same seed, the initial state
 // differs from Gymnasium's. The dynamics are Gymnasium's exactly: from the same state,
@@ -23,10 +29,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
-#include "runtime/rllib/env/action.h"
-#include "runtime/rllib/env/rng.h"
-#include "runtime/rllib/env/spaces.h"
+#include "ray/rllib/action.h"
+#include "ray/rllib/rng.h"
+#include "ray/rllib/spaces.h"
 
 namespace ray::rllib {
 
@@ -64,7 +71,14 @@ class Env {
  protected:
   // For implementations of Reset: reseeds rng() with `seed`, or with an entropy seed
   // if this is the first reset and no seed is given; otherwise leaves it alone.
-  void SeedRng(std::optional<uint64_t> seed);
+  void SeedRng(std::optional<uint64_t> seed) {
+    if (seed.has_value()) {
+      rng_.Seed(*seed);
+    } else if (!rng_seeded_) {
+      rng_.Seed(Rng::EntropySeed());
+    }
+    rng_seeded_ = true;
+  }
   Rng& rng() { return rng_; }
 
  private:
