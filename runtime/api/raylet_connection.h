@@ -59,6 +59,12 @@ class RayletConnection {
   Result<std::optional<std::string>> Request(protocol::MessageType type, const std::string& body,
                                              protocol::MessageType reply_type,
                                              const std::function<bool()>& settled);
+  // A typed request: `req` encoded, the reply decoded as a Reply.
+  template <typename Reply, typename Req>
+  Result<Reply> Ask(protocol::MessageType type, const Req& req, protocol::MessageType reply_type) {
+    RAY_ASSIGN_OR_RETURN(std::string body, Request(type, internal::Pack(req), reply_type));
+    return protocol::DecodeBody<Reply>(body, "reply");
+  }
   // A named raylet operation (CallRequest): its reply body, or its error.
   Result<std::string> Call(const std::string& op, const std::string& body);
   // Waits up to timeout_ms (-1: for ever) for frames and handles them; false if the

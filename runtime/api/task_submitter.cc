@@ -146,13 +146,16 @@ TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_i
   }
   actor.asked_epoch = objects_->block_epoch();
   actor.route = DirectActor::kRaylet;
-  auto endpoint = raylet_->Call("actor_endpoint", actor_id);
-  if (!endpoint.ok() || endpoint->empty()) return nullptr;
-  if (*endpoint == "remote") {  // lives on another node: always through the raylets
+  using protocol::ActorRouteReply;
+  auto reply = raylet_->Ask<ActorRouteReply>(MessageType::kActorRoute,
+                                             protocol::ActorRouteRequest{actor_id},
+                                             MessageType::kActorRouteReply);
+  if (!reply.ok() || reply->route == ActorRouteReply::kRaylet) return nullptr;
+  if (reply->route == ActorRouteReply::kRemote) {
     actor.route = DirectActor::kNever;
     return nullptr;
   }
-  actor.peer = &PeerAt(*endpoint);
+  actor.peer = &PeerAt(reply->endpoint);
   actor.route = DirectActor::kDirect;
   return actor.peer;
 }
@@ -183,10 +186,12 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
   }
   if (least && least->inflight.empty()) return least;
   if (pool.denied_ms < 0 || MonoMillis() - pool.denied_ms >= kLeaseRetryMs) {
-    auto endpoint =
-        raylet_->Call("lease_worker", ri::Pack(std::make_tuple(spec.resources, spec.job_id)));
-    if (endpoint.ok() && !endpoint->empty() && *endpoint != "busy") {
-      DirectPeer& w = PeerAt(*endpoint);
+    using protocol::LeaseReply;
+    auto reply = raylet_->Ask<LeaseReply>(MessageType::kLeaseWorker,
+                                          protocol::LeaseRequest{spec.resources, spec.job_id},
+                                          MessageType::kLeaseReply);
+    if (reply.ok() && reply->outcome == LeaseReply::kGranted) {
+      DirectPeer& w = PeerAt(reply->endpoint);
       w.lease = shape;
       w.idle_since_ms = MonoMillis();
       pool.workers.push_back(&w);
@@ -194,7 +199,7 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
       return &w;
     }
     pool.denied_ms = MonoMillis();
-    pool.busy = endpoint.ok() && *endpoint == "busy";
+    pool.busy = reply.ok() && reply->outcome == LeaseReply::kBusy;
   }
   // Every resource is taken: short tasks queue behind ours on our leases (their
   // workers start the next without a round trip); long ones wait in the raylet's

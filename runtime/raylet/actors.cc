@@ -115,19 +115,20 @@ void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const st
   a.direct_callers.clear();
 }
 
-std::string Raylet::DirectEndpoint(const Client& caller, const std::string& actor_id) {
+protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const std::string& actor_id) {
+  using protocol::ActorRouteReply;
   Actor* found = actors_.Find(actor_id);
-  if (!found) return "";
+  if (!found) return {};
   Actor& a = *found;
-  if (!a.remote_node.empty()) return "remote";
-  if (a.state != Actor::kAlive || a.killed) return "";
+  if (!a.remote_node.empty()) return {ActorRouteReply::kRemote, ""};
+  if (a.state != Actor::kAlive || a.killed) return {};
   auto w = clients_.find(a.worker);
-  if (w == clients_.end() || w->second.direct_endpoint.empty()) return "";
+  if (w == clients_.end() || w->second.direct_endpoint.empty()) return {};
   // Calls must run in the order they were made: none of this caller's may still wait
   // here. (Its requests arrive in order, so any it sent before asking are here now.)
-  if (a.HasCallsFrom(caller.peer)) return "";
+  if (a.HasCallsFrom(caller.peer)) return {};
   a.direct_callers.insert(caller.peer);
-  return w->second.direct_endpoint;
+  return {ActorRouteReply::kDirect, w->second.direct_endpoint};
 }
 
 void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {

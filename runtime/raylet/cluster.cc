@@ -5,6 +5,32 @@ namespace ray::raylet {
 // ---------------------------------------------------------------------------
 // Calls, jobs, housekeeping.
 
+void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
+  auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
+  SendMsg(c.peer, MessageType::kLeaseReply, req, msg ? LeaseWorker(c, *msg) : protocol::LeaseReply{});
+}
+
+void Raylet::HandleActorRoute(Client& c, uint64_t req, std::string_view body) {
+  auto msg = DecodeFrom<protocol::ActorRouteRequest>(c.peer, body, "ActorRouteRequest");
+  SendMsg(c.peer, MessageType::kActorRouteReply, req,
+          msg ? ActorRoute(c, msg->actor_id) : protocol::ActorRouteReply{});
+}
+
+void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
+  // A task sent directly: its worker asks where the plugin is on this node.
+  auto msg = DecodeFrom<protocol::PluginPathRequest>(c.peer, body, "PluginPathRequest");
+  protocol::PluginPathReply reply;
+  if (!msg) {
+    reply.error = "malformed PluginPathRequest";
+  } else if (msg->hash.empty() ||
+             msg->hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    reply.error = "plugin hash '" + msg->hash + "' is not hex";
+  } else {
+    reply.path = PluginPath(msg->hash);
+  }
+  SendMsg(c.peer, MessageType::kPluginPathReply, req, reply);
+}
+
 void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::CallRequest>(c.peer, body, "CallRequest");
   if (!msg) return;
@@ -23,17 +49,6 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   } else if (msg->op == "flush_logs") {
     // Worker output written so far reaches the caller before this reply does.
     pool_->ReadOutput();
-  } else if (msg->op == "actor_endpoint") {
-    reply.body = DirectEndpoint(c, msg->body);
-  } else if (msg->op == "lease_worker") {
-    reply.body = LeaseWorker(c, msg->body);
-  } else if (msg->op == "plugin_path") {
-    // A task sent directly: its worker asks where the plugin is on this node.
-    if (msg->body.empty() || msg->body.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      fail(Status::InvalidArgument("plugin hash '" + msg->body + "' is not hex"));
-    } else {
-      reply.body = PluginPath(msg->body);
-    }
   } else if (msg->op == "node_id") {
     reply.body = node_id_.Hex();
   } else if (msg->op == "get_actor") {

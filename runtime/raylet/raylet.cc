@@ -168,6 +168,9 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kTaskEvents: return HandleTaskEvents(c, env->body);
     case MessageType::kReturnLease: return HandleReturnLease(c);
     case MessageType::kCall: return HandleCall(c, env->request_id, env->body);
+    case MessageType::kLeaseWorker: return HandleLeaseWorker(c, env->request_id, env->body);
+    case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
+    case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
       RevokeLeasesOf(peer);

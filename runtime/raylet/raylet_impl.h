@@ -132,9 +132,8 @@ class Raylet {
   // Direct calls a worker ran: their events, for the state API and timeline.
   void HandleTaskEvents(Client& c, std::string_view body);
   // Leases (see scheduling.cc): an idle worker for `caller`'s tasks of one resource
-  // shape (its direct endpoint; "busy" if the resources are all taken, "" if there is
-  // no worker now), its return, and the leases of a caller that is gone.
-  std::string LeaseWorker(const Client& caller, std::string_view body);
+  // shape, its return, and the leases of a caller that is gone.
+  protocol::LeaseReply LeaseWorker(const Client& caller, const protocol::LeaseRequest& req);
   void HandleReturnLease(Client& c);
   void RevokeLeasesOf(const std::string& caller);
   // Asks leased workers to return their lease as soon as they run out of their
@@ -214,9 +213,12 @@ class Raylet {
   // for it or its name must be freed, else with the next FlushActorRecords().
   void RecordActor(const std::string& actor_id, const Actor& a);
   void FlushActorRecords();
-  // Where `caller` may send calls to the actor directly: "" not now, "remote" never
-  // (it lives on another node), else its worker's endpoint (see scheduling.cc).
-  std::string DirectEndpoint(const Client& caller, const std::string& actor_id);
+  // Where `caller` may send calls to the actor (see actors.cc).
+  protocol::ActorRouteReply ActorRoute(const Client& caller, const std::string& actor_id);
+  // The typed requests of the direct-call path, answered at once.
+  void HandleLeaseWorker(Client& c, uint64_t req, std::string_view body);
+  void HandleActorRoute(Client& c, uint64_t req, std::string_view body);
+  void HandlePluginPath(Client& c, uint64_t req, std::string_view body);
   // Tells the actor's direct callers its worker is gone (or going): see ActorGone.
   void NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause);
 

@@ -364,36 +364,34 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 // ---------------------------------------------------------------------------
 // Leases.
 
-std::string Raylet::LeaseWorker(const Client& caller, std::string_view body) {
-  auto msg = protocol::DecodeBody<std::tuple<std::map<std::string, double>, std::string>>(
-      body, "lease_worker");
-  if (!msg.ok()) return "";
+protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::LeaseRequest& req) {
+  using protocol::LeaseReply;
   TaskSpec shape;
-  shape.resources = std::get<0>(*msg);
+  shape.resources = req.resources;
   ResourceSet need = ResourcesOf(shape);
-  bool job_ok = std::get<1>(*msg).size() == JobId::kSize;
+  bool job_ok = req.job_id.size() == JobId::kSize;
   switch (leases_.Decide(need, job_ok, ready_, available_)) {
-    case scheduler::LeasePolicy::Answer::kNotNow: return "";
-    case scheduler::LeasePolicy::Answer::kBusy: return "busy";
+    case scheduler::LeasePolicy::Answer::kNotNow: return {};
+    case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, ""};
     case scheduler::LeasePolicy::Answer::kMayGrant: break;
   }
   Client* idle = FirstIdle();
   if (!idle) {
     if (starting_ == 0) StartWorkers(1);  // for the next ask
-    return "";
+    return {};
   }
   Client& w = *idle;
-  if (w.direct_endpoint.empty()) return "";
+  if (w.direct_endpoint.empty()) return {};
   idle_.pop_front();
   available_.Subtract(need);
   w.held = w.lease_shape = need;
   w.state = Client::kBusy;
   w.leased_to = caller.peer;
   leases_.Granted(w.peer, need);
-  w.last_job = std::get<1>(*msg);
+  w.last_job = req.job_id;
   w.dispatched_ms = NowMillis();
   SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller.peer});
-  return w.direct_endpoint;
+  return {LeaseReply::kGranted, w.direct_endpoint};
 }
 
 void Raylet::HandleReturnLease(Client& c) {

@@ -38,6 +38,9 @@ enum class MessageType : uint16_t {
   kFreeObjects = 10,    // FreeObjects (no reply)
   kTaskEvents = 11,     // TaskEvents (worker: the direct calls it ran; no reply)
   kReturnLease = 12,    // empty body (a leased worker is idle: its lease ends)
+  kLeaseWorker = 13,    // LeaseRequest -> LeaseReply (a caller asks for a worker)
+  kActorRoute = 14,     // ActorRouteRequest -> ActorRouteReply (where to call an actor)
+  kPluginPath = 15,     // PluginPathRequest -> PluginPathReply (a worker finds a plugin)
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -56,6 +59,9 @@ enum class MessageType : uint16_t {
   kLeaseGone = 31,    // LeaseGone (to a caller: its leased worker died)
   kYieldLease = 32,   // empty body (to a leased worker: tasks wait in the raylet's
                       // queue; the caller is to send no more, the lease ends once idle)
+  kLeaseReply = 33,
+  kActorRouteReply = 34,
+  kPluginPathReply = 35,
   // caller <-> worker, directly (the raylet not involved): kExecuteTask (caller ->
   // worker) and kTaskDone (worker -> caller), and:
   kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend
@@ -297,6 +303,53 @@ struct ActorGone {
 struct LeaseGranted {
   std::string caller;  // the caller's identity (as on the raylet's socket)
   MSGPACK_DEFINE_ARRAY(caller);
+};
+
+// A caller asks for a worker to run its normal tasks of one resource shape directly.
+struct LeaseRequest {
+  std::map<std::string, double> resources;
+  std::string job_id;
+  MSGPACK_DEFINE_ARRAY(resources, job_id);
+};
+
+struct LeaseReply {
+  enum Outcome : uint8_t {
+    kNotNow = 0,   // no idle worker now (one may be starting), or tasks wait in the queue
+    kGranted = 1,  // `endpoint` is the worker's direct socket
+    kBusy = 2,     // every resource of the shape is taken
+  };
+  uint8_t outcome = kNotNow;
+  std::string endpoint;
+  MSGPACK_DEFINE_ARRAY(outcome, endpoint);
+};
+
+// Where a caller may send its calls to an actor.
+struct ActorRouteRequest {
+  std::string actor_id;
+  MSGPACK_DEFINE_ARRAY(actor_id);
+};
+
+struct ActorRouteReply {
+  enum Route : uint8_t {
+    kRaylet = 0,  // through the raylet, for now (ask again later)
+    kDirect = 1,  // straight to `endpoint`, the actor's worker
+    kRemote = 2,  // it lives on another node: always through the raylets
+  };
+  uint8_t route = kRaylet;
+  std::string endpoint;
+  MSGPACK_DEFINE_ARRAY(route, endpoint);
+};
+
+// A worker running a direct call finds the plugin's copy on this node.
+struct PluginPathRequest {
+  std::string hash;  // content hash (hex)
+  MSGPACK_DEFINE_ARRAY(hash);
+};
+
+struct PluginPathReply {
+  std::string path;
+  std::string error;  // non-empty: not found
+  MSGPACK_DEFINE_ARRAY(path, error);
 };
 
 struct LeaseGone {

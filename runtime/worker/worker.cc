@@ -84,7 +84,12 @@ Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, std::string p
   if (it != plugins_.end()) return &it->second;
   // Tasks sent directly by their caller do not carry the plugin's local path.
   if (path.empty()) {
-    RAY_ASSIGN_OR_RETURN(path, client_->Call("plugin_path", hash));
+    RAY_ASSIGN_OR_RETURN(auto reply, client_->raylet().Ask<protocol::PluginPathReply>(
+                                         protocol::MessageType::kPluginPath,
+                                         protocol::PluginPathRequest{hash},
+                                         protocol::MessageType::kPluginPathReply));
+    if (!reply.error.empty()) return Status::NotFound(reply.error);
+    path = std::move(reply.path);
   }
   RAY_ASSIGN_OR_RETURN(auto plugin, Plugin::Load(path, hash));
   Loaded loaded{plugin, std::make_unique<core::RuntimeBinding>(client_, hash)};
