@@ -14,7 +14,7 @@
 
 #include <msgpack.hpp>
 
-#include "ray/api.h"
+#include "ray/wire.h"
 #include "runtime/base/status.h"
 
 namespace ray::protocol {

@@ -34,7 +34,8 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
   ASSERT_FALSE(fs::exists(a));
 
   for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/ppo.so",
-                        "lib/ray/microbenchmark.so", "include/ray/api.h"}) {
+                        "lib/ray/microbenchmark.so", "include/ray/api.h",
+                        "include/ray/registry.h", "include/ray/wire.h"}) {
     EXPECT_TRUE(fs::exists(fs::path(b) / f)) << f;
   }
   // Nothing installed remembers where it was installed.
