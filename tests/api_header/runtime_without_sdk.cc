@@ -15,7 +15,7 @@ using Blob = int;          // ray/values.h
 using ObjectRef = int;     // ray/object_ref.h
 using TaskCaller = int;    // ray/task.h
 using ActorHandle = int;   // ray/actor.h
-using NodeInfo = int;      // ray/state.h
+using Profile = int;       // ray/state.h
 namespace internal {
 using Registry = int;  // ray/registry.h
 int Api;               // ray/context.h

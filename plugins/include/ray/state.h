@@ -32,18 +32,9 @@ inline std::string GetNodeId() {
   return std::string(reply.data, reply.size);
 }
 
-// A node of the cluster, as ray::Nodes() lists it (Ray's ray.nodes()).
-struct NodeInfo {
-  std::string node_id;  // 32 hex characters, as GetNodeId() returns
-  std::string address;  // the node's IP address
-  bool alive = false;   // false: left the cluster or stopped heartbeating
-  std::map<std::string, double> resources_total;
-  std::map<std::string, double> resources_available;  // empty for dead nodes
-  MSGPACK_DEFINE(node_id, address, alive, resources_total, resources_available);
-};
-
-// Every node the cluster has had, live or dead, in the order they joined. The
-// calling node's resources are current; others' are as of their last heartbeat.
+// Every node the cluster has had, live or dead, in the order they joined (NodeInfo is
+// in ray/wire.h: the runtime sends it). The calling node's resources are current;
+// others' are as of their last heartbeat.
 inline std::vector<NodeInfo> Nodes() { return internal::Call<std::vector<NodeInfo>>("nodes"); }
 
 // The GPU ids the running task or actor holds ([] in the driver and for tasks that

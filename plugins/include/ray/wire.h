@@ -1,8 +1,8 @@
 #pragma once
 // The SDK's wire types: the msgpack messages a plugin and the runtime exchange
-// through the RayRuntimeApi table (ray/abi.h) -- a task submission (TaskRequest) and
-// the error object a failed task leaves (ErrorInfo) -- and the Pack/Unpack both sides
-// encode them with. The runtime's wire layer includes this header and nothing of the
+// through the RayRuntimeApi table (ray/abi.h) -- a task submission (TaskRequest), the
+// error object a failed task leaves (ErrorInfo), the nodes ray::Nodes() lists
+// (NodeInfo) -- and the Pack/Unpack both sides encode them with. The runtime's wire layer includes this header and nothing of the
 // user API; the user API includes it. Each struct's MSGPACK_DEFINE_ARRAY order is its
 // encoding: reordering fields breaks plugins and runtimes built before.
 
@@ -80,3 +80,17 @@ T Unpack(const char* data, size_t size) {
 }
 
 }  // namespace ray::internal
+
+namespace ray {
+
+// A node of the cluster, as ray::Nodes() lists it (Ray's ray.nodes()).
+struct NodeInfo {
+  std::string node_id;  // 32 hex characters, as GetNodeId() returns
+  std::string address;  // the node's IP address
+  bool alive = false;   // false: left the cluster or stopped heartbeating
+  std::map<std::string, double> resources_total;
+  std::map<std::string, double> resources_available;  // empty for dead nodes
+  MSGPACK_DEFINE(node_id, address, alive, resources_total, resources_available);
+};
+
+}  // namespace ray
