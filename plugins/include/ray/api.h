@@ -12,6 +12,10 @@
 //   };
 //   RAY_REMOTE(Counter::Create, &Counter::Add);
 //
+//   template <typename T> T Sum(T a, T b) { return a + b; }
+//   RAY_REMOTE(Sum<int>);                          // registered as "Sum<int>"
+//   RAY_REMOTE_NAMED("sum_doubles", Sum<double>);  // an explicit name
+//
 //   RAY_MAIN(int argc, char** argv) {
 //     ray::ObjectRef<int> r = ray::Task(Plus).Remote(1, 2);
 //     int three = *ray::Get(r);
@@ -35,7 +39,7 @@
 //   ray/errors.h      RayException and the errors ray::Get throws
 //   ray/values.h      ray::Blob (zero-copy bytes), ray::Returns<...>
 //   ray/object_ref.h  ObjectRef, Put, Get, Wait
-//   ray/registry.h    RAY_REMOTE, RAY_MAIN, the plugin entry points
+//   ray/registry.h    RAY_REMOTE, RAY_REMOTE_NAMED, RAY_MAIN, the plugin entry points
 //   ray/task.h        ray::Task(F).Remote(...) and task options
 //   ray/actor.h       ray::Actor, ActorHandle, GetActor
 //   ray/state.h       Nodes, ClusterResources, GetGpuIds, Profile, ...

@@ -3,18 +3,22 @@
 // which the runtime lists and calls them.
 //
 //   RAY_REMOTE(Plus, Counter::Create, &Counter::Add);   // named by their text
+//   RAY_REMOTE(Sum<int, int>);                          // registered as "Sum<int,int>"
+//   RAY_REMOTE_NAMED("sum_doubles", Sum<double, double>);
 //
-// RAY_REMOTE names each function by its argument's text, without '&' and spaces. A
-// function is a plain function (a task), a function returning a pointer (an actor
-// factory: the instance it creates lives until the actor ends), or a member function
-// (an actor method). Names are unique per plugin: the runtime refuses a plugin that
-// registers a name twice. Registration runs during static initialization; the
-// registry is not thread-safe and is only read after the plugin is loaded. Exceptions
-// thrown by a remote function are caught here and returned as error objects: none
-// crosses the C boundary.
+// RAY_REMOTE names each function by its argument's text (see SplitNames for the exact
+// rule); RAY_REMOTE_NAMED gives one function an explicit name. A function is a plain
+// function (a task), a function returning a pointer (an actor factory: the instance
+// it creates lives until the actor ends), or a member function (an actor method).
+// Names are unique per plugin: the runtime refuses a plugin that registers a name
+// twice. Registration runs during static initialization; the registry is not
+// thread-safe and is only read after the plugin is loaded. Exceptions thrown by a
+// remote function are caught here and returned as error objects: none crosses the C
+// boundary.
 
 #include <msgpack.hpp>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +26,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
@@ -192,7 +197,7 @@ void DestroyInstance(void* instance) {
 // Registers F under `name`. A name registered twice is recorded in `duplicates`,
 // for which the runtime refuses the plugin.
 template <auto F>
-void RegisterOne(std::string name) {
+bool RegisterOne(std::string name) {
   auto& r = Registry::Get();
   Entry e;
   e.name = name;
@@ -213,19 +218,76 @@ void RegisterOne(std::string name) {
   if (r.by_name.count(name)) r.duplicates.push_back(name);
   r.name_by_pointer[PointerKey(F)] = name;
   r.by_name[name] = std::move(e);
+  return true;
 }
 
-// "Counter::Create, &Counter::Add" -> {"Counter::Create", "Counter::Add"}.
-inline std::vector<std::string> SplitNames(const char* text) {
-  std::vector<std::string> out(1);
-  for (const char* p = text; *p; ++p) {
-    if (*p == ',') {
-      out.emplace_back();
-    } else if (*p != '&' && *p != ' ' && *p != '\n' && *p != '\t') {
-      out.back() += *p;
+// Where the argument that starts at `begin` of RAY_REMOTE's text ends: at the next
+// comma outside (), [], {} and, outside parentheses, <>. So the comma of
+// `Sum<int, int>` or `F<(1, 2)>` belongs to its argument.
+constexpr size_t ArgumentEnd(std::string_view text, size_t begin) {
+  int nesting = 0;  // (), [], {}
+  int angles = 0;   // <> outside the others
+  for (size_t i = begin; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') {
+      ++nesting;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --nesting;
+    } else if (nesting == 0 && c == '<') {
+      ++angles;
+    } else if (nesting == 0 && c == '>' && angles > 0) {
+      --angles;
+    } else if (c == ',' && nesting == 0 && angles == 0) {
+      return i;
     }
   }
+  return text.size();
+}
+
+// How many arguments RAY_REMOTE's text holds by ArgumentEnd's rule.
+constexpr size_t CountArguments(std::string_view text) {
+  if (text.empty()) return 0;
+  size_t n = 1;
+  for (size_t end = ArgumentEnd(text, 0); end < text.size(); end = ArgumentEnd(text, end + 1)) ++n;
+  return n;
+}
+
+// The registered name of one argument's text: without a leading '&', and without
+// whitespace except a single space between two words ("unsigned int").
+inline std::string NameOfArgument(std::string_view text) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  bool spaced = false;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      spaced = true;
+      continue;
+    }
+    if (out.empty() && c == '&') continue;
+    if (spaced && !out.empty() && is_word(out.back()) && is_word(c)) out += ' ';
+    spaced = false;
+    out += c;
+  }
   return out;
+}
+
+// RAY_REMOTE's names, one per argument of its text:
+//   "Counter::Create, &Counter::Add"        -> {"Counter::Create", "Counter::Add"}
+//   "Sum<int, int>, &Box<unsigned int>::Get" -> {"Sum<int,int>", "Box<unsigned int>::Get"}
+inline std::vector<std::string> SplitNames(std::string_view text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (size_t begin = 0;;) {
+    size_t end = ArgumentEnd(text, begin);
+    out.push_back(NameOfArgument(text.substr(begin, end - begin)));
+    if (end == text.size()) return out;
+    begin = end + 1;
+  }
+}
+
+template <auto... Fs>
+constexpr size_t CountOf() {
+  return sizeof...(Fs);
 }
 
 template <auto... Fs>
@@ -238,11 +300,25 @@ bool RegisterAll(const char* text) {
 
 }  // namespace ray::internal
 
-#define RAY_REMOTE(...)                                                        \
-  static const bool RAY_CONCAT_NAME(ray_registered_, __LINE__) =               \
-      ::ray::internal::RegisterAll<__VA_ARGS__>(#__VA_ARGS__)
 #define RAY_CONCAT_NAME_INNER(a, b) a##b
 #define RAY_CONCAT_NAME(a, b) RAY_CONCAT_NAME_INNER(a, b)
+
+// Registers functions, actor factories and methods under their text's names. Operator
+// names like `operator<` can confuse the split: the compiler then says so, and
+// RAY_REMOTE_NAMED registers them.
+#define RAY_REMOTE(...)                                                                    \
+  static_assert(::ray::internal::CountArguments(#__VA_ARGS__) ==                          \
+                    ::ray::internal::CountOf<__VA_ARGS__>(),                              \
+                "RAY_REMOTE cannot split its arguments into names: register this "        \
+                "function with RAY_REMOTE_NAMED(\"name\", function)");                    \
+  [[maybe_unused]] static const bool RAY_CONCAT_NAME(ray_registered_, __COUNTER__) =      \
+      ::ray::internal::RegisterAll<__VA_ARGS__>(#__VA_ARGS__)
+
+// Registers one function, actor factory or method under an explicit name:
+//   RAY_REMOTE_NAMED("sum", Sum<int, int>);
+#define RAY_REMOTE_NAMED(name, ...)                                                       \
+  [[maybe_unused]] static const bool RAY_CONCAT_NAME(ray_registered_, __COUNTER__) =      \
+      ::ray::internal::RegisterOne<__VA_ARGS__>(name)
 
 // The job's entry point, run by `ray run` / `ray submit` with the job's arguments.
 #define RAY_MAIN(...)                                                             \
