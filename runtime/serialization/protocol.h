@@ -14,7 +14,7 @@
 
 #include <msgpack.hpp>
 
-#include "ray/api.h"
+#include "ray/wire.h"
 #include "runtime/base/status.h"
 
 namespace ray::protocol {
@@ -173,21 +173,13 @@ struct RegisterReply {
 
 using ray::internal::TaskArg;
 
-// A task as the runtime tracks it.
-struct TaskSpec {
+// A task as the runtime tracks it: the plugin's request (ray/wire.h) with its id, its
+// job, its plugin and its submitter. Encoded as one flat array, the request's fields
+// among the others in the order below.
+struct TaskSpec : ray::internal::TaskRequest {
   std::string task_id;
   std::string job_id;
-  uint8_t kind = 0;     // ray::internal::TaskKind
-  std::string plugin;   // content hash of the plugin
-  std::string function;
-  std::vector<TaskArg> args;
-  uint32_t num_returns = 1;
-  std::map<std::string, double> resources;
-  int32_t max_retries = 3;
-  int32_t max_calls = 0;
-  int32_t max_restarts = 0;
-  std::string actor_id;
-  std::string actor_name;
+  std::string plugin;  // content hash of the plugin
   std::string caller;  // worker id of the submitter
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller);

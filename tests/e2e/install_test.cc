@@ -36,7 +36,8 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
 
   for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/ppo.so",
                         "lib/ray/microbenchmark.so", "include/ray/api.h",
-                        "include/ray/rllib/env_plugin.h", "include/ray/rllib/env_abi.h"}) {
+                        "include/ray/rllib/env_plugin.h", "include/ray/rllib/env_abi.h",
+                        "include/ray/registry.h", "include/ray/wire.h"}) {
     EXPECT_TRUE(fs::exists(fs::path(b) / f)) << f;
   }
   // Nothing installed remembers where it was installed.

@@ -186,7 +186,8 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
 
   const std::vector<std::pair<MessageType, std::string>> valid{
       {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, "jobX", ""})},
-      {MessageType::kSubmitTask, Pack(protocol::TaskSpec{})},
+      // Qualified: TaskSpec's base brings in ray::internal::Pack by argument-dependent lookup.
+      {MessageType::kSubmitTask, ray::testing::Pack(protocol::TaskSpec{})},
       {MessageType::kGetObjects, Pack(protocol::GetRequest{{std::string(20, 'a')}, 10})},
       {MessageType::kWaitObjects, Pack(protocol::WaitRequest{{std::string(20, 'a')}, 1, 10})},
       {MessageType::kPutObject, Pack(protocol::PutRequest{})},

@@ -1,0 +1,134 @@
+#pragma once
+// Actors: ray::Actor(Factory).Remote(args...) creates an actor -- a worker that runs
+// the registered factory (a function returning a pointer to the new instance) and
+// then the instance's registered methods -- and returns its ActorHandle.
+// handle.Task(&Class::Method).Remote(...) calls a method (ray/task.h describes
+// arguments and results); a method of another class does not compile. A named actor
+// can be found from any job with GetActor. The instance lives until the actor is
+// killed or its job ends; SetMaxRestarts re-runs the factory when its worker dies,
+// and a call the actor can no longer run fails with ActorDiedError.
+
+#include <msgpack.hpp>
+
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "ray/abi.h"
+#include "ray/context.h"
+#include "ray/registry.h"
+#include "ray/task.h"
+#include "ray/wire.h"
+
+namespace ray {
+
+template <typename T>
+class ActorHandle {
+ public:
+  ActorHandle() = default;
+  explicit ActorHandle(std::string id) : id_(std::move(id)) {}
+  const std::string& Binary() const { return id_; }
+
+  template <typename M>
+  class MethodCaller {
+    using Traits = internal::FunctionTraits<M>;
+
+   public:
+    MethodCaller(std::string actor, M m) {
+      req_.kind = internal::kActorTask;
+      req_.actor_id = std::move(actor);
+      req_.function = internal::NameOf(m);
+      req_.max_retries = 0;
+    }
+    template <typename... As>
+    typename internal::RefsFor<typename Traits::Return>::Type Remote(As&&... as) {
+      static_assert(sizeof...(As) == Traits::kArity, "wrong number of arguments");
+      req_.args = internal::EncodeArgs<typename Traits::Args>(std::index_sequence_for<As...>(),
+                                                              std::forward<As>(as)...);
+      req_.num_returns = internal::ReturnCount<typename Traits::Return>();
+      return internal::RefsFor<typename Traits::Return>::Make(internal::SubmitRaw(req_));
+    }
+
+   private:
+    internal::TaskRequest req_;
+  };
+
+  template <typename M>
+  MethodCaller<M> Task(M m) const {
+    static_assert(std::is_base_of_v<typename internal::FunctionTraits<M>::Class, T>,
+                  "method does not belong to this actor's class");
+    return MethodCaller<M>(id_, m);
+  }
+
+  // Stops the actor's worker; pending calls fail with ActorDiedError.
+  void Kill() const {
+    const auto& api = internal::CheckedApi();
+    RayObject reply{};
+    if (api.call(api.ctx, "kill_actor", id_.data(), id_.size(), &reply) != 0) {
+      internal::ThrowRuntimeError("cannot kill actor");
+    }
+    api.release(api.ctx, &reply, 1);
+  }
+
+  MSGPACK_DEFINE(id_);
+
+ private:
+  std::string id_;
+};
+
+template <typename F>
+class ActorCreator : public internal::Options<ActorCreator<F>> {
+  using Traits = internal::FunctionTraits<F>;
+  using Class = std::remove_pointer_t<typename Traits::Return>;
+
+ public:
+  explicit ActorCreator(F f) {
+    this->req_.kind = internal::kActorCreation;
+    this->req_.function = internal::NameOf(f);
+    this->req_.max_retries = 0;
+  }
+  // A named actor can be found by any job with ray::GetActor<T>(name).
+  ActorCreator& SetName(const std::string& name) {
+    this->req_.actor_name = name;
+    return *this;
+  }
+  // Times the actor is restarted (constructor re-run) when its worker dies.
+  ActorCreator& SetMaxRestarts(int n) {
+    this->req_.max_restarts = n;
+    return *this;
+  }
+  template <typename... As>
+  ActorHandle<Class> Remote(As&&... as) {
+    static_assert(sizeof...(As) == Traits::kArity, "wrong number of arguments");
+    this->req_.args = internal::EncodeArgs<typename Traits::Args>(
+        std::index_sequence_for<As...>(), std::forward<As>(as)...);
+    this->req_.num_returns = 1;
+    auto ids = internal::SubmitRaw(this->req_);
+    // The actor id is the creation task's id, which begins the returned object id.
+    return ActorHandle<Class>(ids[0].substr(0, 16));
+  }
+};
+
+template <typename F>
+ActorCreator<F> Actor(F f) {
+  static_assert(std::is_pointer_v<typename internal::FunctionTraits<F>::Return>,
+                "an actor factory returns a pointer to the new instance");
+  return ActorCreator<F>(f);
+}
+
+// The named actor, or nullopt if no live actor has that name.
+template <typename T>
+std::optional<ActorHandle<T>> GetActor(const std::string& name) {
+  const auto& api = internal::CheckedApi();
+  RayObject reply{};
+  if (api.call(api.ctx, "get_actor", name.data(), name.size(), &reply) != 0) {
+    internal::ThrowRuntimeError("cannot look up actor");
+  }
+  std::string id(reply.data, reply.size);
+  api.release(api.ctx, &reply, 1);
+  if (id.empty()) return std::nullopt;
+  return ActorHandle<T>(id);
+}
+
+}  // namespace ray

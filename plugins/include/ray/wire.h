@@ -1,0 +1,96 @@
+#pragma once
+// The SDK's wire types: the msgpack messages a plugin and the runtime exchange
+// through the RayRuntimeApi table (ray/abi.h) -- a task submission (TaskRequest), the
+// error object a failed task leaves (ErrorInfo), the nodes ray::Nodes() lists
+// (NodeInfo) -- and the Pack/Unpack both sides encode them with. The runtime's wire layer includes this header and nothing of the
+// user API; the user API includes it. Each struct's MSGPACK_DEFINE_ARRAY order is its
+// encoding: reordering fields breaks plugins and runtimes built before.
+
+#include <msgpack.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ray::internal {
+
+// How an error object is stored: msgpack [kind, type, message, task, where].
+enum ErrorKind : int {
+  kTaskException = 0,
+  kWorkerCrashed = 1,
+  kActorDied = 2,
+  kUnschedulable = 3,
+  kSystem = 4,
+};
+
+struct ErrorInfo {
+  int kind = kTaskException;
+  std::string type;
+  std::string message;
+  std::string task;
+  std::string where;
+  MSGPACK_DEFINE_ARRAY(kind, type, message, task, where);
+};
+
+// An argument of a submission: an object id, or the value itself.
+struct TaskArg {
+  bool is_ref = false;
+  std::string data;  // object id (is_ref) or the msgpack-encoded value
+  MSGPACK_DEFINE_ARRAY(is_ref, data);
+};
+
+enum TaskKind : uint8_t { kNormalTask = 0, kActorCreation = 1, kActorTask = 2 };
+
+// A submission, as the plugin hands it to the runtime (RayRuntimeApi::submit).
+struct TaskRequest {
+  uint8_t kind = kNormalTask;
+  std::string function;  // registered name
+  std::vector<TaskArg> args;
+  uint32_t num_returns = 1;
+  std::map<std::string, double> resources;
+  int32_t max_retries = 3;
+  int32_t max_calls = 0;  // 0: unlimited
+  int32_t max_restarts = 0;
+  std::string actor_id;    // actor tasks
+  std::string actor_name;  // named actor creation
+  MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
+                       max_restarts, actor_id, actor_name);
+};
+
+template <typename T>
+std::string Pack(const T& value) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, value);
+  return std::string(buf.data(), buf.size());
+}
+
+// Decodes `data` as a T. Throws msgpack::unpack_error (malformed bytes) or
+// msgpack::type_error (not a T). Nothing keeps `data` alive after the call: a
+// ray::Blob decoded this way copies its bytes (ray/values.h has the overload that
+// lets it reference them).
+template <typename T>
+T Unpack(const char* data, size_t size) {
+  auto by_reference = [](msgpack::type::object_type type, size_t, void*) {
+    return type == msgpack::type::BIN;
+  };
+  msgpack::object_handle oh = msgpack::unpack(data, size, by_reference);
+  return oh.get().as<T>();
+}
+
+}  // namespace ray::internal
+
+namespace ray {
+
+// A node of the cluster, as ray::Nodes() lists it (Ray's ray.nodes()).
+struct NodeInfo {
+  std::string node_id;  // 32 hex characters, as GetNodeId() returns
+  std::string address;  // the node's IP address
+  bool alive = false;   // false: left the cluster or stopped heartbeating
+  std::map<std::string, double> resources_total;
+  std::map<std::string, double> resources_available;  // empty for dead nodes
+  MSGPACK_DEFINE(node_id, address, alive, resources_total, resources_available);
+};
+
+}  // namespace ray
