@@ -71,24 +71,16 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
     return Status::InvalidArgument("num_returns must be between 1 and 1000");
   }
   protocol::TaskSpec spec;
+  static_cast<ri::TaskRequest&>(spec) = std::move(req).value();  // the spec embeds it
   TaskId task = NewTaskId(job_);
   spec.task_id = task.Binary();
   spec.job_id = job_.Binary();
-  spec.kind = req->kind;
   spec.plugin = plugin;
-  spec.function = std::move(req->function);
-  spec.num_returns = req->num_returns;
-  spec.resources = std::move(req->resources);
-  spec.max_retries = req->max_retries;
-  spec.max_calls = req->max_calls;
-  spec.max_restarts = req->max_restarts;
-  spec.actor_id = std::move(req->actor_id);
-  spec.actor_name = std::move(req->actor_name);
   for (const auto& [name, amount] : spec.resources) {
     if (amount < 0) return Status::InvalidArgument("resource " + name + " is negative");
   }
   // Large values travel through the object store, not inside the task.
-  for (auto& arg : req->args) {
+  for (auto& arg : spec.args) {
     if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
       RAY_ASSIGN_OR_RETURN(ObjectId id, objects_->Put({arg.data}));
       arg = ri::TaskArg{true, id.Binary()};
@@ -99,7 +91,6 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
     if (arg.is_ref) refs_->RefEscaped(ObjectId::FromBinary(arg.data));
   }
   objects_->PromoteEscaped();
-  spec.args = std::move(req->args);
   if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
     RAY_ASSIGN_OR_RETURN(std::string ignored,
                          raylet_->Call("register_actor_name",
