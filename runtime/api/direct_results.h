@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ray/wire.h"
 #include "runtime/api/object_cache.h"
 #include "runtime/ids/ids.h"
 
@@ -25,12 +26,13 @@ class DirectResults {
   // The worker answered for `id`: false if it was not awaited (freed in flight).
   bool Settle(const ObjectId& id) { return pending_.erase(id) > 0; }
   void Store(const ObjectId& id, ObjectCache::Entry value) { values_[id] = std::move(value); }
-  // The results still pending among `ids` become the error (a packed ErrorInfo).
-  void Fail(const std::vector<ObjectId>& ids, const std::string& error) {
+  // The results still pending among `ids` become the error (packed only if one is:
+  // every answer from a worker ends with this call).
+  void Fail(const std::vector<ObjectId>& ids, const ray::internal::ErrorInfo& error) {
     std::shared_ptr<const std::string> bytes;
     for (const ObjectId& id : ids) {
       if (!pending_.erase(id)) continue;  // arrived, or freed
-      if (!bytes) bytes = std::make_shared<const std::string>(error);
+      if (!bytes) bytes = std::make_shared<const std::string>(ray::internal::Pack(error));
       values_[id] = ObjectCache::Entry{protocol::ObjectState::kError, bytes};
     }
   }

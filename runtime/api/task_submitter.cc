@@ -141,9 +141,11 @@ TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_i
   auto reply = raylet_->Ask<ActorRouteReply>(MessageType::kActorRoute,
                                              protocol::ActorRouteRequest{actor_id},
                                              MessageType::kActorRouteReply);
-  if (!reply.ok() || reply->route == ActorRouteReply::kRaylet) return nullptr;
-  if (reply->route == ActorRouteReply::kRemote) {
+  if (reply.ok() && reply->route == ActorRouteReply::kRemote) {
     actor.route = DirectActor::kNever;
+    return nullptr;
+  }
+  if (!reply.ok() || reply->route != ActorRouteReply::kDirect || reply->endpoint.empty()) {
     return nullptr;
   }
   actor.peer = &PeerAt(reply->endpoint);
@@ -181,7 +183,7 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
     auto reply = raylet_->Ask<LeaseReply>(MessageType::kLeaseWorker,
                                           protocol::LeaseRequest{spec.resources, spec.job_id},
                                           MessageType::kLeaseReply);
-    if (reply.ok() && reply->outcome == LeaseReply::kGranted) {
+    if (reply.ok() && reply->outcome == LeaseReply::kGranted && !reply->endpoint.empty()) {
       DirectPeer& w = PeerAt(reply->endpoint);
       w.lease = shape;
       w.idle_since_ms = MonoMillis();
@@ -297,7 +299,7 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
 }
 
 void TaskSubmitter::FailResults(const std::vector<ObjectId>& returns, const ri::ErrorInfo& e) {
-  objects_->direct().Fail(returns, ri::Pack(e));
+  objects_->direct().Fail(returns, e);
 }
 
 void TaskSubmitter::DrainPeer(DirectPeer& peer) {

@@ -19,7 +19,7 @@
 
 namespace ray::protocol {
 
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;  // 2: LeaseWorker, ActorRoute, PluginPath
 // Frames larger than this are refused by every socket.
 constexpr int64_t kMaxFrameBytes = 512ll << 20;
 // Values at least this large go to the shared-memory store; smaller travel inline.

@@ -37,11 +37,12 @@ TEST(DirectResultsTest, FailTurnsOnlyThePendingOnesIntoTheError) {
   ASSERT_TRUE(results.Settle(arrived));
   results.Store(arrived, Value("ok"));
   EXPECT_TRUE(results.Forget(freed));
-  results.Fail({arrived, pending, freed}, "boom");
+  ray::internal::ErrorInfo boom{ray::internal::kSystem, "ray::Internal", "boom", "", ""};
+  results.Fail({arrived, pending, freed}, boom);
   EXPECT_EQ(*results.Find(arrived)->data, "ok");
   ASSERT_NE(results.Find(pending), nullptr);
   EXPECT_EQ(results.Find(pending)->state, ObjectState::kError);
-  EXPECT_EQ(*results.Find(pending)->data, "boom");
+  EXPECT_EQ(*results.Find(pending)->data, ray::internal::Pack(boom));
   EXPECT_EQ(results.Find(freed), nullptr);
 }
 
