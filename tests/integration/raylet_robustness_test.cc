@@ -156,11 +156,13 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   std::string reg = protocol::Encode(MessageType::kRegisterClient, 1,
                                      protocol::RegisterClient{"x", 1, true, "abcd", ""});
   ExpectDropped(*stranger, reg.substr(0, 2), "a truncated envelope");
-  msgpack::sbuffer v2;
-  msgpack::packer<msgpack::sbuffer>(v2).pack(std::make_tuple(2u, uint16_t{1}, uint64_t{1}));
-  ExpectDropped(*stranger, std::string(v2.data(), v2.size()) + Pack(protocol::RegisterClient{}),
-                "protocol version 2");
-  EXPECT_NE(ReadText(log_).find("protocol version 2"), std::string::npos);
+  const std::string other_version = "protocol version " + std::to_string(protocol::kProtocolVersion + 1);
+  msgpack::sbuffer wrong;
+  msgpack::packer<msgpack::sbuffer>(wrong).pack(
+      std::make_tuple(protocol::kProtocolVersion + 1, uint16_t{1}, uint64_t{1}));
+  ExpectDropped(*stranger, std::string(wrong.data(), wrong.size()) + Pack(protocol::RegisterClient{}),
+                other_version);
+  EXPECT_NE(ReadText(log_).find(other_version), std::string::npos);
   ExpectDropped(*stranger, "\xdd\xff\xff\xff\xff\x01", "an envelope claiming 4G elements");
   ExpectDropped(*stranger, protocol::Encode(MessageType::kSubmitTask, 0, protocol::TaskSpec{}),
                 "a task from an unregistered peer");

@@ -210,11 +210,12 @@ TEST(BatchTest, MalformedBatchesAreRejected) {
 }
 
 TEST(EnvelopeTest, WrongVersionIsRejected) {
-  std::string frame = Header(uint32_t{2}, uint16_t{7}, uint64_t{1}) + Pack(CallRequest{});
+  const uint32_t wrong = kProtocolVersion + 1;
+  std::string frame = Header(wrong, uint16_t{7}, uint64_t{1}) + Pack(CallRequest{});
   Result<Envelope> env = DecodeEnvelope(frame);
   ASSERT_FALSE(env.ok());
   EXPECT_EQ(env.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(env.status().message().find("version 2"), std::string::npos)
+  EXPECT_NE(env.status().message().find("version " + std::to_string(wrong)), std::string::npos)
       << env.status().ToString();
   EXPECT_FALSE(DecodeEnvelope(Header(uint32_t{0}, uint16_t{7}, uint64_t{1})).ok());
 }
