@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -413,19 +414,30 @@ TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
     rest >> state >> ppid;
     return ppid;
   };
-  std::vector<int> raylet = PidsOf("_raylet"), zygote = PidsOf("_zygote");
-  ASSERT_EQ(raylet.size(), 1u);
-  ASSERT_EQ(zygote.size(), 1u) << "no zygote";
-  std::vector<int> workers;  // the prestarted ones: the zygote forks them soon after start
-  for (int i = 0; i < 100 && (workers = PidsOf("_worker")).empty(); ++i) {
+  const std::string placeholder = "00000000000000000000000000000000";
+  auto renamed = [&](int w) {
+    return ReadText("/proc/" + std::to_string(w) + "/cmdline").find(placeholder) == std::string::npos;
+  };
+  // The prestarted workers: the zygote forks them soon after start, and a child caught
+  // between its fork and its new command line still reads as the zygote. So look until
+  // the forks are done.
+  std::vector<int> raylet, zygote, workers;
+  for (int i = 0; i < 100; ++i) {
+    raylet = PidsOf("_raylet");
+    zygote = PidsOf("_zygote");
+    workers = PidsOf("_worker");
+    if (zygote.size() == 1 && !workers.empty() &&
+        std::all_of(workers.begin(), workers.end(), renamed)) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  ASSERT_EQ(raylet.size(), 1u);
+  ASSERT_EQ(zygote.size(), 1u) << "no zygote, or it never finished forking";
   ASSERT_FALSE(workers.empty()) << "no prestarted worker";
   for (int w : workers) {
     EXPECT_EQ(parent_of(w), raylet[0]) << "worker " << w << " is not the raylet's child";
-    EXPECT_EQ(ReadText("/proc/" + std::to_string(w) + "/cmdline").find("00000000000000000000000000000000"),
-              std::string::npos)
-        << "worker " << w << " kept the placeholder id";
+    EXPECT_TRUE(renamed(w)) << "worker " << w << " kept the placeholder id";
   }
 
   ASSERT_EQ(::kill(zygote[0], SIGKILL), 0);
