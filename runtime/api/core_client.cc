@@ -22,8 +22,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   RAY_ASSIGN_OR_RETURN(c->raylet_, RayletConnection::Connect(raylet_endpoint, reg));
   c->objects_ = std::make_unique<ObjectClient>(c->raylet_.get(), &c->refs_);
   c->submitter_ = std::make_unique<TaskSubmitter>(c->raylet_.get(), c->objects_.get(), &c->refs_);
-  c->raylet_->OnMessage(MessageType::kLogLines,
-                        [client = c.get()](std::string_view body) { client->PrintLogLines(body); });
+  c->raylet_->OnMessage<protocol::LogLines>(MessageType::kLogLines, "LogLines", &PrintLogLines);
   c->is_driver_ = is_driver;
   c->SetCurrentTask(NewTaskId(job), job);
   return c;
@@ -62,17 +61,15 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
                                                       job_.Binary()))));
 }
 
-void CoreClient::PrintLogLines(std::string_view body) {
-  auto lines = protocol::DecodeBody<protocol::LogLines>(body, "LogLines");
-  if (!lines.ok()) return;
+void CoreClient::PrintLogLines(protocol::LogLines lines) {
   // Each line prefixed with its source, as Ray's log_to_driver does.
-  FILE* out = lines->is_stderr ? stderr : stdout;
+  FILE* out = lines.is_stderr ? stderr : stdout;
   size_t start = 0;
-  const std::string& t = lines->text;
+  const std::string& t = lines.text;
   while (start < t.size()) {
     size_t end = t.find('\n', start);
     if (end == std::string::npos) end = t.size();
-    std::fprintf(out, "(%s) %.*s\n", lines->source.c_str(), static_cast<int>(end - start),
+    std::fprintf(out, "(%s) %.*s\n", lines.source.c_str(), static_cast<int>(end - start),
                  t.data() + start);
     start = end + 1;
   }

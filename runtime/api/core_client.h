@@ -66,7 +66,7 @@ class CoreClient {
 
  private:
   CoreClient() = default;
-  void PrintLogLines(std::string_view body);
+  static void PrintLogLines(protocol::LogLines lines);
 
   // Declared in the order they depend on each other (and are destroyed in reverse).
   std::unique_ptr<RayletConnection> raylet_;

@@ -19,6 +19,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/base/logging.h"
 #include "runtime/base/status.h"
 #include "runtime/serialization/protocol.h"
 #include "runtime/transport/transport.h"
@@ -33,6 +34,19 @@ class RayletConnection {
 
   using Handler = std::function<void(std::string_view body)>;
   void OnMessage(protocol::MessageType type, Handler handler);
+  // The same for a message whose body is a T: the handler gets it decoded; a body
+  // that is not a T is dropped with a warning naming `what`.
+  template <typename T>
+  void OnMessage(protocol::MessageType type, const char* what, std::function<void(T)> handler) {
+    OnMessage(type, [what, handler = std::move(handler)](std::string_view body) {
+      auto msg = protocol::DecodeBody<T>(body, what);
+      if (!msg.ok()) {
+        RAY_LOG_WARN("dropped a frame from the raylet: {}", msg.status().message());
+        return;
+      }
+      handler(std::move(msg).value());
+    });
+  }
   // Sockets polled with the raylet's while waiting: `collect` appends them, and
   // `ready` gets back the items it appended once the poll returns. Neither may wait
   // (no Pump or Request inside).

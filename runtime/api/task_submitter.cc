@@ -26,26 +26,17 @@ constexpr int64_t kLeaseRetryMs = 10;
 // twice this): read what came before using it.
 constexpr int64_t kLeaseMaybeReturnedMs = 5;
 
-template <typename T>
-std::optional<T> Decode(std::string_view body, const char* what) {
-  auto msg = protocol::DecodeBody<T>(body, what);
-  if (!msg.ok()) {
-    RAY_LOG_WARN("dropped a frame from the raylet: {}", msg.status().message());
-    return std::nullopt;
-  }
-  return std::move(msg).value();
-}
 }  // namespace
 
 TaskSubmitter::TaskSubmitter(RayletConnection* raylet, ObjectClient* objects,
                              ReferenceCounter* refs)
     : raylet_(raylet), objects_(objects), refs_(refs) {
-  raylet_->OnMessage(MessageType::kActorGone, [this](std::string_view body) {
-    if (auto gone = Decode<protocol::ActorGone>(body, "ActorGone")) OnActorGone(*gone);
-  });
-  raylet_->OnMessage(MessageType::kLeaseGone, [this](std::string_view body) {
-    if (auto gone = Decode<protocol::LeaseGone>(body, "LeaseGone")) OnLeaseGone(*gone);
-  });
+  raylet_->OnMessage<protocol::ActorGone>(
+      MessageType::kActorGone, "ActorGone",
+      [this](protocol::ActorGone gone) { OnActorGone(gone); });
+  raylet_->OnMessage<protocol::LeaseGone>(
+      MessageType::kLeaseGone, "LeaseGone",
+      [this](protocol::LeaseGone gone) { OnLeaseGone(gone); });
   raylet_->AddPollSource(
       {[this](std::vector<zmq::pollitem_t>& items) {
          polled_peers_.clear();

@@ -42,10 +42,17 @@ void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* ob
   // (Without the slot, the state API misses what this worker runs: no error.)
   running_path_ = protocol::RunningTaskPath(raylet_->node().session_dir, worker_id_);
   running_ = protocol::RunningTaskSlot::Create(running_path_);
-  raylet_->OnMessage(MessageType::kExecuteTask, [this](std::string_view b) { OnRayletTask(b); });
-  raylet_->OnMessage(MessageType::kRevokeTasks, [this](std::string_view b) { OnRevokeTasks(b); });
+  raylet_->OnMessage<protocol::ExecuteTask>(MessageType::kExecuteTask, "ExecuteTask",
+                                            [this](protocol::ExecuteTask task) {
+                                              pending_.push_back(IncomingTask{std::move(task), ""});
+                                            });
+  raylet_->OnMessage<protocol::RevokeTasks>(
+      MessageType::kRevokeTasks, "RevokeTasks",
+      [this](protocol::RevokeTasks revoke) { OnRevokeTasks(revoke); });
   raylet_->OnMessage(MessageType::kExit, [this](std::string_view) { exit_requested_ = true; });
-  raylet_->OnMessage(MessageType::kLeaseGranted, [this](std::string_view b) { OnLeaseGranted(b); });
+  raylet_->OnMessage<protocol::LeaseGranted>(
+      MessageType::kLeaseGranted, "LeaseGranted",
+      [this](protocol::LeaseGranted grant) { OnLeaseGranted(grant); });
   raylet_->OnMessage(MessageType::kRevokeLease, [this](std::string_view) { OnRevokeLease(); });
   raylet_->OnMessage(MessageType::kYieldLease, [this](std::string_view) { OnYieldLease(); });
   raylet_->AddPollSource(
@@ -58,28 +65,15 @@ void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* ob
        }});
 }
 
-void TaskReceiver::OnRayletTask(std::string_view body) {
-  auto task = protocol::DecodeBody<protocol::ExecuteTask>(body, "ExecuteTask");
-  if (!task.ok()) {
-    RAY_LOG_ERROR("dropped a task: {}", task.status().message());
-    return;
-  }
-  pending_.push_back(IncomingTask{std::move(task).value(), ""});
-}
-
-void TaskReceiver::OnRevokeTasks(std::string_view body) {
-  auto revoke = protocol::DecodeBody<protocol::RevokeTasks>(body, "RevokeTasks");
-  if (!revoke.ok()) return;
-  std::unordered_set<std::string> ids(revoke->task_ids.begin(), revoke->task_ids.end());
+void TaskReceiver::OnRevokeTasks(const protocol::RevokeTasks& revoke) {
+  std::unordered_set<std::string> ids(revoke.task_ids.begin(), revoke.task_ids.end());
   std::erase_if(pending_, [&](const IncomingTask& t) {
     return t.reply_to.empty() && ids.count(t.task.spec.task_id) > 0;
   });
 }
 
-void TaskReceiver::OnLeaseGranted(std::string_view body) {
-  auto grant = protocol::DecodeBody<protocol::LeaseGranted>(body, "LeaseGranted");
-  if (!grant.ok()) return;
-  leased_to_ = grant->caller;
+void TaskReceiver::OnLeaseGranted(const protocol::LeaseGranted& grant) {
+  leased_to_ = grant.caller;
   lease_revoked_ = lease_yield_ = false;
   returned_to_.clear();
   lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;

@@ -49,9 +49,8 @@ class TaskReceiver {
 
  private:
   TaskReceiver() = default;
-  void OnRayletTask(std::string_view body);
-  void OnRevokeTasks(std::string_view body);
-  void OnLeaseGranted(std::string_view body);
+  void OnRevokeTasks(const protocol::RevokeTasks& revoke);
+  void OnLeaseGranted(const protocol::LeaseGranted& grant);
   void OnRevokeLease();
   void OnYieldLease();
   // Frames from direct callers.
