@@ -133,6 +133,7 @@ void Raylet::FinishJob(const std::string& job_id) {
     }
   }
   task_events_.ForgetJob(job_id);
+  remote_.ForgetJob(job_id);
   objects_.EraseJob(job_id, [&](const ObjectId& id, const StoredObject&) { store_.Free(id); });
 }
 
@@ -328,11 +329,22 @@ void Raylet::LocateUnlocated() {
   auto where = gcs_.GetObjectLocations(ids);
   if (!where.ok()) return;
   for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
+    ObjectId id = ObjectId::FromBinary(ids[i]);
     for (const auto& node : (*where)[i]) {
-      if (node == node_id_.Binary() || !placement_.Known(node)) continue;
-      ObjectId id = ObjectId::FromBinary(ids[i]);
+      if (node == node_id_.Binary() || !placement_.Alive(node)) continue;
       if (peers_->Pull(id, node)) remote_.Located(id);
       break;
+    }
+    // A put of a task that ran on a node now dead, with no copy left, is lost for good.
+    const std::string* ran_on = remote_.LineageNode(id.Task());
+    if ((*where)[i].empty() && id.IsPut() && ran_on && placement_.Known(*ran_on) &&
+        !placement_.Alive(*ran_on)) {
+      remote_.Located(id);
+      StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
+                                   "object " + id.Hex() + " was put by a task on node " +
+                                       Hex(*ran_on) + ", which died; a put object cannot be "
+                                       "made again",
+                                   "", ""});
     }
   }
 }
@@ -397,15 +409,51 @@ void Raylet::OnNodeDead(const std::string& node_id) {
       a.death_cause = "its node " + Hex(node_id) + " died";
     }
   });
-  // Objects known to be only there are lost: whoever waits for them is told.
+  RebuildObjectsOf(node_id);
+}
+
+void Raylet::RebuildObjectsOf(const std::string& node_id) {
+  std::vector<ObjectId> lost;
   for (const ObjectId& id : remote_.TakeObjectsOn(node_id)) {
-    if (objects_.Awaited(id)) {
-      StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
-                                   "object " + id.Hex() + " was on node " + Hex(node_id) +
-                                       ", which died",
-                                   "", ""});
-    }
+    if (!Ready(id)) lost.push_back(id);  // (a copy here is as good)
   }
+  if (lost.empty()) return;
+  // Copies on live nodes are fetched from there when asked for. (The GCS forgets the
+  // dead node's copies; if it does not answer, none are assumed.)
+  std::vector<std::string> bins;
+  for (const ObjectId& id : lost) bins.push_back(id.Binary());
+  auto where = gcs_.GetObjectLocations(bins);
+  std::set<std::string> rerun;
+  size_t rebuilt = 0, gone = 0;
+  for (size_t i = 0; i < lost.size(); ++i) {
+    const ObjectId& id = lost[i];
+    if (where.ok() && i < where->size() && !(*where)[i].empty()) {
+      if (objects_.Awaited(id)) remote_.Unlocated(id);
+      continue;
+    }
+    // Lineage reconstruction: the task that made it runs again (its arguments lost
+    // with the node are made again the same way), as long as it has retries left.
+    TaskSpec* t = remote_.LineageOf(id);
+    if (t && !id.IsPut() && t->max_retries != 0) {
+      ++rebuilt;
+      if (!rerun.insert(t->task_id).second) continue;
+      if (t->max_retries > 0) --t->max_retries;
+      RAY_LOG_INFO("object {} was lost with node {}: running task {} ({}) again to make it",
+                   id.Hex(), Hex(node_id), Hex(t->task_id), t->function);
+      Place(*t, true);
+      continue;
+    }
+    ++gone;
+    std::string why = t && !id.IsPut() ? ", and its task " + t->function + " has no retries left"
+                      : id.IsPut()     ? " (a put object: it cannot be made again)"
+                                       : " (its task was not submitted on this node)";
+    StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
+                                 "object " + id.Hex() + " was only on node " + Hex(node_id) +
+                                     ", which died" + why,
+                                 "", ""});
+  }
+  RAY_LOG_WARN("node {} died with {} objects known here: {} being made again, {} lost",
+               Hex(node_id), lost.size(), rebuilt, gone);
 }
 
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,

@@ -245,6 +245,9 @@ class Raylet {
   // Re-reads the cluster from the GCS; false if skipped (rate limit) or failed.
   bool RefreshCluster();
   void OnNodeDead(const std::string& node_id);
+  // The objects this node knows were on a dead node and nowhere else: made again from
+  // their lineage where it allows, else stored here as ObjectLostError.
+  void RebuildObjectsOf(const std::string& node_id);
 
   // --- task events (state API, timeline), sent to the GCS in batches
   // What the client runs now, as the state API shows it: a task the raylet sent it,

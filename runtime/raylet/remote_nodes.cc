@@ -9,6 +9,7 @@ void RemoteNodes::SetReturnsNode(const protocol::TaskSpec& t, const std::string&
 
 void RemoteNodes::Forwarded(protocol::TaskSpec t, const std::string& node) {
   SetReturnsNode(t, node);
+  if (t.kind == ray::internal::kNormalTask) lineage_[t.task_id] = {t, node};
   std::string id = t.task_id;
   forwarded_[std::move(id)] = {std::move(t), node};
 }
@@ -17,7 +18,25 @@ void RemoteNodes::FinishedOn(const std::string& task_id, const std::string& node
   auto it = forwarded_.find(task_id);
   if (it == forwarded_.end()) return;
   SetReturnsNode(it->second.first, node);
+  if (auto l = lineage_.find(task_id); l != lineage_.end()) l->second.second = node;
   forwarded_.erase(it);
+}
+
+protocol::TaskSpec* RemoteNodes::LineageOf(const ObjectId& id) {
+  auto it = lineage_.find(id.Task().Binary());
+  return it == lineage_.end() ? nullptr : &it->second.first;
+}
+
+const std::string* RemoteNodes::LineageNode(const TaskId& task) const {
+  auto it = lineage_.find(task.Binary());
+  return it == lineage_.end() ? nullptr : &it->second.second;
+}
+
+void RemoteNodes::ForgetJob(const std::string& job_id) {
+  auto of_job = [&](const std::string& id) { return id.compare(0, job_id.size(), job_id) == 0; };
+  std::erase_if(lineage_, [&](const auto& e) { return of_job(e.first); });
+  std::erase_if(objects_, [&](const auto& e) { return of_job(e.first.Binary()); });
+  std::erase_if(unlocated_, [&](const ObjectId& id) { return of_job(id.Binary()); });
 }
 
 const std::string* RemoteNodes::NodeOf(const ObjectId& id) const {

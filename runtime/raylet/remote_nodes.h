@@ -4,6 +4,10 @@
 // node (told when they finish), and the objects waited for here whose node is unknown
 // (looked up in the GCS in bulk). The other nodes' resources are scheduler::Placement's.
 //
+// Lineage: the spec of every normal task sent from here is kept, with the node it ran
+// on, until its job ends, so that results lost with a node can be made again by running
+// the task again (and, through its arguments, the tasks before it).
+//
 // Bookkeeping only: no sockets, no clock; the raylet owns one (not thread-safe).
 
 #include <optional>
@@ -33,6 +37,14 @@ class RemoteNodes {
   // ...and the objects known to be only there, forgotten.
   std::vector<ObjectId> TakeObjectsOn(const std::string& node);
 
+  // The spec of the normal task sent from here that made object `id` (a result or a
+  // put of the task), kept as sent last; null if there is none.
+  protocol::TaskSpec* LineageOf(const ObjectId& id);
+  // The node that task ran on (or runs on), if it was sent from here.
+  const std::string* LineageNode(const TaskId& task) const;
+  // Forgets everything of the job's tasks and objects (it ended).
+  void ForgetJob(const std::string& job_id);
+
   // Task `task_id` came here from node `origin`.
   void SetOrigin(const std::string& task_id, const std::string& origin) {
     origins_[task_id] = origin;
@@ -56,6 +68,8 @@ class RemoteNodes {
   std::unordered_map<std::string, std::pair<protocol::TaskSpec, std::string>> forwarded_;
   std::unordered_map<ObjectId, std::string, IdHash> objects_;  // -> node id
   std::unordered_map<std::string, std::string> origins_;       // came here: id -> node
+  // Normal tasks sent from here: task id -> (spec, node it ran on).
+  std::unordered_map<std::string, std::pair<protocol::TaskSpec, std::string>> lineage_;
   std::unordered_set<ObjectId, IdHash> unlocated_;
 };
 

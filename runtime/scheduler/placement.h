@@ -29,6 +29,11 @@ class Placement {
   bool UpdateNode(const std::string& id, bool alive, bool reachable, ResourceSet total,
                   ResourceSet available);
   bool Known(const std::string& id) const { return nodes_.count(id) > 0; }
+  // Whether another node is known and alive.
+  bool Alive(const std::string& id) const {
+    auto it = nodes_.find(id);
+    return it != nodes_.end() && it->second.alive;
+  }
   // Whether any other node is alive.
   bool MultiNode() const;
   // Counts a task sent to `node` against its free resources until its next update.

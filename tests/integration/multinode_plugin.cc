@@ -1,10 +1,12 @@
 // Jobs for the multi-node suite. Each case prints "key=value" lines the test checks.
-//   args: <case>    cases: placement, spread, objects, gib, readers, actor, unschedulable
+//   args: <case>    cases: placement, spread, objects, gib, readers, actor, unschedulable,
+//                   rounds [seconds] [task_ms]
 
 #include <ray/api.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -36,6 +38,38 @@ ray::Blob MakeBlob(uint64_t size, int seed) { return Pattern(size, seed); }
 
 uint64_t SumBlob(ray::Blob b) { return Checksum(b.data(), b.size()); }
 
+// Writes this node's id to `path`: where a task ran, for the test to see.
+void NoteNode(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  std::fputs(ray::GetNodeId().c_str(), f);
+  std::fclose(f);
+}
+
+bool Exists(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f) std::fclose(f);
+  return f != nullptr;
+}
+
+ray::Blob MakeNoted(uint64_t size, int seed, std::string note) {
+  NoteNode(note);
+  return Pattern(size, seed);
+}
+
+// The blob with every byte incremented.
+ray::Blob Shifted(ray::Blob b, std::string note) {
+  NoteNode(note);
+  std::string s(b.data(), b.size());
+  for (char& c : s) c = static_cast<char>(c + 1);
+  return ray::Blob(std::move(s));
+}
+
+int64_t SlowSquare(int64_t x, int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return x * x;
+}
+
 class Pinned {
  public:
   static Pinned* Create() { return new Pinned(); }
@@ -54,7 +88,7 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 }  // namespace
 
 RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add,
-           CallThrough);
+           CallThrough, SlowSquare, MakeNoted, Shifted);
 
 RAY_MAIN(int argc, char** argv) {
   std::string c = argc > 1 ? argv[1] : "";
@@ -117,6 +151,57 @@ RAY_MAIN(int argc, char** argv) {
     int first = *ray::Get(actor.Task(&Pinned::Add).Remote(1));
     int second = *ray::Get(ray::Task(CallThrough).Remote(actor, 10));
     std::printf("actor_calls=%d,%d\n", first, second);
+    return 0;
+  }
+  if (c == "rounds") {
+    // Rounds of 40 short tasks and a 4 MiB object made by a task and read by another,
+    // for the given number of seconds; every result is checked. The test kills a node
+    // while it runs.
+    int seconds = argc > 2 ? std::atoi(argv[2]) : 10;
+    int task_ms = argc > 3 ? std::atoi(argv[3]) : 20;
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    int rounds = 0, wrong = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      std::vector<ray::ObjectRef<int64_t>> squares;
+      for (int64_t i = 0; i < 40; ++i) squares.push_back(ray::Task(SlowSquare).Remote(i + rounds, task_ms));
+      auto blob = ray::Task(MakeBlob).Remote(uint64_t{4} << 20, rounds);
+      auto sum = ray::Task(SumBlob).Remote(blob);
+      auto got = ray::Get(squares);
+      for (int64_t i = 0; i < 40; ++i) wrong += *got[i] != (i + rounds) * (i + rounds);
+      ray::Blob expected = Pattern(uint64_t{4} << 20, rounds);
+      wrong += *ray::Get(sum) != Checksum(expected.data(), expected.size());
+      std::printf("round=%d\n", ++rounds);
+      std::fflush(stdout);
+    }
+    std::printf("rounds=%d\nwrong=%d\n", rounds, wrong);
+    return 0;
+  }
+  if (c == "lineage") {
+    // args: lineage <dir>. A blob made on a node with resource "Lin", then one made from
+    // it on the same node (each takes half of the node's Lin); each task notes its node in <dir>. Once <dir>/go exists (the
+    // test has killed that node), both are read here and checked.
+    std::string dir = argc > 2 ? argv[2] : ".";
+    constexpr uint64_t kSize = 4ull << 20;
+    auto first = ray::Task(MakeNoted).SetResource("Lin", 0.5).Remote(kSize, 11, dir + "/first");
+    for (int i = 0; i < 600 && !Exists(dir + "/first"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    auto second = ray::Task(Shifted).SetResource("Lin", 0.5).Remote(first, dir + "/second");
+    ray::Wait(std::vector{second}, 1, 60000);  // done, but not fetched here
+    std::printf("made\n");
+    std::fflush(stdout);
+    for (int i = 0; i < 600 && !Exists(dir + "/go"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ray::Blob expected = Pattern(kSize, 11);
+    ray::Blob a = *ray::Get(first);
+    ray::Blob b = *ray::Get(second);
+    bool first_ok = Checksum(a.data(), a.size()) == Checksum(expected.data(), expected.size());
+    bool second_ok = b.size() == kSize;
+    for (size_t i = 0; second_ok && i < kSize; ++i) {
+      second_ok = b.data()[i] == static_cast<char>(expected.data()[i] + 1);
+    }
+    std::printf("first=%s\nsecond=%s\n", first_ok ? "intact" : "CORRUPT", second_ok ? "intact" : "CORRUPT");
     return 0;
   }
   if (c == "unschedulable") {

@@ -5,7 +5,10 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -185,6 +188,103 @@ TEST_F(MultiNodeTest, AKilledRayletIsMarkedDeadAndLeavesTheTotals) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   EXPECT_TRUE(dead) << "worker node not marked dead within 15 s (timeout 2 s)";
+}
+
+// The output of the one job spawned into `dir` (SpawnRay numbers its files).
+std::string JobOutput(const std::string& dir, const std::string& suffix) {
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == suffix) return ReadText(e.path());
+  }
+  return "";
+}
+
+// A head and two nodes with resource "Lin", for jobs that lose a node.
+class NodeDeathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    head_ = dir_.path() + "/head";
+    auto head = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir", head_,
+                        "--heartbeat-timeout-ms", "2000"},
+                       dir_.path());
+    ASSERT_EQ(head.exit_code, 0) << head.all();
+    auto status = RunRay({"status", "--json", "--temp-dir", head_}, dir_.path());
+    address_ = nlohmann::json::parse(status.out)["address"];
+    std::string token = ReadText(head_ + "/session_latest/token");
+    for (const char* name : {"a", "b"}) {
+      std::string dir = dir_.path() + "/" + name;
+      auto join = RunRay({"start", "--address", address_, "--token", token, "--num-cpus", "2",
+                          "--resources", "{\"Lin\": 1}", "--temp-dir", dir},
+                         dir_.path());
+      ASSERT_EQ(join.exit_code, 0) << join.all();
+      auto node = nlohmann::json::parse(ReadText(dir + "/session_latest/node.json"));
+      nodes_.push_back({dir, node["raylet_pid"]});
+    }
+  }
+  void TearDown() override {
+    if (job_ > 0 && ::waitpid(job_, nullptr, WNOHANG) == 0) {
+      ::kill(job_, SIGKILL);
+      ::waitpid(job_, nullptr, 0);
+    }
+    for (const auto& n : nodes_) RunRay({"stop", "--temp-dir", n.dir}, dir_.path());
+    RunRay({"stop", "--temp-dir", head_}, dir_.path());
+    EXPECT_TRUE(AwaitNoProcessesMentioning(dir_.path()).empty());
+  }
+  // Kills the node (its raylet and workers) whose session made the note at `path`.
+  bool KillNodeThatWrote(const std::string& path) {
+    std::string id = ReadText(path);
+    for (const auto& n : nodes_) {
+      // The raylet's log starts with its node id.
+      if (id.empty() || ReadText(n.dir + "/session_latest/logs/raylet.err").find(id) == std::string::npos) {
+        continue;
+      }
+      for (int pid : ProcessesMentioning(n.dir)) ::kill(pid, SIGKILL);
+      return true;
+    }
+    return false;
+  }
+  struct Node {
+    std::string dir;
+    int raylet_pid;
+  };
+  TempDir dir_;
+  std::string head_, address_;
+  std::vector<Node> nodes_;
+  int job_ = -1;  // a job still running at the end is killed
+};
+
+TEST_F(NodeDeathTest, ObjectsLostWithANodeAreMadeAgainFromTheirLineage) {
+  std::string notes = dir_.path() + "/notes";
+  ASSERT_EQ(::mkdir(notes.c_str(), 0700), 0);
+  std::string job_dir = dir_.path() + "/job";
+  ASSERT_EQ(::mkdir(job_dir.c_str(), 0700), 0);
+  job_ = SpawnRay({"submit", "--address", address_, "--temp-dir", head_, IT_MULTINODE_PLUGIN,
+                   "lineage", notes},
+                  job_dir);
+  // Both blobs are made (on the same node) and not yet read by the driver.
+  for (int i = 0; i < 600 && JobOutput(job_dir, ".out").find("made") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::string first_node = ReadText(notes + "/first");
+  ASSERT_FALSE(first_node.empty()) << "the first task did not run within 60 s";
+  ASSERT_EQ(ReadText(notes + "/second"), first_node) << "both tasks run on one node";
+  ASSERT_TRUE(KillNodeThatWrote(notes + "/first"));
+  ::remove((notes + "/first").c_str());
+  ::remove((notes + "/second").c_str());
+  std::ofstream(notes + "/go") << "go";
+  int status = 0;
+  for (int i = 0; i < 1200 && ::waitpid(job_, &status, WNOHANG) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the job did not end within 120 s";
+  job_ = -1;
+  std::string out = JobOutput(job_dir, ".out");
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out << JobOutput(job_dir, ".err");
+  EXPECT_EQ(KeyValue(out, "first"), "intact") << out;
+  EXPECT_EQ(KeyValue(out, "second"), "intact") << out;
+  // Both tasks ran again, on the node left.
+  EXPECT_FALSE(ReadText(notes + "/first").empty());
+  EXPECT_NE(ReadText(notes + "/first"), first_node);
+  EXPECT_NE(ReadText(notes + "/second"), first_node);
 }
 
 }  // namespace

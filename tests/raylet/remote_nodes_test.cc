@@ -86,5 +86,41 @@ TEST(RemoteNodesTest, UnlocatedObjectsAreLookedUpUntilDroppedOrLocated) {
   EXPECT_TRUE(remote.ToLocate([](const ObjectId&) { return false; }).empty());
 }
 
+TEST(RemoteNodesTest, LineageKeepsNormalTasksWithTheNodeTheyFinishedOn) {
+  RemoteNodes remote;
+  auto t = Task(1);
+  t.max_retries = 2;
+  remote.Forwarded(t, "b");
+  remote.FinishedOn(t.task_id, "c");
+  protocol::TaskSpec* kept = remote.LineageOf(Return(t, 1));
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->task_id, t.task_id);
+  EXPECT_EQ(kept->max_retries, 2);
+  // A put of the task has the same lineage; the node is where the task finished.
+  TaskId tid = TaskId::FromBinary(t.task_id);
+  EXPECT_EQ(remote.LineageOf(ObjectId::ForPut(tid, 1)), kept);
+  ASSERT_NE(remote.LineageNode(tid), nullptr);
+  EXPECT_EQ(*remote.LineageNode(tid), "c");
+
+  auto actor_call = Task(1);
+  actor_call.kind = ray::internal::kActorTask;
+  remote.Forwarded(actor_call, "b");
+  EXPECT_EQ(remote.LineageOf(Return(actor_call, 1)), nullptr) << "actor results are not rebuilt";
+}
+
+TEST(RemoteNodesTest, LineageOutlivesTheNodeAndEndsWithTheJob) {
+  RemoteNodes remote;
+  auto t = Task(1);
+  remote.Forwarded(t, "b");
+  remote.FinishedOn(t.task_id, "b");
+  EXPECT_EQ(remote.TakeObjectsOn("b"), std::vector<ObjectId>{Return(t, 1)});
+  EXPECT_NE(remote.LineageOf(Return(t, 1)), nullptr) << "kept to make the object again";
+  remote.ForgetJob(std::string("jjjj"));
+  EXPECT_EQ(remote.LineageOf(Return(t, 1)), nullptr);
+  remote.Forwarded(t, "b");
+  remote.ForgetJob(std::string("kkkk"));
+  EXPECT_NE(remote.LineageOf(Return(t, 1)), nullptr) << "other jobs' lineage stays";
+}
+
 }  // namespace
 }  // namespace ray::raylet
