@@ -340,7 +340,7 @@ void Raylet::LocateUnlocated() {
     if ((*where)[i].empty() && id.IsPut() && ran_on && placement_.Known(*ran_on) &&
         !placement_.Alive(*ran_on)) {
       remote_.Located(id);
-      StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
+      StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
                                    "object " + id.Hex() + " was put by a task on node " +
                                        Hex(*ran_on) + ", which died; a put object cannot be "
                                        "made again",
@@ -447,7 +447,7 @@ void Raylet::RebuildObjectsOf(const std::string& node_id) {
     std::string why = t && !id.IsPut() ? ", and its task " + t->function + " has no retries left"
                       : id.IsPut()     ? " (a put object: it cannot be made again)"
                                        : " (its task was not submitted on this node)";
-    StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
+    StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
                                  "object " + id.Hex() + " was only on node " + Hex(node_id) +
                                      ", which died" + why,
                                  "", ""});

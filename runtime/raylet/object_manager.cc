@@ -241,7 +241,7 @@ void ObjectManager::Serve(const std::string& peer, const protocol::ObjectPayload
   if (!mapping.ok()) {
     chunk.state = static_cast<uint8_t>(ObjectState::kError);
     chunk.data = ray::internal::Pack(ray::internal::ErrorInfo{
-        ray::internal::kSystem, "ObjectLostError", mapping.status().message(), "", ""});
+        ray::internal::kObjectLost, "ObjectLostError", mapping.status().message(), "", ""});
     router_.Send(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk));
     return;
   }

@@ -1,6 +1,6 @@
 // Jobs for the multi-node suite. Each case prints "key=value" lines the test checks.
 //   args: <case>    cases: placement, spread, objects, gib, readers, actor, unschedulable,
-//                   rounds [seconds] [task_ms]
+//                   rounds [seconds] [task_ms], lineage <dir>, lost_put <dir>
 
 #include <ray/api.h>
 
@@ -65,6 +65,12 @@ ray::Blob Shifted(ray::Blob b, std::string note) {
   return ray::Blob(std::move(s));
 }
 
+// A blob put by a task (not its result): it cannot be made again.
+ray::ObjectRef<ray::Blob> PutNoted(std::string note) {
+  NoteNode(note);
+  return ray::Put(Pattern(1 << 20, 3));
+}
+
 int64_t SlowSquare(int64_t x, int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   return x * x;
@@ -88,7 +94,7 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 }  // namespace
 
 RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add,
-           CallThrough, SlowSquare, MakeNoted, Shifted);
+           CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted);
 
 RAY_MAIN(int argc, char** argv) {
   std::string c = argc > 1 ? argv[1] : "";
@@ -202,6 +208,24 @@ RAY_MAIN(int argc, char** argv) {
       second_ok = b.data()[i] == static_cast<char>(expected.data()[i] + 1);
     }
     std::printf("first=%s\nsecond=%s\n", first_ok ? "intact" : "CORRUPT", second_ok ? "intact" : "CORRUPT");
+    return 0;
+  }
+  if (c == "lost_put") {
+    // args: lost_put <dir>. A task on a "Lin" node puts a blob and returns its ref; once
+    // <dir>/go exists (the test has killed that node), the blob is asked for.
+    std::string dir = argc > 2 ? argv[2] : ".";
+    auto ref = *ray::Get(ray::Task(PutNoted).SetResource("Lin", 0.5).Remote(dir + "/first"));
+    std::printf("made\n");
+    std::fflush(stdout);
+    for (int i = 0; i < 600 && !Exists(dir + "/go"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    try {
+      ray::Get(ref, std::chrono::seconds(60));
+      std::printf("lost_put=read\n");
+    } catch (const ray::ObjectLostError& e) {
+      std::printf("lost_put=%s\n", e.what());
+    }
     return 0;
   }
   if (c == "unschedulable") {

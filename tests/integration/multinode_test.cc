@@ -242,6 +242,37 @@ class NodeDeathTest : public ::testing::Test {
     }
     return false;
   }
+  // Submits the multinode plugin's `which` case with a notes dir, and waits until it
+  // prints "made".
+  void StartJob(const std::string& which) {
+    notes_ = dir_.path() + "/notes";
+    std::string job_dir = dir_.path() + "/job";
+    ASSERT_EQ(::mkdir(notes_.c_str(), 0700), 0);
+    ASSERT_EQ(::mkdir(job_dir.c_str(), 0700), 0);
+    job_ = SpawnRay({"submit", "--address", address_, "--temp-dir", head_, IT_MULTINODE_PLUGIN,
+                     which, notes_},
+                    job_dir);
+    for (int i = 0; i < 600 && JobOutput(job_dir, ".out").find("made") == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_NE(JobOutput(job_dir, ".out").find("made"), std::string::npos)
+        << "not made within 60 s: " << JobOutput(job_dir, ".err");
+  }
+  // Lets the job go on (<notes>/go), waits for it to end and returns its output; the
+  // test fails if it does not end within 120 s or fails.
+  std::string FinishJob() {
+    std::string job_dir = dir_.path() + "/job";
+    if (!notes_.empty()) std::ofstream(notes_ + "/go") << "go";
+    int status = 0;
+    for (int i = 0; i < 1200 && ::waitpid(job_, &status, WNOHANG) == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_TRUE(WIFEXITED(status)) << "the job did not end within 120 s";
+    if (!WIFEXITED(status)) return "";
+    job_ = -1;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << JobOutput(job_dir, ".err");
+    return JobOutput(job_dir, ".out");
+  }
   struct Node {
     std::string dir;
     int raylet_pid;
@@ -250,41 +281,47 @@ class NodeDeathTest : public ::testing::Test {
   std::string head_, address_;
   std::vector<Node> nodes_;
   int job_ = -1;  // a job still running at the end is killed
+  std::string notes_;  // where the job's tasks note their node
 };
 
 TEST_F(NodeDeathTest, ObjectsLostWithANodeAreMadeAgainFromTheirLineage) {
-  std::string notes = dir_.path() + "/notes";
-  ASSERT_EQ(::mkdir(notes.c_str(), 0700), 0);
-  std::string job_dir = dir_.path() + "/job";
-  ASSERT_EQ(::mkdir(job_dir.c_str(), 0700), 0);
-  job_ = SpawnRay({"submit", "--address", address_, "--temp-dir", head_, IT_MULTINODE_PLUGIN,
-                   "lineage", notes},
-                  job_dir);
-  // Both blobs are made (on the same node) and not yet read by the driver.
-  for (int i = 0; i < 600 && JobOutput(job_dir, ".out").find("made") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  std::string first_node = ReadText(notes + "/first");
-  ASSERT_FALSE(first_node.empty()) << "the first task did not run within 60 s";
-  ASSERT_EQ(ReadText(notes + "/second"), first_node) << "both tasks run on one node";
-  ASSERT_TRUE(KillNodeThatWrote(notes + "/first"));
-  ::remove((notes + "/first").c_str());
-  ::remove((notes + "/second").c_str());
-  std::ofstream(notes + "/go") << "go";
-  int status = 0;
-  for (int i = 0; i < 1200 && ::waitpid(job_, &status, WNOHANG) == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(WIFEXITED(status)) << "the job did not end within 120 s";
-  job_ = -1;
-  std::string out = JobOutput(job_dir, ".out");
-  EXPECT_EQ(WEXITSTATUS(status), 0) << out << JobOutput(job_dir, ".err");
+  StartJob("lineage");
+  std::string first_node = ReadText(notes_ + "/first");
+  ASSERT_FALSE(first_node.empty()) << "the first task did not run";
+  ASSERT_EQ(ReadText(notes_ + "/second"), first_node) << "both tasks run on one node";
+  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+  ::remove((notes_ + "/first").c_str());
+  ::remove((notes_ + "/second").c_str());
+  std::string out = FinishJob();
   EXPECT_EQ(KeyValue(out, "first"), "intact") << out;
   EXPECT_EQ(KeyValue(out, "second"), "intact") << out;
   // Both tasks ran again, on the node left.
-  EXPECT_FALSE(ReadText(notes + "/first").empty());
-  EXPECT_NE(ReadText(notes + "/first"), first_node);
-  EXPECT_NE(ReadText(notes + "/second"), first_node);
+  EXPECT_FALSE(ReadText(notes_ + "/first").empty());
+  EXPECT_NE(ReadText(notes_ + "/first"), first_node);
+  EXPECT_NE(ReadText(notes_ + "/second"), first_node);
+}
+
+TEST_F(NodeDeathTest, APutLostWithItsNodeIsAnObjectLostErrorNamingIt) {
+  StartJob("lost_put");
+  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+  std::string out = FinishJob();
+  std::string why = KeyValue(out, "lost_put");
+  EXPECT_NE(why.find("put by a task on node " + ReadText(notes_ + "/first")), std::string::npos)
+      << out;
+}
+
+TEST_F(NodeDeathTest, AJobOfRoundsFinishesCorrectlyWhenANodeDies) {
+  // Rounds of 40 tasks and a 4 MiB object, spread over the nodes; one node dies at 3 s.
+  std::string job_dir = dir_.path() + "/job";
+  ASSERT_EQ(::mkdir(job_dir.c_str(), 0700), 0);
+  job_ = SpawnRay({"submit", "--address", address_, "--temp-dir", head_, IT_MULTINODE_PLUGIN,
+                   "rounds", "8", "100"},
+                  job_dir);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  for (int pid : ProcessesMentioning(nodes_[0].dir)) ::kill(pid, SIGKILL);
+  std::string out = FinishJob();
+  EXPECT_EQ(KeyValue(out, "wrong"), "0") << out;
+  EXPECT_NE(KeyValue(out, "rounds"), "0") << out;
 }
 
 }  // namespace

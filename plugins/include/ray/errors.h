@@ -58,6 +58,13 @@ class UnschedulableError : public RayException {
   using RayException::RayException;
 };
 
+// The object is gone and cannot be made again: it lived only on a node that died and
+// was a put, or its task has no retries left. The message names the object and node.
+class ObjectLostError : public RayException {
+ public:
+  using RayException::RayException;
+};
+
 class GetTimeoutError : public RayException {
  public:
   using RayException::RayException;
@@ -75,6 +82,8 @@ namespace internal {
       throw ActorDiedError(e.message);
     case kUnschedulable:
       throw UnschedulableError(e.message);
+    case kObjectLost:
+      throw ObjectLostError(e.message);
     default:
       throw RayException(e.message);
   }

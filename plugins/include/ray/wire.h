@@ -23,6 +23,7 @@ enum ErrorKind : int {
   kActorDied = 2,
   kUnschedulable = 3,
   kSystem = 4,
+  kObjectLost = 5,
 };
 
 struct ErrorInfo {
