@@ -3,6 +3,7 @@
 #include <tuple>
 #include <utility>
 
+#include "runtime/transport/curve.h"
 #include "runtime/transport/transport.h"
 
 namespace ray::gcs {
@@ -70,7 +71,9 @@ Status NodeRequest(const std::string& endpoint, int timeout_ms, MessageType type
 }  // namespace
 
 GcsClient::GcsClient(std::string endpoint, std::string token, int timeout_ms)
-    : endpoint_(std::move(endpoint)), token_(std::move(token)), timeout_ms_(timeout_ms) {}
+    : endpoint_(std::move(endpoint)), token_(std::move(token)), timeout_ms_(timeout_ms) {
+  transport::UseClusterToken(token_);  // the keys of sockets between hosts
+}
 
 Result<std::string> GcsClient::Call(const std::string& op, const std::string& body) {
   protocol::CallRequest request{op, body, token_};

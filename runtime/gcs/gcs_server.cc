@@ -10,6 +10,7 @@
 
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
+#include "runtime/transport/curve.h"
 #include "runtime/gcs/gcs_service.h"
 #include "runtime/gcs/gcs_store.h"
 #include "runtime/transport/transport.h"
@@ -34,6 +35,7 @@ Status Serve(const GcsOptions& options, const std::atomic<bool>& stop) {
                        GcsService::Create(std::move(store), options.token,
                                           options.heartbeat_timeout_ms, MonoMillis()));
 
+  transport::UseClusterToken(options.token);  // the keys of sockets between hosts
   transport::Router router;
   RAY_ASSIGN_OR_RETURN(std::string endpoint, router.Bind(options.listen));
   if (!options.ready_file.empty()) RAY_RETURN_IF_ERROR(WriteFile(options.ready_file, endpoint));

@@ -6,6 +6,7 @@
 
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
+#include "runtime/transport/curve.h"
 
 namespace ray::transport {
 
@@ -29,6 +30,7 @@ Router::Router() : socket_(Context(), zmq::socket_type::router) {
 }
 
 Result<std::string> Router::Bind(const std::string& endpoint) {
+  if (Encrypted(endpoint)) RAY_RETURN_IF_ERROR(MakeCurveServer(socket_, endpoint));
   try {
     socket_.bind(endpoint);
   } catch (const zmq::error_t& e) {
@@ -84,6 +86,7 @@ Dealer::Dealer(const std::string& identity) : socket_(Context(), zmq::socket_typ
 }
 
 Status Dealer::Connect(const std::string& endpoint) {
+  if (Encrypted(endpoint)) RAY_RETURN_IF_ERROR(MakeCurveClient(socket_, endpoint));
   try {
     socket_.connect(endpoint);
   } catch (const zmq::error_t& e) {
