@@ -46,6 +46,11 @@ Result<std::string> Exchange(const std::string& endpoint, int timeout_ms, Messag
   } catch (const zmq::error_t& e) {
     return Status::Unavailable("GCS at " + endpoint + ": " + e.what());
   }
+  if (!frame.ok() && transport::Encrypted(endpoint)) {
+    return Status::Unavailable(frame.status().message() +
+                               " (traffic between hosts is encrypted with keys from the cluster "
+                               "token: a wrong token is not answered at all)");
+  }
   if (!frame.ok()) return frame.status();
   Result<protocol::Envelope> env = protocol::DecodeEnvelope(*frame);
   if (!env.ok()) {

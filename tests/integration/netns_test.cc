@@ -158,5 +158,20 @@ TEST_F(NetnsTest, AJobInTheHeadsNamespaceRunsWorkOnTheOtherHost) {
   EXPECT_TRUE(ran_there) << "no FINISHED WhereAmI task on node " << worker_id;
 }
 
+TEST_F(NetnsTest, BetweenHostsAWrongTokenIsNotAnsweredAndTheErrorSaysWhy) {
+  StartCluster();
+  // Sockets between hosts are encrypted with keys from the token: a node with another
+  // token cannot complete the handshake, so it gets no answer (not a refusal).
+  auto join = InNs(worker_ns_, {"start", "--address", address(), "--token", "not-the-token",
+                                "--node-ip-address", kWorkerIp, "--num-cpus", "1", "--temp-dir",
+                                dir_.path() + "/intruder"});
+  EXPECT_NE(join.exit_code, 0) << join.all();
+  EXPECT_NE(join.all().find("encrypted with keys from the cluster token"), std::string::npos)
+      << join.all();
+  json status = HeadJson({"status", "--json", "--temp-dir", head_});
+  EXPECT_EQ(status["nodes"].size(), 2u) << "the intruder did not join: " << status.dump();
+  InNs(worker_ns_, {"stop", "--temp-dir", dir_.path() + "/intruder"});
+}
+
 }  // namespace
 }  // namespace ray::testing
