@@ -8,6 +8,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -161,15 +162,45 @@ Status StartRaylet(const NodeOptions& o, NodeRecord& r) {
 
 }  // namespace
 
+namespace {
+
+// The head session last started under temp_dir, if it stopped and left its tables.
+std::optional<NodeRecord> StoppedHead(const std::string& temp_dir) {
+  std::error_code ec;
+  fs::path latest = fs::canonical(temp_dir + "/session_latest", ec);
+  if (ec || !fs::exists(latest / "gcs.sqlite3", ec)) return std::nullopt;
+  auto r = ReadNodeRecord(latest.string());
+  if (!r.ok() || r->gcs_pid <= 0) return std::nullopt;
+  for (int pid : {r->gcs_pid, r->raylet_pid, r->monitor_pid}) {
+    if (pid > 0 && ProcessAlive(pid) &&
+        ProcessCmdline(pid).find(r->session_dir) != std::string::npos) {
+      return std::nullopt;  // still running: not ours to take over
+    }
+  }
+  return std::move(r).value();
+}
+
+}  // namespace
+
 Result<NodeRecord> StartHead(const NodeOptions& o) {
-  RAY_ASSIGN_OR_RETURN(NodeRecord r,
-                       NewSession(o, o.token.empty() ? ToHex(RandomBytes(16)) : o.token));
-  SpawnOptions gcs = Daemon(o, r, "gcs",
-                            {"--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
-                             "--heartbeat-timeout-ms", std::to_string(o.heartbeat_timeout_ms)});
+  std::optional<NodeRecord> previous = StoppedHead(o.temp_dir);
+  // The stopped cluster's token, so that its other nodes may check in again.
+  std::string token = !o.token.empty()          ? o.token
+                      : previous && !previous->token.empty() ? previous->token
+                                                             : ToHex(RandomBytes(16));
+  RAY_ASSIGN_OR_RETURN(NodeRecord r, NewSession(o, token));
+  std::vector<std::string> args = {"--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
+                                   "--heartbeat-timeout-ms",
+                                   std::to_string(o.heartbeat_timeout_ms)};
+  if (previous) {
+    r.recovered_from = previous->session_dir;
+    args.insert(args.end(), {"--recover-from", previous->session_dir + "/gcs.sqlite3"});
+  }
+  SpawnOptions gcs = Daemon(o, r, "gcs_supervisor", args);
   RAY_ASSIGN_OR_RETURN(Child gcs_child, Spawn(gcs));
   r.gcs_pid = gcs_child.pid;
-  auto gcs_ready = AwaitReady(r.session_dir + "/gcs.ready", r.gcs_pid, "the GCS", gcs.stderr_path);
+  auto gcs_ready = AwaitReady(r.session_dir + "/gcs.ready", r.gcs_pid, "the GCS",
+                              r.session_dir + "/logs/gcs.err");
   if (!gcs_ready.ok()) {
     TerminateProcess(r.gcs_pid);
     return gcs_ready.status();
