@@ -130,9 +130,10 @@ void Run(const StartOptions& o) {
       scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str(), address.c_str(),
       node->session_dir.c_str(), token_hint.c_str());
   if (!node->recovered_from.empty()) {
-    std::printf("The cluster's tables (jobs, actors, plugins, task events) and token were taken\n"
-                "over from the stopped head of %s.\n",
-                node->recovered_from.c_str());
+    std::printf(
+        "The cluster's tables (jobs, actors, plugins, task events) and token were taken\n"
+        "over from the stopped head of %s.\n",
+        node->recovered_from.c_str());
   }
   std::fflush(stdout);
   if (o.block) Block(*node);

@@ -233,7 +233,9 @@ void GcsService::Tick(int64_t now_mono_ms) {
     // rather than being marked DEAD for the GCS's own silence.
     RAY_LOG_WARN("the GCS did not run for {} ms; every node gets {} ms to check in",
                  now_mono_ms - last_tick_ms_, heartbeat_timeout_ms_);
-    for (auto& [id, node] : nodes_) node.last_seen_mono_ms = std::max(node.last_seen_mono_ms, now_mono_ms);
+    for (auto& [id, node] : nodes_) {
+      node.last_seen_mono_ms = std::max(node.last_seen_mono_ms, now_mono_ms);
+    }
   }
   last_tick_ms_ = now_mono_ms;
   if (now_mono_ms - last_sweep_ms_ >= sweep_interval_ms_) {

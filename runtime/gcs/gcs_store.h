@@ -1,7 +1,8 @@
 #pragma once
 // GcsStore: the GCS tables in one SQLite file (WAL journal, synchronous=NORMAL).
 //
-// Tables: nodes, jobs, actors, plugins, task_events, objects (locations), gcs_starts. Writes a reply depends on
+// Tables: nodes, jobs, actors, plugins, task_events, objects (locations), gcs_starts
+// (one row per start of a GCS server on them). Writes a reply depends on
 // (registration, state changes, actors, jobs, plugins) go to the database before the
 // call returns. Writes nobody waits for (heartbeat timestamps, task events) are
 // buffered in memory and written in one transaction by Flush(), which the owner calls

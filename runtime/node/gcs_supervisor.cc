@@ -43,8 +43,9 @@ class Supervisor {
       if (r != pid_) continue;
       int64_t exited = MonoMillis();
       if (endpoint_.empty()) {
-        return Status::Unavailable(fmt::format("the GCS (pid {}) exited before it served ({}); see {}/logs/gcs.err",
-                                               pid_, DescribeExit(status), o_.session_dir));
+        return Status::Unavailable(
+            fmt::format("the GCS (pid {}) exited before it served ({}); see {}/logs/gcs.err", pid_,
+                        DescribeExit(status), o_.session_dir));
       }
       int64_t wait_ms = backoff_.OnExit(started_ms_, exited);
       RAY_LOG_WARN("the GCS (pid {}) exited ({}); starting it again on {} in {} ms (restart {})",

@@ -185,9 +185,9 @@ std::optional<NodeRecord> StoppedHead(const std::string& temp_dir) {
 Result<NodeRecord> StartHead(const NodeOptions& o) {
   std::optional<NodeRecord> previous = StoppedHead(o.temp_dir);
   // The stopped cluster's token, so that its other nodes may check in again.
-  std::string token = !o.token.empty()          ? o.token
-                      : previous && !previous->token.empty() ? previous->token
-                                                             : ToHex(RandomBytes(16));
+  std::string token = o.token;
+  if (token.empty() && previous) token = previous->token;
+  if (token.empty()) token = ToHex(RandomBytes(16));
   RAY_ASSIGN_OR_RETURN(NodeRecord r, NewSession(o, token));
   std::vector<std::string> args = {"--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
                                    "--heartbeat-timeout-ms",

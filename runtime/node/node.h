@@ -40,7 +40,7 @@ struct NodeRecord {
   std::string gcs_address;    // tcp://ip:port
   std::string raylet_socket;  // ipc://...
   std::string token;
-  int gcs_pid = 0;      // the head's GCS supervisor (gcs.pid: the server it runs now)
+  int gcs_pid = 0;  // the head's GCS supervisor (gcs.pid: the server it runs now)
   int raylet_pid = 0;
   int monitor_pid = 0;  // the autoscaler, on an autoscaling head
   // StartHead: the stopped head session whose tables (gcs.sqlite3) and token this

@@ -50,7 +50,9 @@ void Raylet::FlushActorRecords() {
   if (records.empty() || stop_->load()) return;
   Status st = gcs_.RecordActors(records);
   if (st.code() == StatusCode::kUnavailable) return;  // kept, and sent when the GCS is back
-  if (!st.ok()) RAY_LOG_WARN("cannot record {} actors in the GCS: {}", records.size(), st.message());
+  if (!st.ok()) {
+    RAY_LOG_WARN("cannot record {} actors in the GCS: {}", records.size(), st.message());
+  }
   actors_.ClearRecords();
 }
 

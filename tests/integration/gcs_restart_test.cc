@@ -130,9 +130,9 @@ TEST_F(GcsRestartTest, AFrozenGcsDoesNotStallTheJob) {
 }
 
 TEST_F(GcsRestartTest, AHeadStartedAgainOnItsTempDirFindsItsTables) {
-  auto job = RunRay({"submit", "--address", address_, "--temp-dir", temp_, IT_GCS_RESTART_PLUGIN,
-                     "2", progress_},
-                    dir_.path(), 60);
+  auto job = RunRay(
+      {"submit", "--address", address_, "--temp-dir", temp_, IT_GCS_RESTART_PLUGIN, "2", progress_},
+      dir_.path(), 60);
   ASSERT_EQ(job.exit_code, 0) << job.all();
   std::string token = ReadText(session_ + "/token");
   auto tasks = RunRay({"list", "tasks", "--temp-dir", temp_}, dir_.path(), 30);
