@@ -76,6 +76,7 @@ void Run(const StartOptions& o) {
   n.resources = *resources;
   n.object_store_memory = o.object_store_memory;
   n.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
+  n.persistent_tables = true;
   n.token = o.token.empty() ? TokenFromEnvironment() : o.token;
   if (!o.autoscaling_config.empty() && !o.head) {
     Fail("start", Status::InvalidArgument("--autoscaling-config is for the head (--head)"));
