@@ -490,6 +490,31 @@ TEST_F(GcsServerTest, AWatchedClientFailsAtOnceWhileTheGcsIsDownUntilItIsBack) {
   EXPECT_EQ(starts->restarts(), 1);
 }
 
+TEST_F(GcsServerTest, TheObjectDirectoryIsReloadedAfterARestart) {
+  Start();
+  {
+    GcsClient client = Client();
+    ASSERT_TRUE(client.RegisterNode(MakeNode("live")).ok());
+    ASSERT_TRUE(client.RegisterNode(MakeNode("gone")).ok());
+    ASSERT_TRUE(client.AddJob("jobA", 1, "a").ok());
+    ASSERT_TRUE(client.AddJob("jobB", 1, "b").ok());
+    ASSERT_TRUE(client.AddObjectLocations({{"jobA-o1", "live"}, {"jobA-o1", "gone"},
+                                           {"jobA-o2", "gone"}, {"jobB-o3", "live"}})
+                    .ok());
+    ASSERT_TRUE(client.UnregisterNode("gone").ok());
+    ASSERT_TRUE(client.FinishJob("jobB", 0).ok());
+  }
+  ASSERT_TRUE(Stop().ok());
+  Start();
+  // What the directory listed before: on live nodes, of jobs not finished.
+  auto where = Client().GetObjectLocations({"jobA-o1", "jobA-o2", "jobB-o3"});
+  ASSERT_TRUE(where.ok()) << where.status().ToString();
+  ASSERT_EQ(where->size(), 3u);
+  EXPECT_EQ((*where)[0], std::vector<std::string>{"live"});
+  EXPECT_TRUE((*where)[1].empty());
+  EXPECT_TRUE((*where)[2].empty());
+}
+
 TEST_F(GcsServerTest, GarbageFramesAreLoggedAndDropped) {
   Start();
   const std::string peer = "garbage-peer";
