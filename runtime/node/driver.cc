@@ -53,7 +53,7 @@ Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& dr
   (void)client->Call("flush_logs", "");  // the job's last worker output, before we go
   std::fflush(stdout);
   client->Disconnect();
-  (void)WhileUnavailable(3, [&] { return gcs.FinishJob(job.Binary(), code); });
+  (void)WhileUnavailable(2, [&] { return gcs.FinishJob(job.Binary(), code); });
   return code;
 }
 
