@@ -90,6 +90,13 @@ Result<std::string> GcsClient::Call(const std::string& op, const std::string& bo
 
 Status GcsClient::Ping() { return Call("ping", "").status(); }
 
+Result<GcsStarts> GcsClient::GetStarts() {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_starts", ""));
+  using Reply = std::tuple<int64_t, int64_t>;
+  RAY_ASSIGN_OR_RETURN(Reply r, protocol::DecodeBody<Reply>(body, "get_starts reply"));
+  return GcsStarts{std::get<0>(r), std::get<1>(r)};
+}
+
 Status GcsClient::RegisterNode(const protocol::NodeInfo& node) {
   protocol::NodeInfo with_token = node;
   with_token.token = token_;
@@ -206,17 +213,6 @@ Result<std::vector<TaskEvent>> GcsClient::GetTaskEvents(const std::string& job_i
   RAY_ASSIGN_OR_RETURN(std::string body,
                        Call("get_task_events", Pack(std::make_tuple(job_id, limit))));
   return protocol::DecodeBody<std::vector<TaskEvent>>(body, "get_task_events reply");
-}
-
-}  // namespace ray::gcs
-
-namespace ray::gcs {
-
-Result<GcsStarts> GcsClient::GetStarts() {
-  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_starts", ""));
-  using Reply = std::tuple<int64_t, int64_t>;
-  RAY_ASSIGN_OR_RETURN(Reply r, protocol::DecodeBody<Reply>(body, "get_starts reply"));
-  return GcsStarts{std::get<0>(r), std::get<1>(r)};
 }
 
 }  // namespace ray::gcs

@@ -291,8 +291,9 @@ class Raylet {
   object_store::ObjectStore store_;
   // The GCS, and whether it answers. While it is down (it died; its supervisor starts
   // it again) the loop never waits for it: what must be written waits here (task
-  // events, actor records, object locations, job ends, heartbeats) and requests that
-  // need its answer wait (DeferUntilGcsIsBack) until it is back (OnGcsBack).
+  // events, actor records, object locations, job ends; heartbeats resume) and
+  // requests that need its answer wait in the queues below until it is back
+  // (OnGcsBack answers them).
   gcs::GcsWatch gcs_watch_;
   gcs::GcsClient gcs_;
   uint64_t gcs_reconnects_seen_ = 0;
