@@ -111,6 +111,32 @@ TEST_F(GcsRestartTest, AKilledGcsIsStartedAgainAndTheJobGoesOn) {
   EXPECT_NE(text.out.find("GCS: restarted 1 time"), std::string::npos) << text.out;
 }
 
+TEST_F(GcsRestartTest, AnotherNodeChecksInWithTheRestartedGcs) {
+  std::string worker = dir_.path() + "/worker";
+  auto join = RunRay({"start", "--address", address_, "--token", ReadText(session_ + "/token"),
+                      "--num-cpus", "1", "--resources", "{\"Special\": 1}", "--temp-dir", worker},
+                     dir_.path());
+  ASSERT_EQ(join.exit_code, 0) << join.all();
+  int first = GcsPid();
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (GcsPid() == first && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // Work that only the other node can run goes there through the restarted GCS.
+  auto r = RunRay({"submit", "--address", address_, "--temp-dir", temp_, IT_MULTINODE_PLUGIN,
+                   "placement"},
+                  dir_.path(), 60);
+  EXPECT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_NE(KeyValue(r.out, "special_node"), KeyValue(r.out, "driver_node")) << r.out;
+  nlohmann::json status = Status();
+  EXPECT_EQ(status["gcs"]["restarts"], 1) << status.dump();
+  ASSERT_EQ(status["nodes"].size(), 2u) << status.dump();
+  for (const auto& n : status["nodes"]) EXPECT_EQ(n["state"], "ALIVE") << status.dump();
+  auto stop = RunRay({"stop", "--temp-dir", worker}, dir_.path());
+  EXPECT_EQ(stop.exit_code, 0) << stop.all();
+}
+
 TEST_F(GcsRestartTest, AFrozenGcsDoesNotStallTheJob) {
   int gcs = GcsPid();
   ASSERT_GT(gcs, 0);
