@@ -30,6 +30,7 @@ class GcsRestartTest : public ::testing::Test {
     StartHead();
   }
   void TearDown() override {
+    if (!worker_.empty()) RunRay({"stop", "--temp-dir", worker_}, dir_.path());
     auto stop = RunRay({"stop", "--temp-dir", temp_}, dir_.path());
     EXPECT_EQ(stop.exit_code, 0) << stop.all();
     EXPECT_TRUE(AwaitNoProcessesMentioning(dir_.path()).empty());
@@ -73,6 +74,7 @@ class GcsRestartTest : public ::testing::Test {
 
   TempDir dir_;
   std::string temp_, progress_, session_, address_;
+  std::string worker_;  // the temp dir of a second node, if a test starts one
 };
 
 TEST_F(GcsRestartTest, AKilledGcsIsStartedAgainAndTheJobGoesOn) {
@@ -112,9 +114,9 @@ TEST_F(GcsRestartTest, AKilledGcsIsStartedAgainAndTheJobGoesOn) {
 }
 
 TEST_F(GcsRestartTest, AnotherNodeChecksInWithTheRestartedGcs) {
-  std::string worker = dir_.path() + "/worker";
+  worker_ = dir_.path() + "/worker";
   auto join = RunRay({"start", "--address", address_, "--token", ReadText(session_ + "/token"),
-                      "--num-cpus", "1", "--resources", "{\"Special\": 1}", "--temp-dir", worker},
+                      "--num-cpus", "1", "--resources", "{\"Special\": 1}", "--temp-dir", worker_},
                      dir_.path());
   ASSERT_EQ(join.exit_code, 0) << join.all();
   int first = GcsPid();
@@ -133,8 +135,6 @@ TEST_F(GcsRestartTest, AnotherNodeChecksInWithTheRestartedGcs) {
   EXPECT_EQ(status["gcs"]["restarts"], 1) << status.dump();
   ASSERT_EQ(status["nodes"].size(), 2u) << status.dump();
   for (const auto& n : status["nodes"]) EXPECT_EQ(n["state"], "ALIVE") << status.dump();
-  auto stop = RunRay({"stop", "--temp-dir", worker}, dir_.path());
-  EXPECT_EQ(stop.exit_code, 0) << stop.all();
 }
 
 TEST_F(GcsRestartTest, AFrozenGcsDoesNotStallTheJob) {
