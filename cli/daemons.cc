@@ -14,6 +14,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cluster/monitor.h"
 #include "runtime/gcs/gcs_server.h"
+#include "runtime/node/gcs_supervisor.h"
 #include "runtime/raylet/raylet.h"
 #include "runtime/raylet/zygote.h"
 #include "runtime/worker/worker.h"
@@ -43,6 +44,7 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
   g->add_option("--session-dir", gcs->session_dir)->required();
   g->add_option("--listen", gcs->listen);
   g->add_option("--heartbeat-timeout-ms", gcs->heartbeat_timeout_ms);
+  g->add_option("--recover-from", gcs->recover_from);
   g->callback([gcs] {
     InitLogging("gcs", "");
     StopOnSignals();
@@ -50,6 +52,21 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     gcs->ready_file = gcs->session_dir + "/gcs.ready";
     Status st = gcs::RunGcsServer(*gcs, g_stop);
     if (!st.ok()) Fail("_gcs", st);
+  });
+
+  // The head's GCS supervisor (runtime/node/gcs_supervisor.h): runs `_gcs` and starts
+  // it again when it exits.
+  auto sup = std::make_shared<node::GcsSupervisorOptions>();
+  auto* gs = app.add_subcommand("_gcs_supervisor", "")->group("");
+  gs->add_option("--session-dir", sup->session_dir)->required();
+  gs->add_option("--listen", sup->listen)->required();
+  gs->add_option("--heartbeat-timeout-ms", sup->heartbeat_timeout_ms);
+  gs->add_option("--recover-from", sup->recover_from);
+  gs->callback([sup] {
+    InitLogging("gcs_supervisor", "");
+    StopOnSignals();
+    Status st = node::RunGcsSupervisor(*sup, g_stop);
+    if (!st.ok()) Fail("_gcs_supervisor", st);
   });
 
   struct RayletFlags {

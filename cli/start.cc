@@ -76,6 +76,7 @@ void Run(const StartOptions& o) {
   n.resources = *resources;
   n.object_store_memory = o.object_store_memory;
   n.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
+  n.persistent_tables = true;
   n.token = o.token.empty() ? TokenFromEnvironment() : o.token;
   if (!o.autoscaling_config.empty() && !o.head) {
     Fail("start", Status::InvalidArgument("--autoscaling-config is for the head (--head)"));
@@ -129,6 +130,12 @@ void Run(const StartOptions& o) {
       node->session_dir.c_str(), address.c_str(),
       scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str(), address.c_str(),
       node->session_dir.c_str(), token_hint.c_str());
+  if (!node->recovered_from.empty()) {
+    std::printf(
+        "The cluster's tables (jobs, actors, plugins, task events) and token were taken\n"
+        "over from the stopped head of %s.\n",
+        node->recovered_from.c_str());
+  }
   std::fflush(stdout);
   if (o.block) Block(*node);
 }

@@ -1,6 +1,7 @@
 // `ray status`: the cluster's nodes and resources.
 
 #include <cstdio>
+#include <ctime>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -76,9 +77,17 @@ void Run(const StatusOptions& o) {
     autoscaler = nlohmann::json::parse(a->second, nullptr, false);
     if (autoscaler.is_object()) autoscaler["alive"] = a->first;
   }
+  // Starts of the GCS on this cluster's tables: restarts by its supervisor, and heads
+  // started again on the same temp dir.
+  auto starts = gcs.GetStarts();
   if (o.json) {
     nlohmann::json j = {{"address", target->gcs_address.substr(6)}, {"nodes", nlohmann::json::array()},
                         {"total", total.ToDoubles()}, {"available", available.ToDoubles()}};
+    if (starts.ok()) {
+      j["gcs"] = {{"starts", starts->starts},
+                  {"restarts", starts->restarts()},
+                  {"last_start_ms", starts->last_start_ms}};
+    }
     if (autoscaler.is_object()) j["autoscaler"] = autoscaler;
     for (const auto& n : *nodes) {
       j["nodes"].push_back({{"node_id", NodeId::FromBinary(n.node_id).Hex()},
@@ -89,6 +98,14 @@ void Run(const StatusOptions& o) {
     return;
   }
   std::printf("======== Cluster status: %s ========\n", target->gcs_address.substr(6).c_str());
+  if (starts.ok() && starts->restarts() > 0) {
+    std::time_t t = starts->last_start_ms / 1000;
+    char when[64];
+    std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&t));
+    std::printf("GCS: restarted %lld time%s, last at %s\n",
+                static_cast<long long>(starts->restarts()), starts->restarts() == 1 ? "" : "s",
+                when);
+  }
   std::printf("Nodes: %d alive, %zu dead\n", alive, nodes->size() - alive);
   for (const auto& n : *nodes) {
     std::printf(" %s  %-15s %s\n", NodeId::FromBinary(n.node_id).Hex().c_str(), n.address.c_str(),

@@ -37,21 +37,31 @@ Status FromReplyError(const std::string& error) {
   return Status::Internal(error);
 }
 
-// Sends one request and returns the body of a reply of type `expect`.
-Result<std::string> Exchange(const std::string& endpoint, int timeout_ms, MessageType type,
-                             const std::string& body, MessageType expect) {
+}  // namespace
+
+Result<std::string> GcsClient::Exchange(MessageType type, const std::string& body,
+                                        MessageType expect) {
+  const std::string& endpoint = endpoint_;
+  if (watch_ != nullptr && !watch_->Up()) {
+    return Status::Unavailable("GCS at " + endpoint + " is down (waiting for it to come back)");
+  }
   Result<std::string> frame = Status::Internal("unset");
   try {
-    frame = transport::Request(endpoint, type, body, timeout_ms);
+    frame = transport::Request(endpoint, type, body, timeout_ms_);
   } catch (const zmq::error_t& e) {
-    return Status::Unavailable("GCS at " + endpoint + ": " + e.what());
+    frame = Status::Unavailable("GCS at " + endpoint + ": " + e.what());
   }
-  if (!frame.ok() && transport::Encrypted(endpoint)) {
-    return Status::Unavailable(frame.status().message() +
-                               " (traffic between hosts is encrypted with keys from the cluster "
-                               "token: a wrong token is not answered at all)");
+  if (!frame.ok()) {
+    if (watch_ != nullptr && frame.status().code() == StatusCode::kUnavailable) {
+      watch_->MarkDown();
+    }
+    if (transport::Encrypted(endpoint)) {
+      return Status::Unavailable(frame.status().message() +
+                                 " (traffic between hosts is encrypted with keys from the "
+                                 "cluster token: a wrong token is not answered at all)");
+    }
+    return frame.status();
   }
-  if (!frame.ok()) return frame.status();
   Result<protocol::Envelope> env = protocol::DecodeEnvelope(*frame);
   if (!env.ok()) {
     return Status::InvalidArgument("bad reply from GCS at " + endpoint + ": " +
@@ -64,16 +74,12 @@ Result<std::string> Exchange(const std::string& endpoint, int timeout_ms, Messag
   return std::string(env->body);
 }
 
-Status NodeRequest(const std::string& endpoint, int timeout_ms, MessageType type,
-                   const std::string& body) {
-  RAY_ASSIGN_OR_RETURN(std::string reply_body,
-                       Exchange(endpoint, timeout_ms, type, body, MessageType::kGcsReply));
+Status GcsClient::NodeRequest(MessageType type, const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(std::string reply_body, Exchange(type, body, MessageType::kGcsReply));
   RAY_ASSIGN_OR_RETURN(protocol::GcsReply reply,
                        protocol::DecodeBody<protocol::GcsReply>(reply_body, "GcsReply"));
   return FromReplyError(reply.error);
 }
-
-}  // namespace
 
 GcsClient::GcsClient(std::string endpoint, std::string token, int timeout_ms)
     : endpoint_(std::move(endpoint)), token_(std::move(token)), timeout_ms_(timeout_ms) {
@@ -83,8 +89,7 @@ GcsClient::GcsClient(std::string endpoint, std::string token, int timeout_ms)
 Result<std::string> GcsClient::Call(const std::string& op, const std::string& body) {
   protocol::CallRequest request{op, body, token_};
   RAY_ASSIGN_OR_RETURN(std::string reply_body,
-                       Exchange(endpoint_, timeout_ms_, MessageType::kGcsCall, Pack(request),
-                                MessageType::kCallReply));
+                       Exchange(MessageType::kGcsCall, Pack(request), MessageType::kCallReply));
   RAY_ASSIGN_OR_RETURN(protocol::CallReply reply,
                        protocol::DecodeBody<protocol::CallReply>(reply_body, "CallReply"));
   RAY_RETURN_IF_ERROR(FromReplyError(reply.error));
@@ -93,22 +98,29 @@ Result<std::string> GcsClient::Call(const std::string& op, const std::string& bo
 
 Status GcsClient::Ping() { return Call("ping", "").status(); }
 
+Result<GcsStarts> GcsClient::GetStarts() {
+  RAY_ASSIGN_OR_RETURN(std::string body, Call("get_starts", ""));
+  using Reply = std::tuple<int64_t, int64_t>;
+  RAY_ASSIGN_OR_RETURN(Reply r, protocol::DecodeBody<Reply>(body, "get_starts reply"));
+  return GcsStarts{std::get<0>(r), std::get<1>(r)};
+}
+
 Status GcsClient::RegisterNode(const protocol::NodeInfo& node) {
   protocol::NodeInfo with_token = node;
   with_token.token = token_;
-  return NodeRequest(endpoint_, timeout_ms_, MessageType::kRegisterNode, Pack(with_token));
+  return NodeRequest(MessageType::kRegisterNode, Pack(with_token));
 }
 
 Status GcsClient::Heartbeat(const std::string& node_id,
                             const std::map<std::string, double>& available,
                             const std::vector<protocol::ResourceDemand>& load) {
   protocol::Heartbeat hb{node_id, available, token_, load};
-  return NodeRequest(endpoint_, timeout_ms_, MessageType::kHeartbeat, Pack(hb));
+  return NodeRequest(MessageType::kHeartbeat, Pack(hb));
 }
 
 Status GcsClient::UnregisterNode(const std::string& node_id) {
   protocol::Heartbeat hb{node_id, {}, token_, {}};
-  return NodeRequest(endpoint_, timeout_ms_, MessageType::kUnregisterNode, Pack(hb));
+  return NodeRequest(MessageType::kUnregisterNode, Pack(hb));
 }
 
 Result<std::vector<protocol::NodeInfo>> GcsClient::GetNodes() {

@@ -1,6 +1,8 @@
 #pragma once
 // Client side of the GCS protocol: one request, one reply, with the cluster token.
 // Used by raylets, drivers and the CLI. Not thread-safe; cheap to create.
+// With a GcsWatch (set_watch), calls fail at once with Unavailable while the GCS is
+// known to be down, and a call that gets no answer tells the watch.
 
 #include <map>
 #include <tuple>
@@ -9,6 +11,7 @@
 
 #include "runtime/base/status.h"
 #include "runtime/gcs/gcs_records.h"
+#include "runtime/gcs/gcs_watch.h"
 #include "runtime/serialization/protocol.h"
 
 namespace ray::gcs {
@@ -16,6 +19,8 @@ namespace ray::gcs {
 class GcsClient {
  public:
   GcsClient(std::string endpoint, std::string token, int timeout_ms = 5000);
+  // `watch` (not owned; null: none) must outlive the client's calls.
+  void set_watch(GcsWatch* watch) { watch_ = watch; }
 
   Status Ping();
   Status RegisterNode(const protocol::NodeInfo& node);
@@ -62,6 +67,9 @@ class GcsClient {
   Result<std::vector<JobRecord>> GetJobs();
   Status AddTaskEvents(const std::vector<TaskEvent>& events);
 
+  // How often the GCS has started on this cluster's tables, and when it last did.
+  Result<GcsStarts> GetStarts();
+
   // Any op by name (see GcsService::Call for the list): body in, body out. Error
   // replies map to codes: invalid token PermissionDenied, "... not found" and
   // "unknown node" NotFound, "... is taken" AlreadyExists; no reply Unavailable.
@@ -71,6 +79,12 @@ class GcsClient {
   std::string endpoint_;
   std::string token_;
   int timeout_ms_;
+  GcsWatch* watch_ = nullptr;
+
+  // Sends one request and returns the body of a reply of type `expect`.
+  Result<std::string> Exchange(protocol::MessageType type, const std::string& body,
+                               protocol::MessageType expect);
+  Status NodeRequest(protocol::MessageType type, const std::string& body);
 };
 
 }  // namespace ray::gcs

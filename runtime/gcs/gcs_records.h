@@ -73,6 +73,15 @@ struct ObjectRecord {
   MSGPACK_DEFINE_ARRAY(object_id, node_ids, size);
 };
 
+// "get_starts" reply: tuple<starts, last_start_ms>. Every start of a GCS server on
+// the cluster's tables counts (the first, restarts by the supervisor, and a head
+// started again on the same temp dir); last_start_ms is wall-clock ms.
+struct GcsStarts {
+  int64_t starts = 0;
+  int64_t last_start_ms = 0;
+  int64_t restarts() const { return starts > 0 ? starts - 1 : 0; }
+};
+
 // Node and actor states as stored.
 inline constexpr const char* kAlive = "ALIVE";
 inline constexpr const char* kDead = "DEAD";

@@ -29,8 +29,14 @@ Status Serve(const GcsOptions& options, const std::atomic<bool>& stop) {
     return Status::Unavailable("cannot create session dir " + options.session_dir + ": " +
                                ec.message());
   }
-  RAY_ASSIGN_OR_RETURN(std::unique_ptr<GcsStore> store,
-                       GcsStore::Open(options.session_dir + "/gcs.sqlite3"));
+  const std::string path = options.session_dir + "/gcs.sqlite3";
+  bool recovering = !options.recover_from.empty() && !std::filesystem::exists(path, ec);
+  if (recovering) RAY_RETURN_IF_ERROR(GcsStore::Copy(options.recover_from, path));
+  RAY_ASSIGN_OR_RETURN(std::unique_ptr<GcsStore> store, GcsStore::Open(path));
+  if (recovering) {
+    RAY_RETURN_IF_ERROR(store->EndUnfinishedJobs(-1, NowMillis()));
+    RAY_LOG_INFO("GCS tables taken from {}", options.recover_from);
+  }
   RAY_ASSIGN_OR_RETURN(std::unique_ptr<GcsService> service,
                        GcsService::Create(std::move(store), options.token,
                                           options.heartbeat_timeout_ms, MonoMillis()));

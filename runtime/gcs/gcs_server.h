@@ -19,6 +19,10 @@ struct GcsOptions {
   std::string token;                     // required on every request
   int64_t heartbeat_timeout_ms = 10000;  // Ray: "about ten seconds"
   std::string ready_file;                // written with the bound endpoint once serving
+  // A database to start from when <session_dir>/gcs.sqlite3 does not exist yet (the
+  // previous session of a head started again on its temp dir): copied, and its jobs
+  // that had not ended are ended (exit code -1: their cluster stopped). "": none.
+  std::string recover_from;
 };
 
 // Serves until `stop` becomes true (checked at least every 100 ms).

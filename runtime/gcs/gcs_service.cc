@@ -74,7 +74,21 @@ Result<std::unique_ptr<GcsService>> GcsService::Create(std::unique_ptr<GcsStore>
     RAY_LOG_INFO("GCS recovered {} nodes ({} ALIVE) from {}", nodes.size(), alive,
                  service->store_->path());
   }
-  service->last_sweep_ms_ = service->last_flush_ms_ = now_mono_ms;
+  // The object directory as it was written (what the last flush before a crash had
+  // not written is lost; raylets report new objects as they come).
+  RAY_ASSIGN_OR_RETURN(auto locations, service->store_->LoadObjectLocations());
+  for (auto& [object_id, node_id] : locations) {
+    auto& where = service->object_locations_[object_id].nodes;
+    if (std::find(where.begin(), where.end(), node_id) == where.end()) {
+      where.push_back(std::move(node_id));
+    }
+  }
+  RAY_ASSIGN_OR_RETURN(service->starts_, service->store_->RecordStart(NowMillis()));
+  if (service->starts_.starts > 1) {
+    RAY_LOG_INFO("GCS start {} on {} ({} object locations recovered)", service->starts_.starts,
+                 service->store_->path(), locations.size());
+  }
+  service->last_sweep_ms_ = service->last_flush_ms_ = service->last_tick_ms_ = now_mono_ms;
   return service;
 }
 
@@ -213,6 +227,17 @@ void GcsService::Flush() {
 }
 
 void GcsService::Tick(int64_t now_mono_ms) {
+  if (now_mono_ms - last_tick_ms_ > heartbeat_timeout_ms_ / 2) {
+    // This loop did not run (the process was stopped, or starved): the heartbeats
+    // that came meanwhile wait unread in the socket. Nodes get a full timeout again
+    // rather than being marked DEAD for the GCS's own silence.
+    RAY_LOG_WARN("the GCS did not run for {} ms; every node gets {} ms to check in",
+                 now_mono_ms - last_tick_ms_, heartbeat_timeout_ms_);
+    for (auto& [id, node] : nodes_) {
+      node.last_seen_mono_ms = std::max(node.last_seen_mono_ms, now_mono_ms);
+    }
+  }
+  last_tick_ms_ = now_mono_ms;
   if (now_mono_ms - last_sweep_ms_ >= sweep_interval_ms_) {
     last_sweep_ms_ = now_mono_ms;
     SweepDeadNodes(now_mono_ms);
@@ -226,6 +251,7 @@ void GcsService::Tick(int64_t now_mono_ms) {
 protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
   static const std::map<std::string, Op> kOps = {
       {"ping", &GcsService::Ping},
+      {"get_starts", &GcsService::GetStarts},
       {"get_nodes", &GcsService::GetNodes},
       {"report_autoscaler", &GcsService::ReportAutoscaler},
       {"get_autoscaler", &GcsService::GetAutoscaler},
@@ -266,6 +292,10 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
 }
 
 Result<std::string> GcsService::Ping(const std::string&) { return std::string(); }
+
+Result<std::string> GcsService::GetStarts(const std::string&) {
+  return Pack(std::make_tuple(starts_.starts, starts_.last_start_ms));
+}
 
 Result<std::string> GcsService::GetNodes(const std::string&) {
   std::vector<protocol::NodeInfo> nodes;

@@ -6,7 +6,10 @@
 // The server loop in gcs_server.cc owns the socket and drives both.
 //
 // Nodes live in memory (loaded from the store at start) and are written through to
-// the store; liveness uses the monotonic clock, recorded times the wall clock.
+// the store; liveness uses the monotonic clock, recorded times the wall clock. A GCS
+// started again on its tables (after a crash) rebuilds what it keeps in memory from
+// them: the nodes (ALIVE ones get a full heartbeat timeout to check in), the object
+// directory; the autoscaler's view comes with its next report.
 // Never throws on peer data. Not thread-safe.
 
 #include <cstdint>
@@ -34,7 +37,9 @@ class GcsService {
 
   std::optional<std::string> HandleFrame(std::string_view peer, std::string_view frame);
 
-  // Call often (every ~50 ms); sweeps every ~500 ms and flushes every ~200 ms.
+  // Call often (every ~50 ms); sweeps every ~500 ms and flushes every ~200 ms. A gap
+  // of more than half the heartbeat timeout since the last Tick means the GCS itself
+  // did not run: every node then gets a full timeout to check in again.
   void Tick(int64_t now_mono_ms);
   // Marks ALIVE nodes silent for longer than the timeout DEAD, and their actors.
   void SweepDeadNodes(int64_t now_mono_ms);
@@ -59,6 +64,8 @@ class GcsService {
 
   // kGcsCall operations, by name in Call().
   Result<std::string> Ping(const std::string& body);
+  // How often a GCS started on these tables (see GcsStarts): [starts, last_start_ms].
+  Result<std::string> GetStarts(const std::string& body);
   Result<std::string> GetNodes(const std::string& body);
   Result<std::string> PutPlugin(const std::string& body);
   Result<std::string> GetPlugin(const std::string& body);
@@ -98,6 +105,8 @@ class GcsService {
   std::unordered_map<std::string, DirectoryEntry> object_locations_;
   int64_t last_sweep_ms_ = 0;
   int64_t last_flush_ms_ = 0;
+  int64_t last_tick_ms_ = 0;
+  GcsStarts starts_;                // counting this one
   std::string autoscaler_status_;   // its last report
   int64_t autoscaler_seen_ms_ = 0;  // monotonic; 0: never
 };

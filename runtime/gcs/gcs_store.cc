@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS task_events(
 -- No index on job_id: every task adds a row, and LoadTaskEvents scans anyway.
 DROP INDEX IF EXISTS task_events_by_job;
 CREATE TABLE IF NOT EXISTS objects(object_id BLOB, node_id BLOB, PRIMARY KEY(object_id, node_id));
+-- One row per start of a GCS server on these tables (wall-clock ms).
+CREATE TABLE IF NOT EXISTS gcs_starts(start_ms INTEGER);
 )sql";
 
 // One use of a prepared statement: binds parameters in order, steps, and resets the
@@ -437,6 +439,68 @@ Status GcsStore::Flush() {
     return Status(st.code(), fmt::format("{} ({} task events dropped)", st.message(), drop));
   }
   return st;
+}
+
+Result<GcsStarts> GcsStore::RecordStart(int64_t now_ms) {
+  RAY_RETURN_IF_ERROR(Run("recording a start", "INSERT INTO gcs_starts VALUES(?)", {now_ms}));
+  RAY_ASSIGN_OR_RETURN(Statement * stmt, Prepared("SELECT count(*) FROM gcs_starts"));
+  Use use(stmt->get());
+  if (use.Step() != SQLITE_ROW) return Error("counting starts");
+  return GcsStarts{use.ColumnInt(0), now_ms};
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> GcsStore::LoadObjectLocations() {
+  // Those the GCS would still list: on live nodes, of jobs not finished (an object id
+  // begins with its job's id).
+  RAY_ASSIGN_OR_RETURN(
+      Statement * stmt,
+      Prepared("SELECT o.object_id, o.node_id FROM objects o JOIN nodes n "
+               "ON n.node_id = o.node_id AND n.state = 'ALIVE' WHERE NOT EXISTS "
+               "(SELECT 1 FROM jobs j WHERE j.end_ms > 0 AND length(j.job_id) > 0 AND "
+               "substr(o.object_id, 1, length(j.job_id)) = j.job_id) ORDER BY o.rowid"));
+  Use use(stmt->get());
+  std::vector<std::pair<std::string, std::string>> out;
+  int rc;
+  while ((rc = use.Step()) == SQLITE_ROW) out.emplace_back(use.ColumnBytes(0), use.ColumnBytes(1));
+  if (rc != SQLITE_DONE) return Error("reading object locations");
+  return out;
+}
+
+Status GcsStore::EndUnfinishedJobs(int32_t exit_code, int64_t now_ms) {
+  return Run("ending the jobs of a stopped cluster",
+             "UPDATE jobs SET end_ms=?, exit_code=? WHERE end_ms=0", {now_ms, exit_code});
+}
+
+Status GcsStore::Copy(const std::string& from, const std::string& to) {
+  sqlite3* src = nullptr;
+  sqlite3* dst = nullptr;
+  auto close = [&] {
+    if (src) sqlite3_close(src);
+    if (dst) sqlite3_close(dst);
+  };
+  if (sqlite3_open_v2(from.c_str(), &src, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::string msg = src ? sqlite3_errmsg(src) : "out of memory";
+    close();
+    return Status::Unavailable(fmt::format("cannot open GCS database {}: {}", from, msg));
+  }
+  if (sqlite3_open_v2(to.c_str(), &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    std::string msg = dst ? sqlite3_errmsg(dst) : "out of memory";
+    close();
+    return Status::Unavailable(fmt::format("cannot create GCS database {}: {}", to, msg));
+  }
+  sqlite3_backup* backup = sqlite3_backup_init(dst, "main", src, "main");
+  int rc = SQLITE_ERROR;
+  if (backup != nullptr) {
+    rc = sqlite3_backup_step(backup, -1);
+    sqlite3_backup_finish(backup);
+  }
+  std::string msg = sqlite3_errmsg(dst);
+  close();
+  if (rc != SQLITE_DONE) {
+    return Status::DataLoss(fmt::format("cannot copy GCS database {} to {}: {}", from, to, msg));
+  }
+  return Status::Ok();
 }
 
 }  // namespace ray::gcs

@@ -1,7 +1,8 @@
 #pragma once
 // GcsStore: the GCS tables in one SQLite file (WAL journal, synchronous=NORMAL).
 //
-// Tables: nodes, jobs, actors, plugins, task_events, objects (locations). Writes a reply depends on
+// Tables: nodes, jobs, actors, plugins, task_events, objects (locations), gcs_starts
+// (one row per start of a GCS server on them). Writes a reply depends on
 // (registration, state changes, actors, jobs, plugins) go to the database before the
 // call returns. Writes nobody waits for (heartbeat timestamps, task events) are
 // buffered in memory and written in one transaction by Flush(), which the owner calls
@@ -32,6 +33,9 @@ class GcsStore {
  public:
   // Opens (creating if needed) the database at `path` and its tables.
   static Result<std::unique_ptr<GcsStore>> Open(const std::string& path);
+  // Copies the database at `from` (which may be in use, WAL included) to `to`, a new
+  // file: a head started again on its temp dir takes its cluster's tables this way.
+  static Status Copy(const std::string& from, const std::string& to);
   ~GcsStore();
   GcsStore(const GcsStore&) = delete;
   GcsStore& operator=(const GcsStore&) = delete;
@@ -78,6 +82,13 @@ class GcsStore {
 
   // Object locations (object id, node id): buffered, written by Flush().
   void BufferObjectLocations(std::vector<std::pair<std::string, std::string>> locations);
+  // The locations written, on ALIVE nodes, of jobs not finished, in write order.
+  Result<std::vector<std::pair<std::string, std::string>>> LoadObjectLocations();
+
+  // Counts a start of a GCS server on these tables (see GcsStarts).
+  Result<GcsStarts> RecordStart(int64_t now_ms);
+  // Jobs of a cluster that was stopped: ended now with `exit_code`.
+  Status EndUnfinishedJobs(int32_t exit_code, int64_t now_ms);
 
   // Writes everything buffered in one transaction. On failure the buffer is kept
   // for the next attempt (task events beyond a cap are dropped and counted).

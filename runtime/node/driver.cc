@@ -12,11 +12,21 @@ namespace ray::node {
 
 namespace {
 
+// Calls `call` again while the GCS does not answer (its supervisor may be starting
+// it again), up to `attempts` times in all.
+template <typename Call>
+Status WhileUnavailable(int attempts, Call&& call) {
+  Status st = call();
+  for (int i = 1; i < attempts && st.code() == StatusCode::kUnavailable; ++i) st = call();
+  return st;
+}
+
 // Connects as a job's driver for `plugin` and runs `drive` with the bound runtime.
 Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& drive) {
   gcs::GcsClient gcs(o.gcs_address, o.token);
   RAY_ASSIGN_OR_RETURN(std::string bytes, ReadFile(o.plugin_path));
-  RAY_RETURN_IF_ERROR(gcs.PutPlugin(plugin.hash(), o.plugin_path, bytes));
+  RAY_RETURN_IF_ERROR(
+      WhileUnavailable(3, [&] { return gcs.PutPlugin(plugin.hash(), o.plugin_path, bytes); }));
 
   std::string raylet = o.raylet_socket;
   if (raylet.empty()) {
@@ -35,14 +45,15 @@ Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& dr
   }
   JobId job = JobId::FromRandom();
   RAY_ASSIGN_OR_RETURN(auto client, core::CoreClient::Connect(raylet, true, job, ""));
-  RAY_RETURN_IF_ERROR(gcs.AddJob(job.Binary(), ::getpid(), o.plugin_path));
+  RAY_RETURN_IF_ERROR(
+      WhileUnavailable(3, [&] { return gcs.AddJob(job.Binary(), ::getpid(), o.plugin_path); }));
   core::RuntimeBinding binding(client.get(), plugin.hash());
   plugin.Attach(binding.api());
   int code = drive(plugin, binding.api());
   (void)client->Call("flush_logs", "");  // the job's last worker output, before we go
   std::fflush(stdout);
   client->Disconnect();
-  (void)gcs.FinishJob(job.Binary(), code);
+  (void)WhileUnavailable(2, [&] { return gcs.FinishJob(job.Binary(), code); });
   return code;
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -70,7 +71,8 @@ Result<std::string> AwaitReady(const std::string& file, int pid, const std::stri
 Status WriteRecord(const NodeRecord& r) {
   nlohmann::json j = {{"session_dir", r.session_dir}, {"gcs_address", r.gcs_address},
                       {"raylet_socket", r.raylet_socket}, {"gcs_pid", r.gcs_pid},
-                      {"raylet_pid", r.raylet_pid}, {"monitor_pid", r.monitor_pid}};
+                      {"raylet_pid", r.raylet_pid}, {"monitor_pid", r.monitor_pid},
+                      {"persistent_tables", r.persistent_tables}};
   return WriteFile(r.session_dir + "/node.json", j.dump(2) + "\n", 0644);
 }
 
@@ -87,6 +89,7 @@ Result<NodeRecord> ReadNodeRecord(const std::string& session_dir) {
     r.gcs_pid = j.at("gcs_pid");
     r.raylet_pid = j.at("raylet_pid");
     r.monitor_pid = j.value("monitor_pid", 0);
+    r.persistent_tables = j.value("persistent_tables", false);
   } catch (const std::exception& e) {
     return Status::DataLoss(session_dir + "/node.json is malformed: " + e.what());
   }
@@ -161,15 +164,47 @@ Status StartRaylet(const NodeOptions& o, NodeRecord& r) {
 
 }  // namespace
 
+namespace {
+
+// The head session last started under temp_dir, if it stopped and left its tables.
+std::optional<NodeRecord> StoppedHead(const std::string& temp_dir) {
+  std::error_code ec;
+  fs::path latest = fs::canonical(temp_dir + "/session_latest", ec);
+  if (ec || !fs::exists(latest / "gcs.sqlite3", ec)) return std::nullopt;
+  auto r = ReadNodeRecord(latest.string());
+  if (!r.ok() || r->gcs_pid <= 0 || !r->persistent_tables) return std::nullopt;
+  for (int pid : {r->gcs_pid, r->raylet_pid, r->monitor_pid}) {
+    if (pid > 0 && ProcessAlive(pid) &&
+        ProcessCmdline(pid).find(r->session_dir) != std::string::npos) {
+      return std::nullopt;  // still running: not ours to take over
+    }
+  }
+  return std::move(r).value();
+}
+
+}  // namespace
+
 Result<NodeRecord> StartHead(const NodeOptions& o) {
-  RAY_ASSIGN_OR_RETURN(NodeRecord r,
-                       NewSession(o, o.token.empty() ? ToHex(RandomBytes(16)) : o.token));
-  SpawnOptions gcs = Daemon(o, r, "gcs",
-                            {"--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
-                             "--heartbeat-timeout-ms", std::to_string(o.heartbeat_timeout_ms)});
+  std::optional<NodeRecord> previous;
+  if (o.persistent_tables) previous = StoppedHead(o.temp_dir);
+  // The stopped cluster's token, so that its other nodes may check in again.
+  std::string token = o.token;
+  if (token.empty() && previous) token = previous->token;
+  if (token.empty()) token = ToHex(RandomBytes(16));
+  RAY_ASSIGN_OR_RETURN(NodeRecord r, NewSession(o, token));
+  r.persistent_tables = o.persistent_tables;
+  std::vector<std::string> args = {"--listen", fmt::format("tcp://{}:{}", o.node_ip, o.port),
+                                   "--heartbeat-timeout-ms",
+                                   std::to_string(o.heartbeat_timeout_ms)};
+  if (previous) {
+    r.recovered_from = previous->session_dir;
+    args.insert(args.end(), {"--recover-from", previous->session_dir + "/gcs.sqlite3"});
+  }
+  SpawnOptions gcs = Daemon(o, r, "gcs_supervisor", args);
   RAY_ASSIGN_OR_RETURN(Child gcs_child, Spawn(gcs));
   r.gcs_pid = gcs_child.pid;
-  auto gcs_ready = AwaitReady(r.session_dir + "/gcs.ready", r.gcs_pid, "the GCS", gcs.stderr_path);
+  auto gcs_ready = AwaitReady(r.session_dir + "/gcs.ready", r.gcs_pid, "the GCS",
+                              r.session_dir + "/logs/gcs.err");
   if (!gcs_ready.ok()) {
     TerminateProcess(r.gcs_pid);
     return gcs_ready.status();

@@ -7,7 +7,8 @@
 //     sockets/   raylet (ipc), mode 0700 (or /tmp/ray-sockets-<uid>/ when the
 //                path would exceed the 107-byte limit of a Unix socket)
 //     plugins/   plugin libraries by content hash
-//     gcs.sqlite3, token (0600), node.json (what `ray stop` needs)
+//     gcs.sqlite3, token (0600), node.json (what `ray stop` needs),
+//     gcs.ready (the GCS's address), gcs.pid (the GCS server running now)
 //   <temp_dir>/session_latest -> the newest session
 
 #include <map>
@@ -31,6 +32,11 @@ struct NodeOptions {
   // Head: a cluster config (`ray up`'s bootstrap config); non-empty starts the
   // autoscaler (`ray _monitor`) beside the GCS, logging to logs/monitor.{out,err}.
   std::string autoscaling_config;
+  // Head: its tables outlive it. It takes over those of the last session under
+  // temp_dir if that was a head with persistent tables that has stopped (see
+  // StartHead), and a later such head takes over its own. `ray start --head` sets it;
+  // clusters embedded in a command (`ray run`) leave it off and start empty.
+  bool persistent_tables = false;
 };
 
 // What a started node is, as recorded in <session>/node.json.
@@ -39,9 +45,13 @@ struct NodeRecord {
   std::string gcs_address;    // tcp://ip:port
   std::string raylet_socket;  // ipc://...
   std::string token;
-  int gcs_pid = 0;
+  int gcs_pid = 0;  // the head's GCS supervisor (gcs.pid: the server it runs now)
   int raylet_pid = 0;
   int monitor_pid = 0;  // the autoscaler, on an autoscaling head
+  bool persistent_tables = false;  // see NodeOptions
+  // StartHead: the stopped head session whose tables (gcs.sqlite3) and token this
+  // one took over ("": none). Not recorded in node.json.
+  std::string recovered_from;
 };
 
 // The root of session dirs: $RAY_TMPDIR if set (as in Ray), else /tmp/ray.
@@ -52,7 +62,11 @@ int DetectCpus();
 size_t DefaultObjectStoreBytes();
 
 // Starts a head node (GCS + raylet) and waits until both serve. On failure nothing
-// is left running and the error names the log to read.
+// is left running and the error names the log to read. The GCS runs under a
+// supervisor that starts it again if it dies (see gcs_supervisor.h). With
+// persistent_tables, if the last session under temp_dir was a head with persistent
+// tables that has stopped, the new head takes over its tables (a copy of its gcs.sqlite3: jobs, named and detached actors' records,
+// plugins, task events, nodes) and, unless options.token is set, its token.
 Result<NodeRecord> StartHead(const NodeOptions& options);
 // Starts a raylet that joins the cluster whose GCS is at `head_address`
 // (tcp://host:port), presenting `token`. PermissionDenied if the head refuses it.

@@ -10,6 +10,10 @@ void Raylet::SubmitActorTask(TaskSpec t) {
   if (!a && MultiNode()) {
     // A handle passed from another node: the GCS knows where the actor lives.
     auto node = gcs_.ActorNode(t.actor_id);
+    if (node.status().code() == StatusCode::kUnavailable) {
+      actor_tasks_waiting_for_gcs_.push_back(std::move(t));  // asked again when it is back
+      return;
+    }
     if (node.ok() && !node->empty() && *node != node_id_.Binary()) {
       a = &actors_.Entry(t.actor_id);
       a->remote_node = *node;
@@ -105,7 +109,11 @@ void Raylet::RecordActor(const std::string& actor_id, const Actor& a) {
   // free again at once. (Records waiting go first: they are older.)
   FlushActorRecords();
   Status st = alive ? gcs_.RegisterActor(actor_id, node_id_.Binary()) : gcs_.RemoveActor(actor_id);
-  if (!st.ok()) RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(actor_id), st.message());
+  if (st.code() == StatusCode::kUnavailable) {
+    actors_.AddRecord(actor_id, node_id_.Binary(), alive);  // sent when the GCS is back
+  } else if (!st.ok()) {
+    RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(actor_id), st.message());
+  }
 }
 
 void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause) {

@@ -34,8 +34,17 @@ void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::CallRequest>(c.peer, body, "CallRequest");
   if (!msg) return;
+  if (!gcs_watch_.Up() && CallNeedsGcs(msg->op)) {
+    // Answered when the GCS is back (the caller waits as for a slow answer).
+    calls_waiting_for_gcs_.push_back({c.peer, req, std::string(body)});
+    return;
+  }
   protocol::CallReply reply;
-  auto fail = [&](const Status& st) { reply.error = st.message(); };
+  bool gcs_unavailable = false;
+  auto fail = [&](const Status& st) {
+    reply.error = st.message();
+    gcs_unavailable |= st.code() == StatusCode::kUnavailable;
+  };
   if (msg->op == "register_actor_name") {
     // body: msgpack [name, actor_id]
     auto args = protocol::DecodeBody<std::tuple<std::string, std::string>>(msg->body, "name");
@@ -105,6 +114,11 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   } else {
     reply.error = "unknown operation '" + msg->op + "'";
   }
+  if (gcs_unavailable && CallNeedsGcs(msg->op)) {
+    // The GCS went down during the call: answered when it is back.
+    calls_waiting_for_gcs_.push_back({c.peer, req, std::string(body)});
+    return;
+  }
   SendMsg(c.peer, MessageType::kCallReply, req, reply);
 }
 
@@ -150,11 +164,22 @@ void Raylet::Periodic() {
     FinishJob(clients_[peer].job_id);
     RevokeLeasesOf(peer);
     // It could not record its end: do it for it, so that every node releases the job.
-    if (!stop_->load()) (void)gcs_.FinishJob(clients_[peer].job_id, -1);
+    job_ends_to_record_.emplace_back(clients_[peer].job_id, -1);
     clients_.erase(peer);
   }
   // Each GCS call below may wait for its timeout: stop promptly when asked to.
   if (stop_->load()) return;
+  if (!gcs_watch_.Up()) {
+    // Its calls would fail at once: nothing is sent, what must be written waits.
+    if (!gcs_down_logged_) {
+      RAY_LOG_WARN("the GCS at {} does not answer; keeping what it must be told until it is back",
+                   options_.gcs_address);
+    }
+    gcs_down_logged_ = gcs_warned_ = true;
+    return;
+  }
+  if (gcs_watch_.reconnects() != gcs_reconnects_seen_) OnGcsBack();
+  RecordJobEnds();
   if (now >= next_heartbeat_ms_) {
     next_heartbeat_ms_ = now + options_.heartbeat_ms;
     Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles(), Load());
@@ -174,12 +199,44 @@ void Raylet::Periodic() {
   FlushActorRecords();
   if (stop_->load()) return;
   if (!new_locations_.empty()) {
-    if (Status st = gcs_.AddObjects(new_locations_); !st.ok()) {
-      RAY_LOG_WARN("cannot report object locations: {}", st.message());
-    }
-    new_locations_.clear();
+    Status st = gcs_.AddObjects(new_locations_);
+    if (!st.ok()) RAY_LOG_WARN("cannot report object locations: {}", st.message());
+    if (st.code() != StatusCode::kUnavailable) new_locations_.clear();  // else sent later
   }
   LocateUnlocated();
+}
+
+void Raylet::RecordJobEnds() {
+  while (!job_ends_to_record_.empty()) {
+    const auto& [job_id, code] = job_ends_to_record_.back();
+    Status st = gcs_.FinishJob(job_id, code);
+    if (st.code() == StatusCode::kUnavailable) return;  // tried again with the next Periodic
+    job_ends_to_record_.pop_back();
+  }
+}
+
+bool Raylet::CallNeedsGcs(const std::string& op) {
+  return op == "register_actor_name" || op == "get_actor" || op == "nodes" ||
+         op == "cluster_resources" || op == "available_resources";
+}
+
+void Raylet::OnGcsBack() {
+  gcs_reconnects_seen_ = gcs_watch_.reconnects();
+  gcs_down_logged_ = false;
+  RAY_LOG_INFO("the GCS at {} answers again (down for {} ms); sending what waited for it",
+               options_.gcs_address, MonoMillis() - gcs_watch_.down_since_ms());
+  next_heartbeat_ms_ = 0;  // at once: it must not take this node for dead
+  std::deque<DeferredCall> calls;
+  calls.swap(calls_waiting_for_gcs_);
+  for (const auto& call : calls) {
+    auto c = clients_.find(call.peer);
+    if (c != clients_.end()) HandleCall(c->second, call.req, call.body);
+  }
+  std::deque<TaskSpec> tasks;
+  tasks.swap(actor_tasks_waiting_for_gcs_);
+  for (auto& t : tasks) {
+    if (!finished_jobs_.count(t.job_id)) SubmitActorTask(std::move(t));
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -207,6 +264,8 @@ bool Raylet::AutoscalerAlive() {
   if (autoscaler_checked_ms_ >= 0 && now - autoscaler_checked_ms_ < 2000) return autoscaler_alive_;
   autoscaler_checked_ms_ = now;
   auto r = gcs_.GetAutoscaler();
+  // While the GCS is down, what it said last stands.
+  if (r.status().code() == StatusCode::kUnavailable) return autoscaler_alive_;
   autoscaler_alive_ = r.ok() && r->first;
   return autoscaler_alive_;
 }

@@ -38,6 +38,7 @@
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_client.h"
+#include "runtime/gcs/gcs_watch.h"
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/raylet/worker_pool.h"
@@ -104,11 +105,13 @@ class Raylet {
         node_id_(NodeId::FromRandom()),
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
                 o.object_store_bytes}),
+        gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
         placement_(ResourceSet::FromDoubles(o.resources)),
         task_events_(node_id_.Binary()),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))) {
+    gcs_.set_watch(&gcs_watch_);  // while the GCS is down, its calls fail at once
     total_ = ResourceSet::FromDoubles(o.resources);
     available_ = total_;
     cpus_ = static_cast<int>(o.resources.count("CPU") ? o.resources.at("CPU") : 1);
@@ -271,6 +274,12 @@ class Raylet {
   // --- jobs and periodic work
   void FinishJob(const std::string& job_id);
   void Periodic();
+  // The GCS answers again after it was down: sends what waited for it, answers the
+  // requests deferred meanwhile.
+  void OnGcsBack();
+  void RecordJobEnds();
+  // Whether call op `op` needs the GCS's answer.
+  static bool CallNeedsGcs(const std::string& op);
   std::string PluginPath(const std::string& hash);
   void ForwardLogs(const std::string& worker, int pid, std::string_view text, bool is_stderr);
   std::string Where(int pid) const {
@@ -283,7 +292,23 @@ class Raylet {
   transport::Router router_;
   std::unique_ptr<WorkerPool> pool_;
   object_store::ObjectStore store_;
+  // The GCS, and whether it answers. While it is down (it died; its supervisor starts
+  // it again) the loop never waits for it: what must be written waits here (task
+  // events, actor records, object locations, job ends; heartbeats resume) and
+  // requests that need its answer wait in the queues below until it is back
+  // (OnGcsBack answers them).
+  gcs::GcsWatch gcs_watch_;
   gcs::GcsClient gcs_;
+  uint64_t gcs_reconnects_seen_ = 0;
+  bool gcs_down_logged_ = false;
+  struct DeferredCall {
+    std::string peer;
+    uint64_t req = 0;
+    std::string body;  // the CallRequest
+  };
+  std::deque<DeferredCall> calls_waiting_for_gcs_;
+  std::deque<TaskSpec> actor_tasks_waiting_for_gcs_;  // where the actor lives is asked there
+  std::vector<std::pair<std::string, int32_t>> job_ends_to_record_;  // (job id, exit code)
   ResourceSet total_, available_;
   int cpus_ = 1;
   int max_workers_ = 16;

@@ -48,7 +48,9 @@ void Raylet::HandleTaskEvents(Client& c, std::string_view body) {
 void Raylet::FlushActorRecords() {
   const auto& records = actors_.records();
   if (records.empty() || stop_->load()) return;
-  if (Status st = gcs_.RecordActors(records); !st.ok()) {
+  Status st = gcs_.RecordActors(records);
+  if (st.code() == StatusCode::kUnavailable) return;  // kept, and sent when the GCS is back
+  if (!st.ok()) {
     RAY_LOG_WARN("cannot record {} actors in the GCS: {}", records.size(), st.message());
   }
   actors_.ClearRecords();

@@ -117,7 +117,9 @@ class HeadNode {
     auto node = nlohmann::json::parse(record, nullptr, /*allow_exceptions=*/false);
     if (node.is_discarded()) Fail("no readable node.json under " + TempDir());
     raylet_pid_ = node.value("raylet_pid", 0);
-    gcs_pid_ = node.value("gcs_pid", 0);
+    gcs_pid_ = node.value("gcs_pid", 0);  // the GCS's supervisor; the server runs as:
+    std::ifstream server(TempDir() + "/session_latest/gcs.pid");
+    if (pid_t pid = 0; server >> pid) gcs_pid_ = pid;
   }
   ~HeadNode() {
     Stop();

@@ -16,6 +16,7 @@
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_client.h"
 #include "runtime/gcs/gcs_store.h"
+#include "runtime/gcs/gcs_watch.h"
 #include "runtime/transport/transport.h"
 #include "tests/test_util/temp_dir.h"
 
@@ -71,14 +72,16 @@ class GcsServerTest : public ::testing::Test {
     EXPECT_TRUE(st.ok()) << st.ToString();
   }
 
-  // Starts the server on a free port and waits until it has written its endpoint.
-  void Start(int64_t heartbeat_timeout_ms = 10000) {
+  // Starts the server (on a free port, unless `listen` names one) and waits until it
+  // has written its endpoint.
+  void Start(int64_t heartbeat_timeout_ms = 10000,
+             const std::string& listen = "tcp://127.0.0.1:*") {
     ASSERT_FALSE(server_.joinable());
     std::string ready = dir_.path() + "/gcs.ready";
     std::filesystem::remove(ready);
     GcsOptions options;
     options.session_dir = dir_.path() + "/session";
-    options.listen = "tcp://127.0.0.1:*";
+    options.listen = listen;
     options.token = kToken;
     options.heartbeat_timeout_ms = heartbeat_timeout_ms;
     options.ready_file = ready;
@@ -454,6 +457,62 @@ TEST_F(GcsServerTest, StatePersistsAcrossRestart) {
   Start(/*heartbeat_timeout_ms=*/300);
   EXPECT_GE(WaitForNodeState("n1", "DEAD"), 0);
   EXPECT_EQ(Client().LookupNamedActor("svc").value(), "");
+}
+
+TEST_F(GcsServerTest, AWatchedClientFailsAtOnceWhileTheGcsIsDownUntilItIsBack) {
+  Start();
+  GcsWatch watch(endpoint_, kToken, {/*probe_timeout_ms=*/100, /*probe_interval_ms=*/20});
+  GcsClient client(endpoint_, kToken, 300);
+  client.set_watch(&watch);
+  ASSERT_TRUE(client.Ping().ok());
+  std::string endpoint = endpoint_;
+  ASSERT_TRUE(Stop().ok());
+
+  // The first call waits for its timeout and marks the GCS down; the next ones fail
+  // without sending anything.
+  EXPECT_EQ(client.Ping().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(watch.Up());
+  Status fast = client.Ping();
+  EXPECT_EQ(fast.code(), StatusCode::kUnavailable);
+  EXPECT_NE(fast.message().find("is down"), std::string::npos) << fast.ToString();
+
+  Start(10000, endpoint);  // started again on the same address
+  int64_t deadline = MonoMillis() + kDeadlineMs;
+  while (!watch.Up() && MonoMillis() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(watch.Up()) << "the watch did not see the GCS come back";
+  EXPECT_EQ(watch.reconnects(), 1u);
+  EXPECT_TRUE(client.Ping().ok());
+  auto starts = client.GetStarts();
+  ASSERT_TRUE(starts.ok()) << starts.status().ToString();
+  EXPECT_EQ(starts->starts, 2);
+  EXPECT_EQ(starts->restarts(), 1);
+}
+
+TEST_F(GcsServerTest, TheObjectDirectoryIsReloadedAfterARestart) {
+  Start();
+  {
+    GcsClient client = Client();
+    ASSERT_TRUE(client.RegisterNode(MakeNode("live")).ok());
+    ASSERT_TRUE(client.RegisterNode(MakeNode("gone")).ok());
+    ASSERT_TRUE(client.AddJob("jobA", 1, "a").ok());
+    ASSERT_TRUE(client.AddJob("jobB", 1, "b").ok());
+    ASSERT_TRUE(client.AddObjectLocations({{"jobA-o1", "live"}, {"jobA-o1", "gone"},
+                                           {"jobA-o2", "gone"}, {"jobB-o3", "live"}})
+                    .ok());
+    ASSERT_TRUE(client.UnregisterNode("gone").ok());
+    ASSERT_TRUE(client.FinishJob("jobB", 0).ok());
+  }
+  ASSERT_TRUE(Stop().ok());
+  Start();
+  // What the directory listed before: on live nodes, of jobs not finished.
+  auto where = Client().GetObjectLocations({"jobA-o1", "jobA-o2", "jobB-o3"});
+  ASSERT_TRUE(where.ok()) << where.status().ToString();
+  ASSERT_EQ(where->size(), 3u);
+  EXPECT_EQ((*where)[0], std::vector<std::string>{"live"});
+  EXPECT_TRUE((*where)[1].empty());
+  EXPECT_TRUE((*where)[2].empty());
 }
 
 TEST_F(GcsServerTest, GarbageFramesAreLoggedAndDropped) {
