@@ -280,7 +280,11 @@ class Raylet {
   void RecordJobEnds();
   // Whether call op `op` needs the GCS's answer.
   static bool CallNeedsGcs(const std::string& op);
+  // Where a plugin's copy on this node is, fetched from the GCS if missing.
   std::string PluginPath(const std::string& hash);
+  // Fetches the plugin if missing; false only while the GCS cannot be reached (the
+  // task waits for it then, instead of failing for want of the file).
+  bool FetchPlugin(const std::string& hash);
   void ForwardLogs(const std::string& worker, int pid, std::string_view text, bool is_stderr);
   std::string Where(int pid) const {
     return fmt::format("node {}, pid {}", options_.node_ip, pid);
@@ -325,6 +329,7 @@ class Raylet {
   ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<std::string> finished_jobs_;
   std::map<std::string, std::string> known_plugins_;  // hash -> path of the local copy
+  bool plugin_fetch_warned_ = false;  // said once that a plugin waits for the GCS
   int64_t next_periodic_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   bool gcs_warned_ = false;

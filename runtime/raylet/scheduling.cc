@@ -147,6 +147,7 @@ void Raylet::Dispatch() {
       [&](const ResourceSet& need, TaskSpec& t) {
         Client* idle = FirstIdle();
         if (!idle) return false;
+        if (!FetchPlugin(t.plugin)) return false;  // the GCS is down: after it is back
         Client& w = *idle;
         idle_.pop_front();
         w.held = need;
@@ -228,20 +229,33 @@ void Raylet::TakeBackTasksAhead(Client& w) {
   w.queued.clear();
 }
 
-std::string Raylet::PluginPath(const std::string& hash) {
-  if (auto known = known_plugins_.find(hash); known != known_plugins_.end()) return known->second;
+bool Raylet::FetchPlugin(const std::string& hash) {
+  if (known_plugins_.count(hash)) return true;
   std::string path = options_.session_dir + "/plugins/" + hash + ".so";
   if (::access(path.c_str(), R_OK) != 0) {
     auto bytes = gcs_.GetPlugin(hash);
+    if (!bytes.ok() && bytes.status().code() == StatusCode::kUnavailable) {
+      if (!plugin_fetch_warned_) {
+        RAY_LOG_WARN("plugin {} waits for the GCS: {}", hash, bytes.status().message());
+      }
+      plugin_fetch_warned_ = true;
+      return false;
+    }
     if (!bytes.ok()) {
       RAY_LOG_ERROR("cannot fetch plugin {}: {}", hash, bytes.status().message());
-      return path;  // the worker reports the missing file as the task's error
+      return true;  // the worker reports the missing file as the task's error
     }
     Status st = WriteFile(path, *bytes, 0755);
     if (!st.ok()) RAY_LOG_ERROR("{}", st.message());
   }
+  plugin_fetch_warned_ = false;
   known_plugins_.emplace(hash, path);
-  return path;
+  return true;
+}
+
+std::string Raylet::PluginPath(const std::string& hash) {
+  FetchPlugin(hash);
+  return options_.session_dir + "/plugins/" + hash + ".so";
 }
 
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {

@@ -1,7 +1,7 @@
 // The chaos suite's job for longer, with bigger objects: prints the faults injected,
 // the retries and reconstructions they caused, the results checked and the wrong ones
 // (which must be 0).
-//   chaos_bench [seconds=60] [--gcs]   (--gcs also kills the GCS once)
+//   chaos_bench [seconds=60] [--no-gcs]   (--no-gcs: the GCS is not killed)
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,8 +15,8 @@ int main(int argc, char** argv) {
   o.seconds = 60;
   o.max_object = 64ull << 20;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--gcs") == 0) {
-      o.kill_gcs = true;
+    if (std::strcmp(argv[i], "--no-gcs") == 0) {
+      o.kill_gcs = false;
     } else {
       o.seconds = std::atoi(argv[i]);
     }

@@ -2,7 +2,7 @@
 // The chaos suite's run: a cluster of a head and two nodes on this machine (each with
 // its own --temp-dir), the chaos job on it, and faults injected while it runs: kill -9
 // of random workers on any node, of one whole non-head node (raylet and workers; a new
-// node joins in its place), and optionally of the GCS. Used by the chaos test (short)
+// node joins in its place), and of the GCS (its supervisor starts it again). Used by the chaos test (short)
 // and tests/bench/chaos_bench (long).
 
 #include <cstdint>
@@ -15,7 +15,7 @@ struct ChaosOptions {
   uint64_t max_object = 8ull << 20;      // its largest object
   int fault_interval_ms = 1500;          // between two faults
   bool kill_node = true;                 // one non-head node dies halfway
-  bool kill_gcs = false;                 // the GCS is killed once, at a third
+  bool kill_gcs = true;                  // the GCS is killed once, at a third
   unsigned seed = 1;                     // which workers die
   int bound_s = 90;                      // the job must end within seconds + bound_s
 };

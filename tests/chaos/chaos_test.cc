@@ -1,5 +1,5 @@
 // The chaos suite (label "chaos"): the mixed job on three nodes while workers, one
-// node and (once it can come back) the GCS are killed under it. Every result the job
+// node and the GCS are killed under it. Every result the job
 // got must be right, and it must end within its bound. Short here; for the long run
 // and its figures, see tests/bench/chaos_bench.
 
@@ -18,7 +18,7 @@ void Print(const ChaosReport& r) {
               r.rounds, r.checked, r.wrong, r.task_errors, r.actor_errors);
 }
 
-TEST(ChaosTest, AMixedJobGetsOnlyRightResultsWhileWorkersAndANodeDie) {
+TEST(ChaosTest, AMixedJobGetsOnlyRightResultsWhileWorkersANodeAndTheGcsDie) {
   TempDir dir;
   ChaosOptions o;
   o.seconds = 16;
@@ -31,6 +31,7 @@ TEST(ChaosTest, AMixedJobGetsOnlyRightResultsWhileWorkersAndANodeDie) {
   EXPECT_EQ(r.task_errors, 0) << "every task may retry without limit\n" << r.err;
   EXPECT_GT(r.workers_killed, 0);
   EXPECT_EQ(r.nodes_killed, 1);
+  EXPECT_EQ(r.gcs_killed, 1);
   EXPECT_TRUE(AwaitNoProcessesMentioning(dir.path()).empty());
 }
 
