@@ -327,13 +327,26 @@ void Raylet::LocateUnlocated() {
   if (ids.empty()) return;
   auto where = gcs_.GetObjectLocations(ids);
   if (!where.ok()) return;
+  std::vector<ObjectId> lost;
   for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
+    ObjectId id = ObjectId::FromBinary(ids[i]);
+    bool elsewhere = false;
     for (const auto& node : (*where)[i]) {
       if (node == node_id_.Binary() || !placement_.Known(node)) continue;
-      ObjectId id = ObjectId::FromBinary(ids[i]);
+      elsewhere = true;
       if (peers_->Pull(id, node)) remote_.Located(id);
       break;
     }
+    if (!elsewhere && evicted_.count(id)) lost.push_back(id);
+  }
+  // A copy evicted here whose other copies are gone too: its readers are told.
+  for (const ObjectId& id : lost) {
+    remote_.Located(id);
+    StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
+                                 "object " + id.Hex() + " was evicted from the full object "
+                                     "store of node " + node_id_.Hex() +
+                                     " and no other node holds it",
+                                 "", ""});
   }
 }
 
