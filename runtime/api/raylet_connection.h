@@ -60,10 +60,10 @@ class RayletConnection {
   void SetPiggyback(std::function<std::string(bool all)> frames);
 
   // One-way frames have backpressure: when kSendLimit frames wait here unread by the
-  // raylet (which itself holds at most 256 per client), Send waits until it reads
+  // raylet (which itself holds at most 64 per client), Send waits until it reads
   // some, or drops the frame once the raylet is dead (the next request fails).
   void Send(const std::string& frame);
-  static constexpr int kSendLimit = 256;
+  static constexpr int kSendLimit = 64;
   // Sends `frame` after the piggybacked frames due (`all`: every one pending).
   void SendWithPiggyback(std::string frame, bool all);
   // Only the piggybacked frames due, if any.

@@ -29,7 +29,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   // At most this many frames from each client wait unread here: a client that sends
   // faster than the loop reads (a loop of small puts) waits in its send instead of
   // growing this process's memory (see RayletConnection::Send).
-  router_.SetReceiveLimit(256);
+  router_.SetReceiveLimit(64);
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
   pool_ = std::make_unique<WorkerPool>(
       WorkerPoolOptions{SelfExecutable(), endpoint_, options_.session_dir, node_id_.Hex()},

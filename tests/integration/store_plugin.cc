@@ -10,9 +10,9 @@
 //     refuse BYTES
 //         The driver puts objects of BYTES bytes, keeping them (and so mapping
 //         them), until the store refuses one. Prints "refused=<the error>".
-//     flood COUNT BYTES
-//         COUNT puts of BYTES bytes (below the inline limit), each dropped at once.
-//         Prints "raylet_before_kib=N" and "raylet_peak_kib=N" (the raylet's VmRSS
+//     flood PRODUCERS COUNT BYTES
+//         The driver and PRODUCERS - 1 tasks each put COUNT objects of BYTES bytes
+//         (below the inline limit), dropping each at once. Prints "raylet_before_kib=N" and "raylet_peak_kib=N" (the raylet's VmRSS
 //         before, and its VmHWM after).
 
 #include <ray/api.h>
@@ -144,15 +144,26 @@ int Refuse(uint64_t size) {
   return 0;
 }
 
-int Flood(uint64_t count, uint64_t size) {
+// `count` puts of a `size`-byte value, each dropped at once.
+int PutAndDrop(uint64_t count, uint64_t size) {
+  const ray::Blob value(Pattern(1, size));
+  for (uint64_t i = 0; i < count; ++i) ray::Put(value);
+  return 0;
+}
+RAY_REMOTE(PutAndDrop);
+
+int Flood(uint64_t producers, uint64_t count, uint64_t size) {
   int raylet = RayletPid();
   if (raylet == 0) {
     std::fprintf(stderr, "store_plugin: cannot find the raylet\n");
     return 1;
   }
   auto before = ray::test_util::StatusKib(raylet, "VmRSS").value_or(-1);
-  const ray::Blob value(Pattern(1, size));
-  for (uint64_t i = 0; i < count; ++i) ray::Put(value);
+  // Several processes put at once: together they send faster than the raylet reads.
+  std::vector<ray::ObjectRef<int>> tasks;
+  for (uint64_t i = 1; i < producers; ++i) tasks.push_back(ray::Task(PutAndDrop).Remote(count, size));
+  PutAndDrop(count, size);
+  for (auto& t : tasks) ray::Get(t);
   auto peak = ray::test_util::StatusKib(raylet, "VmHWM").value_or(-1);
   std::printf("raylet_before_kib=%lld\nraylet_peak_kib=%lld\n", static_cast<long long>(before),
               static_cast<long long>(peak));
@@ -167,8 +178,10 @@ RAY_MAIN(int argc, char** argv) {
     return Spill(argv[2], std::stoull(argv[3]), std::stoull(argv[4]));
   }
   if (which == "refuse" && argc == 3) return Refuse(std::stoull(argv[2]));
-  if (which == "flood" && argc == 4) return Flood(std::stoull(argv[2]), std::stoull(argv[3]));
+  if (which == "flood" && argc == 5) {
+    return Flood(std::stoull(argv[2]), std::stoull(argv[3]), std::stoull(argv[4]));
+  }
   std::fprintf(stderr,
-               "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | flood COUNT BYTES\n");
+               "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | flood PRODUCERS COUNT BYTES\n");
   return 2;
 }
