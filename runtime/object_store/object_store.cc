@@ -194,6 +194,8 @@ Status ObjectStore::MakeRoom(const ObjectId& id, size_t size) {
     spilled_ += e.size;
     policy_.Remove(victim);
   }
+  RAY_LOG_INFO("object store full: evicted {} and spilled {} objects ({} bytes) for object {}",
+               plan->evict.size(), plan->spill.size(), plan->freed_bytes, id.Hex());
   return Status::Ok();
 }
 

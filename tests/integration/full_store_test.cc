@@ -9,6 +9,8 @@
 #include <regex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/integration/ray_harness.h"
 
 namespace ray::testing {
@@ -75,6 +77,52 @@ TEST_F(FullStoreTest, AFloodOfSmallPutsLeavesTheRayletsMemoryBounded) {
                                        << peak / 1024 << " MiB";
   std::printf("raylet: %lld MiB before, %lld MiB at peak\n", static_cast<long long>(before / 1024),
               static_cast<long long>(peak / 1024));
+}
+
+// Two nodes; the second (with the "Special" resource) has a small store. Copies of the
+// driver's objects pulled there for its tasks are referenced by nobody there: when
+// the store fills they are evicted, least recently used first, and pulled again when
+// needed. Without eviction, a task's argument there fails with ObjectStoreFullError.
+class FullStoreTwoNodesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    head_ = dir_.path() + "/head";
+    worker_ = dir_.path() + "/worker";
+    auto head = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir", head_},
+                       dir_.path());
+    ASSERT_EQ(head.exit_code, 0) << head.all();
+    auto status = RunRay({"status", "--json", "--temp-dir", head_}, dir_.path());
+    ASSERT_EQ(status.exit_code, 0) << status.all();
+    address_ = nlohmann::json::parse(status.out)["address"];
+    auto join = RunRay({"start", "--address", address_, "--token",
+                        ReadText(head_ + "/session_latest/token"), "--num-cpus", "1",
+                        "--resources", "{\"Special\": 1}", "--object-store-memory",
+                        std::to_string(8 * kMiB), "--temp-dir", worker_},
+                       dir_.path());
+    ASSERT_EQ(join.exit_code, 0) << join.all();
+  }
+  void TearDown() override {
+    RunRay({"stop", "--temp-dir", worker_}, dir_.path());
+    RunRay({"stop", "--temp-dir", head_}, dir_.path());
+    EXPECT_TRUE(AwaitNoProcessesMentioning(dir_.path()).empty());
+  }
+
+  testing::TempDir dir_;
+  std::string head_, worker_, address_;
+};
+
+TEST_F(FullStoreTwoNodesTest, CopiesNobodyReferencesAreEvictedAndPulledAgain) {
+  // 16 MiB of copies through an 8 MiB store.
+  auto r = RunRay({"submit", "--address", address_, "--temp-dir", head_, IT_STORE_PLUGIN,
+                   "copies", "16", std::to_string(kMiB)},
+                  dir_.path(), 120);
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(KeyValue(r.out, "first"), "ok") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "again"), "ok") << r.all();
+  // Made room by evicting alone: copies are never spilled.
+  std::string log = ReadText(worker_ + "/session_latest/logs/raylet.err");
+  EXPECT_GE(CountLines(log, "object store full: evicted"), 1) << log;
+  EXPECT_EQ(CountLines(log, "and spilled 0 objects"), CountLines(log, "object store full")) << log;
 }
 
 }  // namespace

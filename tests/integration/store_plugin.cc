@@ -10,6 +10,11 @@
 //     refuse BYTES
 //         The driver puts objects of BYTES bytes, keeping them (and so mapping
 //         them), until the store refuses one. Prints "refused=<the error>".
+//     copies COUNT BYTES
+//         The driver puts COUNT objects of BYTES bytes; a task on the node with the
+//         "Special" resource takes each as its argument (the node pulls a copy), then
+//         again the first ones (whose copies a small store there evicted). Prints
+//         "first=ok" and "again=ok" (or what differed).
 //     flood PRODUCERS COUNT BYTES
 //         The driver and PRODUCERS - 1 tasks each put COUNT objects of BYTES bytes
 //         (below the inline limit), dropping each at once. Prints "raylet_before_kib=N" and "raylet_peak_kib=N" (the raylet's VmRSS
@@ -144,6 +149,26 @@ int Refuse(uint64_t size) {
   return 0;
 }
 
+int Copies(uint64_t count, uint64_t size) {
+  std::vector<ray::ObjectRef<ray::Blob>> refs;
+  for (uint64_t i = 0; i < count; ++i) refs.push_back(ray::Put(ray::Blob(Pattern(i, size))));
+  auto check = [&](uint64_t from, uint64_t to) -> std::string {
+    for (uint64_t i = from; i < to; ++i) {
+      try {
+        std::string got =
+            *ray::Get(ray::Task(Check).SetResource("Special", 1).Remote(refs[i], i, size));
+        if (got != "ok") return got;
+      } catch (const std::exception& e) {
+        return e.what();
+      }
+    }
+    return "ok";
+  };
+  std::printf("first=%s\n", check(0, count).c_str());
+  std::printf("again=%s\n", check(0, count / 2).c_str());
+  return 0;
+}
+
 // `count` puts of a `size`-byte value, each dropped at once.
 int PutAndDrop(uint64_t count, uint64_t size) {
   const ray::Blob value(Pattern(1, size));
@@ -178,10 +203,11 @@ RAY_MAIN(int argc, char** argv) {
     return Spill(argv[2], std::stoull(argv[3]), std::stoull(argv[4]));
   }
   if (which == "refuse" && argc == 3) return Refuse(std::stoull(argv[2]));
+  if (which == "copies" && argc == 4) return Copies(std::stoull(argv[2]), std::stoull(argv[3]));
   if (which == "flood" && argc == 5) {
     return Flood(std::stoull(argv[2]), std::stoull(argv[3]), std::stoull(argv[4]));
   }
   std::fprintf(stderr,
-               "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | flood PRODUCERS COUNT BYTES\n");
+               "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | copies COUNT BYTES | flood PRODUCERS COUNT BYTES\n");
   return 2;
 }
