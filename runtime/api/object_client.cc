@@ -158,8 +158,8 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
   for (int attempt = 1; !asked.empty(); ++attempt) {
     req.timeout_ms = MillisLeft(deadline);
     ++block_epoch_;
-    RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kGetObjects,
-                                                            ri::Pack(req), MessageType::kGetReply));
+    RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kGetObjects, ri::Pack(req),
+                                                            MessageType::kGetReply));
     RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::GetReply>(body, "GetReply"));
     if (reply.objects.size() != asked.size()) {
       return Status::Internal("the raylet answered a Get with the wrong number of objects");
@@ -176,7 +176,8 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
       if (!f.ok()) return f.status();
       if (f->state == ObjectState::kInline || f->state == ObjectState::kError) {
         // Materialize keeps inline and error bytes in a std::string.
-        cache_.Insert(ids[asked[k]], f->state, std::static_pointer_cast<const std::string>(f->keep));
+        cache_.Insert(ids[asked[k]], f->state,
+                      std::static_pointer_cast<const std::string>(f->keep));
       }
       out[asked[k]] = std::move(*f);
     }

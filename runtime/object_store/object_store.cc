@@ -170,8 +170,8 @@ Status ObjectStore::MakeRoom(const ObjectId& id, size_t size) {
   auto unmovable = [&](const ObjectId& o) {
     return is_pinned(o) || (objects_.at(o).referenced && !can_spill);
   };
-  auto plan = size > options_.capacity_bytes ? std::nullopt
-                                             : policy_.MakeRoom(size - free, unmovable);
+  auto plan =
+      size > options_.capacity_bytes ? std::nullopt : policy_.MakeRoom(size - free, unmovable);
   if (!plan) return Refuse(id, size, policy_.PinnedBytes(is_pinned), "");
   for (const ObjectId& victim : plan->evict) {
     auto it = objects_.find(victim);

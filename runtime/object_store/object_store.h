@@ -116,8 +116,7 @@ class ObjectStore {
   // be spilled, never evicted). On ResourceExhausted the segment is unlinked and the
   // caller must report the error for that object. On AlreadyExists (the id is held)
   // the offered segment is unlinked unless it is the one already held under that name.
-  Status Admit(const ObjectId& id, const std::string& segment, size_t size,
-               bool referenced = true);
+  Status Admit(const ObjectId& id, const std::string& segment, size_t size, bool referenced = true);
   void Free(const ObjectId& id);
   // Stops accounting for the object but leaves its segment: its writer fills it again.
   void Forget(const ObjectId& id);

@@ -21,7 +21,8 @@ Status SpillSegment(const std::string& segment, size_t size, const std::string& 
   std::string dir = path.substr(0, path.rfind('/'));
   ::mkdir(dir.c_str(), 0700);  // exists already after the first spill
   int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::Internal("cannot create spill file " + path + ": " + std::strerror(errno));
+  if (fd < 0)
+    return Status::Internal("cannot create spill file " + path + ": " + std::strerror(errno));
   ::fchmod(fd, 0600);
   size_t done = 0;
   while (done < size) {
@@ -45,7 +46,8 @@ Status SpillSegment(const std::string& segment, size_t size, const std::string& 
 
 Status RestoreSegment(const std::string& path, const std::string& segment, size_t size) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::DataLoss("cannot open spill file " + path + ": " + std::strerror(errno));
+  if (fd < 0)
+    return Status::DataLoss("cannot open spill file " + path + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != size) {
     ::close(fd);

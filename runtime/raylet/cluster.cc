@@ -343,9 +343,8 @@ void Raylet::LocateUnlocated() {
   for (const ObjectId& id : lost) {
     remote_.Located(id);
     StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectLostError",
-                                 "object " + id.Hex() + " was evicted from the full object "
-                                     "store of node " + node_id_.Hex() +
-                                     " and no other node holds it",
+                                 "object " + id.Hex() + " was evicted from node " + node_id_.Hex() +
+                                     "'s full object store and no other node holds it",
                                  "", ""});
   }
 }

@@ -315,10 +315,9 @@ ObjectPayload Raylet::PayloadOf(const ObjectId& id) {
     o = objects_.Find(id);  // restoring may have evicted others, never this one
     if (!restored.ok()) {
       p.state = static_cast<uint8_t>(ObjectState::kError);
-      p.data = ri::Pack(ri::ErrorInfo{ri::kSystem, "ObjectStoreFullError",
-                                      "cannot restore spilled object " + id.Hex() + ": " +
-                                          restored.message(),
-                                      "", ""});
+      p.data = ri::Pack(ri::ErrorInfo{
+          ri::kSystem, "ObjectStoreFullError",
+          "cannot restore spilled object " + id.Hex() + ": " + restored.message(), "", ""});
       return p;
     }
     store_.Touch(id);

@@ -6,10 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/integration/ray_harness.h"
 
@@ -22,9 +21,14 @@ class FullStoreTest : public ::testing::Test {
  protected:
   std::string TempDir() { return dir_.path() + "/cluster"; }
   RunResult Run(uint64_t store_bytes, const std::vector<std::string>& args, int cpus = 2) {
-    std::vector<std::string> cmd = {"run", "--temp-dir", TempDir(), "--num-cpus",
-                                    std::to_string(cpus), "--object-store-memory",
-                                    std::to_string(store_bytes), IT_STORE_PLUGIN};
+    std::vector<std::string> cmd = {"run",
+                                    "--temp-dir",
+                                    TempDir(),
+                                    "--num-cpus",
+                                    std::to_string(cpus),
+                                    "--object-store-memory",
+                                    std::to_string(store_bytes),
+                                    IT_STORE_PLUGIN};
     cmd.insert(cmd.end(), args.begin(), args.end());
     return RunRay(cmd, dir_.path(), 120);
   }
@@ -73,8 +77,8 @@ TEST_F(FullStoreTest, AFloodOfSmallPutsLeavesTheRayletsMemoryBounded) {
   const int64_t before = std::stoll("0" + KeyValue(r.out, "raylet_before_kib"));
   const int64_t peak = std::stoll("0" + KeyValue(r.out, "raylet_peak_kib"));
   ASSERT_GT(before, 0) << r.all();
-  EXPECT_LT(peak - before, 300 * 1024) << "the raylet grew from " << before / 1024 << " to "
-                                       << peak / 1024 << " MiB";
+  EXPECT_LT(peak - before, 300 * 1024)
+      << "the raylet grew from " << before / 1024 << " to " << peak / 1024 << " MiB";
   std::printf("raylet: %lld MiB before, %lld MiB at peak\n", static_cast<long long>(before / 1024),
               static_cast<long long>(peak / 1024));
 }
@@ -94,11 +98,11 @@ class FullStoreTwoNodesTest : public ::testing::Test {
     auto status = RunRay({"status", "--json", "--temp-dir", head_}, dir_.path());
     ASSERT_EQ(status.exit_code, 0) << status.all();
     address_ = nlohmann::json::parse(status.out)["address"];
-    auto join = RunRay({"start", "--address", address_, "--token",
-                        ReadText(head_ + "/session_latest/token"), "--num-cpus", "1",
-                        "--resources", "{\"Special\": 1}", "--object-store-memory",
-                        std::to_string(8 * kMiB), "--temp-dir", worker_},
-                       dir_.path());
+    auto join = RunRay(
+        {"start", "--address", address_, "--token", ReadText(head_ + "/session_latest/token"),
+         "--num-cpus", "1", "--resources", "{\"Special\": 1}", "--object-store-memory",
+         std::to_string(8 * kMiB), "--temp-dir", worker_},
+        dir_.path());
     ASSERT_EQ(join.exit_code, 0) << join.all();
   }
   void TearDown() override {
@@ -113,8 +117,8 @@ class FullStoreTwoNodesTest : public ::testing::Test {
 
 TEST_F(FullStoreTwoNodesTest, CopiesNobodyReferencesAreEvictedAndPulledAgain) {
   // 16 MiB of copies through an 8 MiB store.
-  auto r = RunRay({"submit", "--address", address_, "--temp-dir", head_, IT_STORE_PLUGIN,
-                   "copies", "16", std::to_string(kMiB)},
+  auto r = RunRay({"submit", "--address", address_, "--temp-dir", head_, IT_STORE_PLUGIN, "copies",
+                   "16", std::to_string(kMiB)},
                   dir_.path(), 120);
   ASSERT_EQ(r.exit_code, 0) << r.all();
   EXPECT_EQ(KeyValue(r.out, "first"), "ok") << r.all();

@@ -17,11 +17,11 @@
 //         "first=ok" and "again=ok" (or what differed).
 //     flood PRODUCERS COUNT BYTES
 //         The driver and PRODUCERS - 1 tasks each put COUNT objects of BYTES bytes
-//         (below the inline limit), dropping each at once. Prints "raylet_before_kib=N" and "raylet_peak_kib=N" (the raylet's VmRSS
-//         before, and its VmHWM after).
+//         (below the inline limit), dropping each at once. Prints "raylet_before_kib=N" and
+//         "raylet_peak_kib=N" (the raylet's VmRSS before, and its VmHWM after).
 
-#include <ray/api.h>
 #include <dirent.h>
+#include <ray/api.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -186,7 +186,8 @@ int Flood(uint64_t producers, uint64_t count, uint64_t size) {
   auto before = ray::test_util::StatusKib(raylet, "VmRSS").value_or(-1);
   // Several processes put at once: together they send faster than the raylet reads.
   std::vector<ray::ObjectRef<int>> tasks;
-  for (uint64_t i = 1; i < producers; ++i) tasks.push_back(ray::Task(PutAndDrop).Remote(count, size));
+  for (uint64_t i = 1; i < producers; ++i)
+    tasks.push_back(ray::Task(PutAndDrop).Remote(count, size));
   PutAndDrop(count, size);
   for (auto& t : tasks) ray::Get(t);
   auto peak = ray::test_util::StatusKib(raylet, "VmHWM").value_or(-1);
@@ -208,6 +209,7 @@ RAY_MAIN(int argc, char** argv) {
     return Flood(std::stoull(argv[2]), std::stoull(argv[3]), std::stoull(argv[4]));
   }
   std::fprintf(stderr,
-               "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | copies COUNT BYTES | flood PRODUCERS COUNT BYTES\n");
+               "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | copies COUNT BYTES "
+               "| flood PRODUCERS COUNT BYTES\n");
   return 2;
 }

@@ -169,8 +169,8 @@ TEST_F(ObjectStoreTest, AdmitsUpToCapacity) {
 
   Status refused = store.Admit(b, sb, 50);
   EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
-  for (const char* part : {"needs 50", "capacity 100", "in use 60", "pinned 0",
-                           "--object-store-memory"}) {
+  for (const char* part :
+       {"needs 50", "capacity 100", "in use 60", "pinned 0", "--object-store-memory"}) {
     EXPECT_NE(refused.message().find(part), std::string::npos)
         << "missing '" << part << "' in " << refused.ToString();
   }
@@ -278,7 +278,6 @@ TEST_F(ObjectStoreTest, DestructorUnlinksEverything) {
   }
   for (const auto& n : names) EXPECT_FALSE(SegmentExists(n)) << n;
 }
-
 
 // --- a full store: eviction, spilling, restore
 
