@@ -244,7 +244,6 @@ TEST(IpcTest, RouterDealerOverIpc) {
   ::unlink(path.c_str());
 }
 
-
 // A Dealer with a send limit, to a Router with a receive limit that does not read:
 // sends stop being taken after a bounded number of frames, and resume once the
 // Router reads.
