@@ -16,6 +16,8 @@ namespace ri = ray::internal;
 namespace {
 // Spare segments a process keeps, in bytes: beyond this, freed segments go.
 constexpr size_t kMaxSpareBytes = 1ull << 30;
+// Times a Get asks for an object whose segment keeps vanishing before it is mapped.
+constexpr int kMaxGetAttempts = 4;
 }  // namespace
 
 ObjectClient::ObjectClient(RayletConnection* raylet, ReferenceCounter* refs)
@@ -151,22 +153,36 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
       asked.push_back(i);
     }
   }
-  if (asked.empty()) return out;
-  req.timeout_ms = MillisLeft(deadline);
-  ++block_epoch_;
-  RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kGetObjects, ri::Pack(req),
-                                                          MessageType::kGetReply));
-  RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::GetReply>(body, "GetReply"));
-  if (reply.objects.size() != asked.size()) {
-    return Status::Internal("the raylet answered a Get with the wrong number of objects");
-  }
-  for (size_t k = 0; k < asked.size(); ++k) {
-    RAY_ASSIGN_OR_RETURN(Fetched f, Materialize(reply.objects[k]));
-    if (f.state == ObjectState::kInline || f.state == ObjectState::kError) {
-      // Materialize keeps inline and error bytes in a std::string.
-      cache_.Insert(ids[asked[k]], f.state, std::static_pointer_cast<const std::string>(f.keep));
+  // A full store may spill an object between its reply and our mapping of it (its
+  // segment is gone then): such objects are asked for again, and restored.
+  for (int attempt = 1; !asked.empty(); ++attempt) {
+    req.timeout_ms = MillisLeft(deadline);
+    ++block_epoch_;
+    RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kGetObjects, ri::Pack(req),
+                                                            MessageType::kGetReply));
+    RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::GetReply>(body, "GetReply"));
+    if (reply.objects.size() != asked.size()) {
+      return Status::Internal("the raylet answered a Get with the wrong number of objects");
     }
-    out[asked[k]] = std::move(f);
+    protocol::GetRequest again;
+    std::vector<size_t> again_at;
+    for (size_t k = 0; k < asked.size(); ++k) {
+      auto f = Materialize(reply.objects[k]);
+      if (!f.ok() && f.status().code() == StatusCode::kNotFound && attempt < kMaxGetAttempts) {
+        again.ids.push_back(req.ids[k]);
+        again_at.push_back(asked[k]);
+        continue;
+      }
+      if (!f.ok()) return f.status();
+      if (f->state == ObjectState::kInline || f->state == ObjectState::kError) {
+        // Materialize keeps inline and error bytes in a std::string.
+        cache_.Insert(ids[asked[k]], f->state,
+                      std::static_pointer_cast<const std::string>(f->keep));
+      }
+      out[asked[k]] = std::move(*f);
+    }
+    req = std::move(again);
+    asked = std::move(again_at);
   }
   return out;
 }

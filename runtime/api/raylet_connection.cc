@@ -10,8 +10,9 @@ using protocol::MessageType;
 Result<std::unique_ptr<RayletConnection>> RayletConnection::Connect(
     const std::string& endpoint, const protocol::RegisterClient& reg) {
   std::unique_ptr<RayletConnection> c(new RayletConnection(reg.worker_id));
+  c->dealer_.SetSendLimit(kSendLimit);
   RAY_RETURN_IF_ERROR(c->dealer_.Connect(endpoint));
-  c->dealer_.Send(protocol::Encode(MessageType::kRegisterClient, 0, reg));
+  c->Send(protocol::Encode(MessageType::kRegisterClient, 0, reg));
   auto frame = c->Receive(10000);
   if (!frame) return Status::Unavailable("the raylet at " + endpoint + " did not answer");
   RAY_ASSIGN_OR_RETURN(auto env, protocol::DecodeEnvelope(*frame));
@@ -31,19 +32,25 @@ void RayletConnection::SetPiggyback(std::function<std::string(bool all)> frames)
   piggyback_ = std::move(frames);
 }
 
+void RayletConnection::Send(const std::string& frame) {
+  while (!dealer_.TrySend(frame, 1000)) {
+    if (!RayletAlive()) return;
+  }
+}
+
 void RayletConnection::SendWithPiggyback(std::string frame, bool all) {
   std::string before = piggyback_ ? piggyback_(all) : std::string();
   if (before.empty()) {
-    dealer_.Send(frame);
+    Send(frame);
   } else {
-    dealer_.Send(protocol::EncodeBatch({std::move(before), std::move(frame)}));
+    Send(protocol::EncodeBatch({std::move(before), std::move(frame)}));
   }
 }
 
 void RayletConnection::SendPiggyback() {
   if (!piggyback_) return;
   std::string frames = piggyback_(false);
-  if (!frames.empty()) dealer_.Send(frames);
+  if (!frames.empty()) Send(frames);
 }
 
 std::optional<std::string> RayletConnection::Receive(int timeout_ms) {

@@ -59,7 +59,11 @@ class RayletConnection {
   // `all` asks for everything pending, else only once enough have gathered.
   void SetPiggyback(std::function<std::string(bool all)> frames);
 
-  void Send(const std::string& frame) { dealer_.Send(frame); }
+  // One-way frames have backpressure: when kSendLimit frames wait here unread by the
+  // raylet (which itself holds at most 64 per client), Send waits until it reads
+  // some, or drops the frame once the raylet is dead (the next request fails).
+  void Send(const std::string& frame);
+  static constexpr int kSendLimit = 64;
   // Sends `frame` after the piggybacked frames due (`all`: every one pending).
   void SendWithPiggyback(std::string frame, bool all);
   // Only the piggybacked frames due, if any.

@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "runtime/base/logging.h"
+#include "runtime/object_store/spill_files.h"
 
 namespace ray::object_store {
 
@@ -101,6 +103,20 @@ Result<std::shared_ptr<Mapping>> MapSegment(const std::string& name, size_t expe
 
 void UnlinkSegment(const std::string& name) { ::shm_unlink(name.c_str()); }
 
+std::unordered_set<std::string> SegmentsMappedBy(int pid, const std::string& store_tag) {
+  std::unordered_set<std::string> names;
+  const std::string prefix = "/dev/shm/ray-" + store_tag + "-";
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(maps, line);) {
+    size_t at = line.find(prefix);
+    if (at == std::string::npos) continue;
+    std::string path = line.substr(at);
+    path = path.substr(0, path.find(' '));  // " (deleted)" after an unlink
+    names.insert(path.substr(std::strlen("/dev/shm")));
+  }
+  return names;
+}
+
 void UnlinkAllSegments(const std::string& store_tag) {
   if (store_tag.empty()) return;  // would match every ray segment on the machine
   std::string prefix = "ray-" + store_tag;
@@ -114,41 +130,126 @@ void UnlinkAllSegments(const std::string& store_tag) {
   ::closedir(dir);
 }
 
-ObjectStore::ObjectStore(StoreOptions options) : options_(std::move(options)) {}
+ObjectStore::ObjectStore(StoreOptions options, MappedSegments mapped)
+    : options_(std::move(options)), mapped_(std::move(mapped)) {}
 
 ObjectStore::~ObjectStore() {
-  for (const auto& [id, e] : objects_) UnlinkSegment(e.segment);
+  for (const auto& [id, e] : objects_) {
+    if (e.spill_path.empty()) {
+      UnlinkSegment(e.segment);
+    } else {
+      ::unlink(e.spill_path.c_str());
+    }
+  }
 }
 
-Status ObjectStore::Admit(const ObjectId& id, const std::string& segment, size_t size) {
+Status ObjectStore::Admit(const ObjectId& id, const std::string& segment, size_t size,
+                          bool referenced) {
   if (auto it = objects_.find(id); it != objects_.end()) {
     // The same name is the segment already held: keep it.
     if (segment != it->second.segment) UnlinkSegment(segment);
     return Status::AlreadyExists("object " + id.Hex() + " is already in the store");
   }
-  if (size > options_.capacity_bytes - used_) {  // used_ <= capacity: no wrap-around
+  if (Status room = MakeRoom(id, size); !room.ok()) {
     UnlinkSegment(segment);
-    return Status::ResourceExhausted(
-        "object store full: object " + id.Hex() + " needs " + std::to_string(size) +
-        " bytes, " + std::to_string(options_.capacity_bytes - used_) + " of " +
-        std::to_string(options_.capacity_bytes) + " are free (raise --object-store-memory)");
+    return room;
   }
-  objects_[id] = Entry{segment, size};
+  objects_[id] = Entry{segment, size, referenced, ""};
   used_ += size;
+  policy_.Add(id, size, referenced);
+  return Status::Ok();
+}
+
+Status ObjectStore::MakeRoom(const ObjectId& id, size_t size) {
+  const size_t free = options_.capacity_bytes - used_;  // used_ <= capacity
+  if (size <= free) return Status::Ok();
+  std::unordered_set<std::string> mapped;
+  if (mapped_) mapped = mapped_();
+  const bool can_spill = !options_.spill_dir.empty();
+  auto is_pinned = [&](const ObjectId& o) { return mapped.count(objects_.at(o).segment) > 0; };
+  auto unmovable = [&](const ObjectId& o) {
+    return is_pinned(o) || (objects_.at(o).referenced && !can_spill);
+  };
+  auto plan =
+      size > options_.capacity_bytes ? std::nullopt : policy_.MakeRoom(size - free, unmovable);
+  if (!plan) return Refuse(id, size, policy_.PinnedBytes(is_pinned), "");
+  for (const ObjectId& victim : plan->evict) {
+    auto it = objects_.find(victim);
+    UnlinkSegment(it->second.segment);
+    used_ -= it->second.size;
+    policy_.Remove(victim);
+    objects_.erase(it);
+    evicted_.push_back(victim);
+  }
+  for (const ObjectId& victim : plan->spill) {
+    Entry& e = objects_.at(victim);
+    std::string path = SpillPath(options_.spill_dir, options_.tag, victim);
+    Status spilled = SpillSegment(e.segment, e.size, path);
+    if (!spilled.ok()) {
+      return Refuse(id, size, policy_.PinnedBytes(is_pinned), " (" + spilled.message() + ")");
+    }
+    UnlinkSegment(e.segment);
+    e.spill_path = std::move(path);
+    used_ -= e.size;
+    spilled_ += e.size;
+    policy_.Remove(victim);
+  }
+  RAY_LOG_INFO("object store full: evicted {} and spilled {} objects ({} bytes) for object {}",
+               plan->evict.size(), plan->spill.size(), plan->freed_bytes, id.Hex());
+  return Status::Ok();
+}
+
+Status ObjectStore::Refuse(const ObjectId& id, size_t size, size_t pinned,
+                           const std::string& why) const {
+  return Status::ResourceExhausted(
+      "object store full: object " + id.Hex() + " needs " + std::to_string(size) +
+      " bytes; capacity " + std::to_string(options_.capacity_bytes) + ", in use " +
+      std::to_string(used_) + ", pinned " + std::to_string(pinned) + ", spilled to disk " +
+      std::to_string(spilled_) + why + " (raise --object-store-memory)");
+}
+
+bool ObjectStore::Spilled(const ObjectId& id) const {
+  auto it = objects_.find(id);
+  return it != objects_.end() && !it->second.spill_path.empty();
+}
+
+Status ObjectStore::Restore(const ObjectId& id) {
+  auto it = objects_.find(id);
+  if (it == objects_.end()) return Status::NotFound("object " + id.Hex() + " is not in the store");
+  if (it->second.spill_path.empty()) return Status::Ok();
+  const size_t size = it->second.size;
+  RAY_RETURN_IF_ERROR(MakeRoom(id, size));
+  Entry& e = objects_.at(id);  // MakeRoom never moves a spilled object
+  RAY_RETURN_IF_ERROR(RestoreSegment(e.spill_path, e.segment, size));
+  ::unlink(e.spill_path.c_str());
+  e.spill_path.clear();
+  spilled_ -= size;
+  used_ += size;
+  policy_.Add(id, size, e.referenced);
   return Status::Ok();
 }
 
 void ObjectStore::Free(const ObjectId& id) {
   auto it = objects_.find(id);
   if (it == objects_.end()) return;
-  UnlinkSegment(it->second.segment);
+  if (it->second.spill_path.empty()) {
+    UnlinkSegment(it->second.segment);
+  } else {
+    ::unlink(it->second.spill_path.c_str());
+  }
   Forget(id);
 }
 
 void ObjectStore::Forget(const ObjectId& id) {
   auto it = objects_.find(id);
   if (it == objects_.end()) return;
-  used_ -= it->second.size;
+  if (it->second.spill_path.empty()) {
+    used_ -= it->second.size;
+  } else {
+    spilled_ -= it->second.size;  // a spilled object's segment is gone: nothing to refill
+    ::unlink(it->second.spill_path.c_str());
+  }
+  policy_.Remove(id);
   objects_.erase(it);
 }
 

@@ -2,18 +2,28 @@
 // The per-node shared-memory object store. Each large object is one POSIX
 // shared-memory segment named "/ray-<store tag>-<object id hex>". A writer (any
 // process on the node) creates, fills and seals a segment; readers map it read-only,
-// without copying. The raylet's ObjectStore accounts for the segments it admits,
-// refuses admission past its capacity (ResourceExhausted, naming the sizes), and
+// without copying. The raylet's ObjectStore accounts for the segments it admits and
 // unlinks segments it frees. Segments are immutable once sealed.
+//
+// A full store makes room (see eviction_policy.h): it evicts objects nobody
+// references here, least recently used first, then spills referenced ones to files
+// (spill_files.h) and restores them, into a segment of the same name, when they are
+// used again. Objects mapped by a process (pinned) are never chosen: unlinking a
+// segment would leave the mapping valid but free no memory. Only when the unpinned
+// objects cannot make room does it refuse (ResourceExhausted, naming the requested
+// size, the capacity, the bytes in use and pinned).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
+#include "runtime/object_store/eviction_policy.h"
 
 namespace ray::object_store {
 
@@ -78,6 +88,9 @@ Status WriteSegment(const std::string& name, std::string_view data);
 // differs from `expected_size`.
 Result<std::shared_ptr<Mapping>> MapSegment(const std::string& name, size_t expected_size);
 void UnlinkSegment(const std::string& name);
+// The names of this store's segments that process `pid` maps now (from
+// /proc/<pid>/maps; empty if the process is gone).
+std::unordered_set<std::string> SegmentsMappedBy(int pid, const std::string& store_tag);
 // Removes every segment whose store tag begins with `store_tag` (after a crash or
 // on `ray stop`). An empty tag removes nothing.
 void UnlinkAllSegments(const std::string& store_tag);
@@ -85,23 +98,42 @@ void UnlinkAllSegments(const std::string& store_tag);
 struct StoreOptions {
   std::string tag;                      // unique per node and session
   size_t capacity_bytes = 20ull << 30;  // Ray: "capped at 20GB"
+  // Where referenced objects spill when the store is full; "" spills nothing (the
+  // store then only evicts, and refuses when that is not enough).
+  std::string spill_dir;
 };
 
 class ObjectStore {
  public:
-  explicit ObjectStore(StoreOptions options);
-  ~ObjectStore();  // unlinks everything it holds
+  // The names of the segments some process maps now (the pinned objects).
+  using MappedSegments = std::function<std::unordered_set<std::string>()>;
 
-  // Takes ownership of a sealed segment of `size` bytes. On ResourceExhausted the
-  // segment is unlinked and the caller must report the error for that object. On
-  // AlreadyExists (the id is held) the offered segment is unlinked unless it is the
-  // one already held under that name.
-  Status Admit(const ObjectId& id, const std::string& segment, size_t size);
+  explicit ObjectStore(StoreOptions options, MappedSegments mapped = nullptr);
+  ~ObjectStore();  // unlinks everything it holds, segments and spill files
+
+  // Takes ownership of a sealed segment of `size` bytes, making room first if the
+  // store is full. `referenced`: someone may still ask for the object here (it may
+  // be spilled, never evicted). On ResourceExhausted the segment is unlinked and the
+  // caller must report the error for that object. On AlreadyExists (the id is held)
+  // the offered segment is unlinked unless it is the one already held under that name.
+  Status Admit(const ObjectId& id, const std::string& segment, size_t size, bool referenced = true);
   void Free(const ObjectId& id);
   // Stops accounting for the object but leaves its segment: its writer fills it again.
   void Forget(const ObjectId& id);
+  // The object was used now (least recently used objects leave first).
+  void Touch(const ObjectId& id) { policy_.Touch(id); }
+  // Whether the object is on disk rather than in its segment.
+  bool Spilled(const ObjectId& id) const;
+  // Brings a spilled object back into its segment (making room as Admit does); Ok if
+  // it is in memory already. ResourceExhausted if there is no room, DataLoss if its
+  // file is gone or short; the object stays spilled then.
+  Status Restore(const ObjectId& id);
+  // The objects evicted since the last call: they are no longer held.
+  std::vector<ObjectId> TakeEvicted() { return std::move(evicted_); }
+
   bool Contains(const ObjectId& id) const { return objects_.count(id) > 0; }
-  size_t used_bytes() const { return used_; }
+  size_t used_bytes() const { return used_; }  // in shared memory
+  size_t spilled_bytes() const { return spilled_; }
   size_t capacity_bytes() const { return options_.capacity_bytes; }
   size_t num_objects() const { return objects_.size(); }
   const std::string& tag() const { return options_.tag; }
@@ -110,10 +142,20 @@ class ObjectStore {
   struct Entry {
     std::string segment;
     size_t size;
+    bool referenced;
+    std::string spill_path;  // non-empty while spilled
   };
+  // Evicts and spills until `size` more bytes fit; the error names the sizes.
+  Status MakeRoom(const ObjectId& id, size_t size);
+  Status Refuse(const ObjectId& id, size_t size, size_t pinned, const std::string& why) const;
+
   StoreOptions options_;
+  MappedSegments mapped_;
   std::unordered_map<ObjectId, Entry, IdHash> objects_;
+  EvictionPolicy policy_;  // the objects in shared memory
+  std::vector<ObjectId> evicted_;
   size_t used_ = 0;
+  size_t spilled_ = 0;
 };
 
 }  // namespace ray::object_store

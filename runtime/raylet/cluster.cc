@@ -387,24 +387,32 @@ void Raylet::LocateUnlocated() {
   if (ids.empty()) return;
   auto where = gcs_.GetObjectLocations(ids);
   if (!where.ok()) return;
+  std::vector<std::pair<ObjectId, std::string>> lost;  // and why
   for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
     ObjectId id = ObjectId::FromBinary(ids[i]);
+    bool elsewhere = false;
     for (const auto& node : (*where)[i]) {
       if (node == node_id_.Binary() || !placement_.Alive(node)) continue;
+      elsewhere = true;
       if (peers_->Pull(id, node)) remote_.Located(id);
       break;
     }
-    // A put of a task that ran on a node now dead, with no copy left, is lost for good.
+    if (elsewhere) continue;
+    // A put of a task that ran on a node now dead is lost for good; so is a copy
+    // evicted here whose other copies are gone too. Their readers are told.
     const std::string* ran_on = remote_.LineageNode(id.Task());
-    if ((*where)[i].empty() && id.IsPut() && ran_on && placement_.Known(*ran_on) &&
-        !placement_.Alive(*ran_on)) {
-      remote_.Located(id);
-      StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
-                                   "object " + id.Hex() + " was put by a task on node " +
-                                       Hex(*ran_on) + ", which died; a put object cannot be "
-                                       "made again",
-                                   "", ""});
+    if (id.IsPut() && ran_on && placement_.Known(*ran_on) && !placement_.Alive(*ran_on)) {
+      lost.push_back({id, "was put by a task on node " + Hex(*ran_on) +
+                              ", which died; a put object cannot be made again"});
+    } else if (evicted_.count(id)) {
+      lost.push_back({id, "was evicted from node " + node_id_.Hex() +
+                              "'s full object store and no other node holds it"});
     }
+  }
+  for (const auto& [id, why] : lost) {
+    remote_.Located(id);
+    StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
+                                 "object " + id.Hex() + " " + why, "", ""});
   }
 }
 

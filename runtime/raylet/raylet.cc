@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include "runtime/object_store/spill_files.h"
+
 namespace ray::raylet {
 
 namespace {
@@ -24,6 +26,10 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   stop_ = &stop;
   std::string socket_path = RayletSocketPath(options_.session_dir);
   ::unlink(socket_path.c_str());
+  // At most this many frames from each client wait unread here: a client that sends
+  // faster than the loop reads (a loop of small puts) waits in its send instead of
+  // growing this process's memory (see RayletConnection::Send).
+  router_.SetReceiveLimit(64);
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
   pool_ = std::make_unique<WorkerPool>(
       WorkerPoolOptions{SelfExecutable(), endpoint_, options_.session_dir, node_id_.Hex()},
@@ -37,7 +43,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const std::string& peer, const ObjectId& id) { OnPullRequested(peer, id); },
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
-          [this](const ObjectPayload& p) { StoreObject(p); }});
+          [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); }});
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
   RAY_LOG_INFO("raylet {} serving at {} with resources {}", node_id_.Hex(), endpoint_,
@@ -97,6 +103,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   if (said.code() != StatusCode::kUnavailable) (void)last_words.UnregisterNode(node_id_.Binary());
   pool_.reset();  // kills workers
   object_store::UnlinkAllSegments(store_.tag());
+  object_store::RemoveSpillFiles(options_.session_dir + "/spill", store_.tag());
   ::unlink(socket_path.c_str());
   return Status::Ok();
 }
@@ -214,7 +221,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
 // ---------------------------------------------------------------------------
 // Objects.
 
-void Raylet::StoreObject(const ObjectPayload& p) {
+void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   if (p.id.size() != ObjectId::kSize) {
     RAY_LOG_WARN("dropped object with a {}-byte id", p.id.size());
     return;
@@ -243,11 +250,13 @@ void Raylet::StoreObject(const ObjectPayload& p) {
 
   StoredObject o{static_cast<ObjectState>(p.state), p.data, "", 0};
   if (o.state == ObjectState::kShared) {
-    Status st = store_.Admit(id, p.shm_name, p.size);
+    Status st = store_.Admit(id, p.shm_name, p.size, /*referenced=*/!copy);
+    DropEvicted();
     if (!st.ok()) {
       StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectStoreFullError", st.message(), "", ""});
       return;
     }
+
     o.segment = p.shm_name;
     o.size = p.size;
   } else if (o.state != ObjectState::kInline && o.state != ObjectState::kError) {
@@ -258,6 +267,7 @@ void Raylet::StoreObject(const ObjectPayload& p) {
     uint64_t size = o.state == ObjectState::kShared ? o.size : o.data.size();
     new_locations_.push_back(gcs::ObjectLocation{p.id, node_id_.Binary(), size});
   }
+  evicted_.erase(id);
   objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
 }
 
@@ -278,11 +288,40 @@ void Raylet::FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& 
   }
 }
 
-ObjectPayload Raylet::PayloadOf(const ObjectId& id) const {
+void Raylet::DropEvicted() {
+  for (const ObjectId& id : store_.TakeEvicted()) {
+    objects_.Erase(id);
+    evicted_.insert(id);
+    RAY_LOG_DEBUG("evicted the copy of object {} to make room", id.Hex());
+  }
+}
+
+std::unordered_set<std::string> Raylet::MappedSegments() const {
+  auto mapped = object_store::SegmentsMappedBy(::getpid(), store_.tag());
+  for (const auto& [peer, c] : clients_) {
+    if (c.pid > 0) mapped.merge(object_store::SegmentsMappedBy(c.pid, store_.tag()));
+  }
+  return mapped;
+}
+
+ObjectPayload Raylet::PayloadOf(const ObjectId& id) {
   ObjectPayload p;
   p.id = id.Binary();
   const StoredObject* o = objects_.Find(id);
   if (!o) return p;  // kMissing
+  if (o->state == ObjectState::kShared) {
+    Status restored = store_.Restore(id);
+    DropEvicted();
+    o = objects_.Find(id);  // restoring may have evicted others, never this one
+    if (!restored.ok()) {
+      p.state = static_cast<uint8_t>(ObjectState::kError);
+      p.data = ri::Pack(ri::ErrorInfo{
+          ri::kSystem, "ObjectStoreFullError",
+          "cannot restore spilled object " + id.Hex() + ": " + restored.message(), "", ""});
+      return p;
+    }
+    store_.Touch(id);
+  }
   p.state = static_cast<uint8_t>(o->state);
   p.data = o->data;
   p.shm_name = o->segment;

@@ -104,7 +104,8 @@ class Raylet {
       : options_(o),
         node_id_(NodeId::FromRandom()),
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
-                o.object_store_bytes}),
+                o.object_store_bytes, o.session_dir + "/spill"},
+               [this] { return MappedSegments(); }),
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
         placement_(ResourceSet::FromDoubles(o.resources)),
@@ -171,11 +172,20 @@ class Raylet {
   void FlushOutbox();
 
   // --- objects
-  void StoreObject(const ObjectPayload& p);
+  // `copy`: pulled from another node, which holds the object; nobody references the
+  // copy here, so a full store may evict it (a later reader pulls it again).
+  void StoreObject(const ObjectPayload& p, bool copy = false);
+  // Drops the objects the store evicted to make room from the table.
+  void DropEvicted();
+  // The names of the store's segments this process and its clients map now: those
+  // objects are pinned (see object_store.h).
+  std::unordered_set<std::string> MappedSegments() const;
   void StoreError(const ObjectId& id, const ri::ErrorInfo& e);
   void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                 const std::string& message);
-  ObjectPayload PayloadOf(const ObjectId& id) const;
+  // The object as a reader gets it; a spilled object is restored first (an error
+  // payload if that fails). Counts as a use of the object.
+  ObjectPayload PayloadOf(const ObjectId& id);
   bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
   void AddWaiter(const std::shared_ptr<Waiter>& w);
   void CompleteWaiter(const std::shared_ptr<Waiter>& w);
@@ -324,6 +334,9 @@ class Raylet {
   std::deque<std::string> idle_;
   scheduler::LeasePolicy leases_;
   ObjectTable objects_;  // and who waits for them
+  // Copies evicted from the store: a reader that cannot find them elsewhere is told
+  // they are lost.
+  std::unordered_set<ObjectId, IdHash> evicted_;
   // Tasks whose arguments are ready, waiting for resources and a worker.
   scheduler::LocalTaskQueue ready_;
   ActorDirectory actors_;  // and their records waiting for the GCS

@@ -39,6 +39,8 @@ Result<std::string> Router::Bind(const std::string& endpoint) {
   return socket_.get(zmq::sockopt::last_endpoint);
 }
 
+void Router::SetReceiveLimit(int messages) { socket_.set(zmq::sockopt::rcvhwm, messages); }
+
 std::optional<Incoming> Router::Recv(int timeout_ms) {
   // Dropped messages do not restart the wait: it ends timeout_ms from now.
   const int64_t deadline = MonoMillis() + timeout_ms;
@@ -95,7 +97,20 @@ Status Dealer::Connect(const std::string& endpoint) {
   return Status::Ok();
 }
 
+void Dealer::SetSendLimit(int messages) { socket_.set(zmq::sockopt::sndhwm, messages); }
+
 void Dealer::Send(const std::string& frame) { socket_.send(zmq::buffer(frame), zmq::send_flags::none); }
+
+bool Dealer::TrySend(const std::string& frame, int timeout_ms) {
+  if (socket_.send(zmq::buffer(frame), zmq::send_flags::dontwait)) return true;
+  zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLOUT, 0};
+  try {
+    if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) == 0) return false;
+  } catch (const zmq::error_t&) {
+    return false;  // EINTR: the caller tries again
+  }
+  return socket_.send(zmq::buffer(frame), zmq::send_flags::dontwait).has_value();
+}
 
 std::optional<std::string> Dealer::Recv(int timeout_ms) {
   if (timeout_ms >= 0) {

@@ -26,6 +26,9 @@ class Router {
   Router();
   // Binds and returns the endpoint actually bound (tcp port 0 / '*' resolved).
   Result<std::string> Bind(const std::string& endpoint);
+  // At most `messages` frames wait here per peer (0: no limit, the default); beyond
+  // that the peer's sends wait (see Dealer::SetSendLimit). Before Bind.
+  void SetReceiveLimit(int messages);
   // Next frame if one is waiting (timeout_ms 0) or arrives in time. Multi-part
   // messages of the wrong shape are dropped and logged.
   std::optional<Incoming> Recv(int timeout_ms = 0);
@@ -42,7 +45,12 @@ class Dealer {
   // `identity` empty: ZeroMQ picks one.
   explicit Dealer(const std::string& identity = "");
   Status Connect(const std::string& endpoint);
+  // At most `messages` frames wait to leave (0: no limit, the default); then Send
+  // blocks until the peer takes some. Before Connect.
+  void SetSendLimit(int messages);
   void Send(const std::string& frame);
+  // Sends unless the send queue stays full for `timeout_ms`; false then.
+  bool TrySend(const std::string& frame, int timeout_ms);
   std::optional<std::string> Recv(int timeout_ms);  // -1: wait forever
   zmq::socket_t& socket() { return socket_; }
 

@@ -141,12 +141,15 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
   std::vector<size_t> missing_at;
   for (const ObjectPayload& p : task.resolved) {
     auto f = client_->objects().Materialize(p);
-    if (!f.ok()) return system_error("ObjectLostError", f.status().message());
-    if (f->state == ObjectState::kMissing) {
+    // NotFound: spilled since the raylet sent the task; fetched (and restored) below.
+    if (!f.ok() && f.status().code() != StatusCode::kNotFound) {
+      return system_error("ObjectLostError", f.status().message());
+    }
+    if (!f.ok() || f->state == ObjectState::kMissing) {
       missing.push_back(ObjectId::FromBinary(p.id));
       missing_at.push_back(held.size());
     }
-    held.push_back(std::move(*f));
+    held.push_back(f.ok() ? std::move(*f) : core::Fetched{});
   }
   if (!missing.empty()) {
     auto fetched = client_->Get(missing, -1);

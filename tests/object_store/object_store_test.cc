@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "runtime/base/util.h"
+#include "runtime/object_store/spill_files.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace ray::object_store {
 namespace {
@@ -167,7 +169,8 @@ TEST_F(ObjectStoreTest, AdmitsUpToCapacity) {
 
   Status refused = store.Admit(b, sb, 50);
   EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
-  for (const char* part : {"50", "40", "100", "--object-store-memory"}) {
+  for (const char* part :
+       {"needs 50", "capacity 100", "in use 60", "pinned 0", "--object-store-memory"}) {
     EXPECT_NE(refused.message().find(part), std::string::npos)
         << "missing '" << part << "' in " << refused.ToString();
   }
@@ -274,6 +277,176 @@ TEST_F(ObjectStoreTest, DestructorUnlinksEverything) {
     for (const auto& n : names) ASSERT_TRUE(SegmentExists(n));
   }
   for (const auto& n : names) EXPECT_FALSE(SegmentExists(n)) << n;
+}
+
+// --- a full store: eviction, spilling, restore
+
+class FullStoreTest : public ObjectStoreTest {
+ protected:
+  // Object `id`'s segment in this store, holding `size` bytes of a pattern of `seed`.
+  std::string Write(const ObjectId& id, size_t size, char seed) {
+    std::string name = SegmentName(tag_, id);
+    EXPECT_TRUE(WriteSegment(name, Pattern(size, seed)).ok());
+    return name;
+  }
+  static std::string Pattern(size_t size, char seed) {
+    std::string s(size, '\0');
+    for (size_t i = 0; i < size; ++i) s[i] = static_cast<char>(seed + i * 31 + i / 4096);
+    return s;
+  }
+  std::string Read(const ObjectId& id, size_t size) {
+    auto m = MapSegment(SegmentName(tag_, id), size);
+    return m.ok() ? std::string((*m)->data(), size) : "<" + m.status().ToString() + ">";
+  }
+  std::string SpillDir() { return dir_.path() + "/spill"; }
+  StoreOptions Options(size_t capacity) { return {tag_, capacity, SpillDir()}; }
+
+  test_util::TempDir dir_;
+  std::unordered_set<std::string> mapped_;  // what the store sees as pinned
+  ObjectStore::MappedSegments Mapped() {
+    return [this] { return mapped_; };
+  }
+};
+
+TEST_F(FullStoreTest, EvictsUnreferencedCopiesLeastRecentlyUsedFirst) {
+  ObjectStore store(Options(300), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom(), c = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100, /*referenced=*/false).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100, /*referenced=*/false).ok());
+  ASSERT_TRUE(store.Admit(c, Write(c, 100, 'c'), 100, /*referenced=*/true).ok());
+  store.Touch(a);  // b is now the least recently used
+
+  ObjectId d = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(d, Write(d, 100, 'd'), 100).ok());
+  EXPECT_EQ(store.TakeEvicted(), std::vector<ObjectId>{b});
+  EXPECT_FALSE(store.Contains(b));
+  EXPECT_FALSE(SegmentExists(SegmentName(tag_, b)));
+  EXPECT_TRUE(store.Contains(a));
+  EXPECT_FALSE(store.Spilled(c)) << "a referenced object spills only when evicting is not enough";
+  EXPECT_EQ(store.used_bytes(), 300u);
+  EXPECT_EQ(store.spilled_bytes(), 0u);
+}
+
+TEST_F(FullStoreTest, SpillsReferencedObjectsAndRestoresTheSameBytes) {
+  ObjectStore store(Options(250), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom(), c = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+  ASSERT_TRUE(store.Admit(c, Write(c, 100, 'c'), 100).ok());  // spills a
+
+  EXPECT_TRUE(store.TakeEvicted().empty()) << "referenced objects are never evicted";
+  EXPECT_TRUE(store.Spilled(a));
+  EXPECT_FALSE(SegmentExists(SegmentName(tag_, a)));
+  const std::string file = SpillPath(SpillDir(), tag_, a);
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+  EXPECT_EQ(st.st_size, 100);
+  EXPECT_EQ(store.used_bytes(), 200u);
+  EXPECT_EQ(store.spilled_bytes(), 100u);
+
+  ASSERT_TRUE(store.Restore(a).ok());  // spills b, the least recently used now
+  EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
+  EXPECT_FALSE(store.Spilled(a));
+  EXPECT_NE(::stat(file.c_str(), &st), 0) << "a restored object's file is removed";
+  EXPECT_TRUE(store.Spilled(b));
+  EXPECT_FALSE(store.Spilled(c));
+  ASSERT_TRUE(store.Restore(b).ok());
+  EXPECT_EQ(Read(b, 100), Pattern(100, 'b'));
+  EXPECT_TRUE(store.Restore(b).ok()) << "restoring an object in memory is a no-op";
+}
+
+TEST_F(FullStoreTest, FreeingASpilledObjectRemovesItsFile) {
+  ObjectStore store(Options(100), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+  ASSERT_TRUE(store.Spilled(a));
+  store.Free(a);
+  struct stat st {};
+  EXPECT_NE(::stat(SpillPath(SpillDir(), tag_, a).c_str(), &st), 0);
+  EXPECT_EQ(store.spilled_bytes(), 0u);
+  EXPECT_FALSE(store.Contains(a));
+}
+
+TEST_F(FullStoreTest, TheStoreRemovesItsSpillFilesWhenItGoes) {
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
+  {
+    ObjectStore store(Options(100), Mapped());
+    ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+    ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+    ASSERT_TRUE(store.Spilled(a));
+  }
+  struct stat st {};
+  EXPECT_NE(::stat(SpillPath(SpillDir(), tag_, a).c_str(), &st), 0);
+}
+
+TEST_F(FullStoreTest, PinnedObjectsStayAndTheRefusalNamesTheSizes) {
+  ObjectStore store(Options(200), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom(), c = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100, /*referenced=*/false).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+  mapped_ = {SegmentName(tag_, a), SegmentName(tag_, b)};  // some process maps both
+
+  std::string sc = Write(c, 50, 'c');
+  Status refused = store.Admit(c, sc, 50);
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
+  for (const char* part : {"needs 50 bytes", "capacity 200", "in use 200", "pinned 200"}) {
+    EXPECT_NE(refused.message().find(part), std::string::npos)
+        << "missing '" << part << "' in " << refused.ToString();
+  }
+  EXPECT_FALSE(SegmentExists(sc));
+  EXPECT_TRUE(store.Contains(a));
+  EXPECT_FALSE(store.Spilled(b));
+  EXPECT_TRUE(store.TakeEvicted().empty());
+
+  mapped_ = {SegmentName(tag_, a)};  // b unmapped: it may spill now
+  ASSERT_TRUE(store.Admit(c, Write(c, 50, 'c'), 50).ok());
+  EXPECT_TRUE(store.Spilled(b));
+  EXPECT_TRUE(store.Contains(a));
+}
+
+TEST_F(FullStoreTest, WithoutASpillDirectoryReferencedObjectsAreNeverMoved) {
+  ObjectStore store({tag_, 100}, Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  EXPECT_EQ(store.Admit(b, Write(b, 10, 'b'), 10).code(), StatusCode::kResourceExhausted);
+  EXPECT_FALSE(store.Spilled(a));
+  EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
+}
+
+TEST_F(FullStoreTest, ARestoreWithoutRoomLeavesTheObjectSpilled) {
+  ObjectStore store(Options(100), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+  mapped_ = {SegmentName(tag_, b)};
+  EXPECT_EQ(store.Restore(a).code(), StatusCode::kResourceExhausted);
+  EXPECT_TRUE(store.Spilled(a));
+  mapped_.clear();
+  ASSERT_TRUE(store.Restore(a).ok());
+  EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
+}
+
+TEST_F(FullStoreTest, AMissingSpillFileIsDataLoss) {
+  ObjectStore store(Options(100), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+  ::unlink(SpillPath(SpillDir(), tag_, a).c_str());
+  Status st = store.Restore(a);
+  EXPECT_EQ(st.code(), StatusCode::kDataLoss) << st.ToString();
+  EXPECT_NE(st.message().find(a.Hex()), std::string::npos) << st.ToString();
+}
+
+TEST_F(ObjectStoreTest, SegmentsMappedByNamesThisStoresMappedSegments) {
+  std::string name = WriteNew(4096);
+  auto m = MapSegment(name, 4096);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(SegmentsMappedBy(::getpid(), tag_).count(name), 1u);
+  EXPECT_TRUE(SegmentsMappedBy(::getpid(), "other" + tag_).empty());
+  m->reset();
+  EXPECT_EQ(SegmentsMappedBy(::getpid(), tag_).count(name), 0u);
 }
 
 }  // namespace

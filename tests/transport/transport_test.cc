@@ -244,5 +244,32 @@ TEST(IpcTest, RouterDealerOverIpc) {
   ::unlink(path.c_str());
 }
 
+// A Dealer with a send limit, to a Router with a receive limit that does not read:
+// sends stop being taken after a bounded number of frames, and resume once the
+// Router reads.
+TEST(TransportLimitsTest, ASendLimitPushesBackUntilThePeerReads) {
+  Router router;
+  router.SetReceiveLimit(4);
+  auto bound = router.Bind("tcp://127.0.0.1:0");
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  Dealer dealer("limited");
+  dealer.SetSendLimit(4);
+  ASSERT_TRUE(dealer.Connect(*bound).ok());
+
+  const std::string frame(256 << 10, 'x');
+  int sent = 0;
+  while (sent < 1000 && dealer.TrySend(frame, 200)) ++sent;
+  // 1000 frames would be 250 MiB queued; the limits and the kernel's socket buffers
+  // hold far fewer.
+  EXPECT_LT(sent, 1000) << "every send was taken: no backpressure";
+  EXPECT_GT(sent, 0);
+
+  int received = 0;
+  while (received < sent && router.Recv(kTimeoutMs)) ++received;
+  EXPECT_EQ(received, sent);
+  EXPECT_TRUE(dealer.TrySend(frame, kTimeoutMs)) << "sends resume once the peer reads";
+  EXPECT_TRUE(router.Recv(kTimeoutMs).has_value());
+}
+
 }  // namespace
 }  // namespace ray::transport
