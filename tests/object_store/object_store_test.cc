@@ -159,7 +159,7 @@ TEST_F(ObjectStoreTest, UnlinkAllWithEmptyTagRemovesNothing) {
 }
 
 TEST_F(ObjectStoreTest, AdmitsUpToCapacity) {
-  ObjectStore store({tag_, 100});
+  ObjectStore store({tag_, 100, ""});
   EXPECT_EQ(store.tag(), tag_);
   EXPECT_EQ(store.capacity_bytes(), 100u);
   ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom(), c = ObjectId::FromRandom();
@@ -186,7 +186,7 @@ TEST_F(ObjectStoreTest, AdmitsUpToCapacity) {
 }
 
 TEST_F(ObjectStoreTest, HugeSizeIsRefusedNotWrappedAround) {
-  ObjectStore store({tag_, 100});
+  ObjectStore store({tag_, 100, ""});
   ASSERT_TRUE(store.Admit(ObjectId::FromRandom(), WriteNew(10), 10).ok());
   // A (bogus) size that would wrap used + size around to a small number.
   std::string s = WriteNew(1);
@@ -197,7 +197,7 @@ TEST_F(ObjectStoreTest, HugeSizeIsRefusedNotWrappedAround) {
 }
 
 TEST_F(ObjectStoreTest, DuplicateAdmitKeepsTheFirstSegment) {
-  ObjectStore store({tag_, 1000});
+  ObjectStore store({tag_, 1000, ""});
   ObjectId id = ObjectId::FromRandom();
   std::string name = SegmentName(tag_, id);
   ASSERT_TRUE(WriteSegment(name, "0123456789").ok());
@@ -216,7 +216,7 @@ TEST_F(ObjectStoreTest, DuplicateAdmitKeepsTheFirstSegment) {
 }
 
 TEST_F(ObjectStoreTest, FreeUnlinksAndReleasesCapacity) {
-  ObjectStore store({tag_, 100});
+  ObjectStore store({tag_, 100, ""});
   ObjectId a = ObjectId::FromRandom();
   std::string sa = WriteNew(70);
   ASSERT_TRUE(store.Admit(a, sa, 70).ok());
@@ -231,7 +231,7 @@ TEST_F(ObjectStoreTest, FreeUnlinksAndReleasesCapacity) {
 }
 
 TEST_F(ObjectStoreTest, ForgetReleasesCapacityAndKeepsTheSegment) {
-  ObjectStore store({tag_, 100});
+  ObjectStore store({tag_, 100, ""});
   ObjectId a = ObjectId::FromRandom();
   std::string sa = WriteNew(70);
   ASSERT_TRUE(store.Admit(a, sa, 70).ok());
@@ -269,7 +269,7 @@ TEST_F(ObjectStoreTest, AWritableSegmentIsFilledRenamedAndFilledAgain) {
 TEST_F(ObjectStoreTest, DestructorUnlinksEverything) {
   std::vector<std::string> names;
   {
-    ObjectStore store({tag_, 1 << 20});
+    ObjectStore store({tag_, 1 << 20, ""});
     for (int i = 0; i < 5; ++i) {
       names.push_back(WriteNew(100));
       ASSERT_TRUE(store.Admit(ObjectId::FromRandom(), names.back(), 100).ok());
@@ -407,7 +407,7 @@ TEST_F(FullStoreTest, PinnedObjectsStayAndTheRefusalNamesTheSizes) {
 }
 
 TEST_F(FullStoreTest, WithoutASpillDirectoryReferencedObjectsAreNeverMoved) {
-  ObjectStore store({tag_, 100}, Mapped());
+  ObjectStore store({tag_, 100, ""}, Mapped());
   ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
   ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
   EXPECT_EQ(store.Admit(b, Write(b, 10, 'b'), 10).code(), StatusCode::kResourceExhausted);
