@@ -15,19 +15,12 @@
 #include <thread>
 #include <vector>
 
+#include "tests/test_util/blob_pattern.h"
+
 namespace {
 
-uint64_t Checksum(const char* data, size_t size) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ static_cast<unsigned char>(data[i])) * 1099511628211ULL;
-  return h;
-}
-
-ray::Blob Pattern(uint64_t size, int seed) {
-  std::string s(size, '\0');
-  for (size_t i = 0; i < size; ++i) s[i] = static_cast<char>((i * 131 + seed) & 0xff);
-  return ray::Blob(std::move(s));
-}
+using ray::testing::Checksum;
+using ray::testing::Pattern;
 
 int64_t Square(int64_t x) {
   std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -13,19 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "tests/test_util/blob_pattern.h"
+
 namespace {
 
-uint64_t Checksum(const char* data, size_t size) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ static_cast<unsigned char>(data[i])) * 1099511628211ULL;
-  return h;
-}
-
-ray::Blob Pattern(size_t size, int seed) {
-  std::string s(size, '\0');
-  for (size_t i = 0; i < size; ++i) s[i] = static_cast<char>((i * 31 + seed) & 0xff);
-  return ray::Blob(std::move(s));
-}
+using ray::testing::Checksum;
+using ray::testing::Pattern;
 
 std::string WhereAmI() { return ray::GetNodeId(); }
 
