@@ -33,6 +33,7 @@
 #include "runtime/api/reference_counter.h"
 #include "runtime/ids/ids.h"
 #include "runtime/serialization/protocol.h"
+#include "runtime/serialization/start_gate.h"
 #include "runtime/transport/transport.h"
 
 namespace ray::core {
@@ -53,7 +54,9 @@ class TaskSubmitter {
   struct DirectCall {
     std::string function;
     std::vector<ObjectId> returns;
-    std::optional<protocol::TaskSpec> spec;  // normal tasks: sent again if the worker goes
+    // Sent again if the worker goes: normal tasks, and actor calls with retries left.
+    std::optional<protocol::TaskSpec> spec;
+    uint64_t seq = 0;  // the order calls were sent in
   };
   // A connection to a worker's direct socket.
   struct DirectPeer {
@@ -62,6 +65,11 @@ class TaskSubmitter {
     std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
     int64_t idle_since_ms = 0;  // monotonic: when its last call in flight was answered
     std::unordered_map<std::string, DirectCall> inflight;  // by task id
+    // Leased: the worker's start gate (null: no calls queue on it), and the starts
+    // before its first call in flight.
+    std::unique_ptr<protocol::StartGate> gate;
+    uint64_t gate_base = 0;
+    uint64_t lease_seq = 0;  // calls sent under the lease have a greater seq
   };
   struct DirectActor {
     // kAsk: ask the raylet before the next call; kRaylet: calls go through the
@@ -70,6 +78,7 @@ class TaskSubmitter {
     enum Route { kAsk, kRaylet, kDirect, kNever } route = kAsk;
     uint64_t asked_epoch = 0;
     DirectPeer* peer = nullptr;
+    int32_t max_task_retries = 0;  // kDirect: the actor's, as the raylet told
   };
   struct LeasePool {
     std::vector<DirectPeer*> workers;
@@ -85,6 +94,14 @@ class TaskSubmitter {
   // A leased worker to run `spec` on, or null (the task goes through the raylet).
   DirectPeer* LeaseFor(const protocol::TaskSpec& spec);
   void SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec);
+  // Sends a call made before (its results expected already) to `peer`.
+  void Resend(DirectPeer& peer, DirectCall call);
+  // A lease of ours is idle: calls queued on another lease of the shape, not started
+  // yet, move to it (so none waits behind a running task while its worker is free).
+  void MoveQueuedTo(DirectPeer& idle);
+  // Closes the leased worker's start gate and takes back the calls not started (in
+  // the order sent); the lease is over for us.
+  std::vector<DirectCall> TakeBack(DirectPeer& peer);
   void OnPeerFrame(DirectPeer& peer, std::string_view frame);
   void OnDirectDone(DirectPeer& peer, protocol::TaskDone done);
   // Every frame waiting on the peer's socket, handled.
@@ -104,6 +121,9 @@ class TaskSubmitter {
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
   std::unordered_map<std::string, LeasePool> leases_;           // by resource shape
   std::vector<DirectPeer*> polled_peers_;  // the peers of the poll under way
+  uint64_t next_seq_ = 0;                  // of direct calls sent
+  // When a direct route was last checked against the raylet's news (ActorGone).
+  int64_t routes_checked_ms_ = 0;
 };
 
 }  // namespace ray::core

@@ -24,7 +24,16 @@ void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
   if (!spec) return;
   Status valid = CheckTaskSpec(*spec);
   if (!valid.ok()) {
-    RAY_LOG_WARN("peer {}: dropped task {}: {}", Hex(peer), spec->function, valid.message());
+    RAY_LOG_WARN("peer {}: refused task {}: {}", Hex(peer), spec->function, valid.message());
+    // A task whose results can be named fails with the reason; any other is dropped.
+    TaskSpec named;
+    named.task_id = spec->task_id;
+    named.num_returns = spec->num_returns;
+    named.plugin = "0";
+    if (CheckTaskSpec(named).ok()) {
+      FailTask(*spec, ri::kSystem, "ValueError",
+               fmt::format("task {} refused: {}", spec->function, valid.message()));
+    }
     return;
   }
   spec->caller = peer;
@@ -157,6 +166,10 @@ void Raylet::Dispatch() {
           actors_.Entry(t.task_id).worker = w.peer;
         } else {
           w.state = Client::kBusy;
+          if (!w.gate && !w.direct_endpoint.empty()) {
+            w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.direct_endpoint));
+          }
+          if (w.gate) w.gate_base = w.gate->Starts();  // it is idle
         }
         SendExecute(w, t);
         w.running = std::move(t);
@@ -199,7 +212,7 @@ void Raylet::Pipeline() {
     }
     busy.clear();
     for (auto& [peer, c] : clients_) {
-      if (c.state == Client::kBusy && scheduler::WorkerTakesAhead(AheadOf(c), need)) {
+      if (c.state == Client::kBusy && c.gate && scheduler::WorkerTakesAhead(AheadOf(c), need)) {
         busy.push_back(&c);
       }
     }
@@ -294,6 +307,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   TaskSpec done = std::move(*c.running);
   c.running.reset();
   c.no_pipelining = false;
+  ++c.gate_base;
   int calls = ++c.calls[done.function];
   if (!c.queued.empty()) {  // the next task sent ahead starts now, on the same resources
     c.running = std::move(c.queued.front());
@@ -314,6 +328,32 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
+  MoveAheadToIdle();
+}
+
+void Raylet::MoveAheadToIdle() {
+  Client* busiest = nullptr;
+  for (auto& [peer, w] : clients_) {
+    if (w.state != Client::kBusy || !w.gate || w.queued.empty() || !available_.Contains(w.held)) {
+      continue;
+    }
+    if (w.gate->Starts() <= w.gate_base) continue;  // its running task has not started
+    if (!busiest || w.queued.size() > busiest->queued.size()) busiest = &w;
+  }
+  if (!busiest) return;
+  Client& w = *busiest;
+  // Starts after gate_base: the running task, then the tasks ahead, in order.
+  uint64_t starts = w.gate->Close();
+  size_t started_ahead = starts > w.gate_base + 1 ? starts - w.gate_base - 1 : 0;
+  started_ahead = std::min(started_ahead, w.queued.size());
+  std::deque<TaskSpec> back(std::make_move_iterator(w.queued.begin() + started_ahead),
+                            std::make_move_iterator(w.queued.end()));
+  w.queued.erase(w.queued.begin() + started_ahead, w.queued.end());
+  // The marker: the worker drops these (and any not started) and reopens the gate.
+  protocol::RevokeTasks revoke;
+  for (const auto& t : back) revoke.task_ids.push_back(t.task_id);
+  SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
+  ready_.Requeue(std::move(back));
 }
 
 void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
@@ -366,6 +406,10 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 
 protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::LeaseRequest& req) {
   using protocol::LeaseReply;
+  if (Status valid = protocol::CheckResourceRequest(req.resources); !valid.ok()) {
+    RAY_LOG_WARN("peer {}: refused a lease: {}", Hex(caller.peer), valid.message());
+    return {};
+  }
   TaskSpec shape;
   shape.resources = req.resources;
   ResourceSet need = ResourcesOf(shape);

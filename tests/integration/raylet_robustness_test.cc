@@ -251,6 +251,16 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   spec.resources = {{"CPU", -4}};
   ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
                 "a task asking for -4 CPUs");
+  spec.resources = {{"Custom", 2.5}};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
+                "a task asking for 2.5 of a resource");
+  spec.resources = {{"", 1}};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
+                "a task asking for a resource without a name");
+  ExpectDropped(*driver,
+                protocol::Encode(MessageType::kLeaseWorker, 0,
+                                 protocol::LeaseRequest{{{"CPU", 1.5}}, std::string(4, 'j')}),
+                "a lease of 1.5 CPUs");
   spec.resources.clear();
   spec.plugin = "../../../../tmp/evil";
   ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
