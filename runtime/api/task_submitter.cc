@@ -75,7 +75,6 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
         fmt::format("{} {}: {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                     spec.function, valid.message()));
   }
-  std::erase_if(spec.resources, [](const auto& r) { return r.second == 0; });  // asks nothing
   // Large values travel through the object store, not inside the task.
   for (auto& arg : spec.args) {
     if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {

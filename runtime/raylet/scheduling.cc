@@ -450,6 +450,7 @@ void Raylet::HandleReturnLease(Client& c) {
   c.blocked = false;
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
+  MoveAheadToIdle();
 }
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {

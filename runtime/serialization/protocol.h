@@ -195,7 +195,7 @@ Status CheckTaskSpec(const TaskSpec& t);
 // rules: a name is not empty; an amount is finite and not negative; an amount above 1
 // is a whole number; a fraction is at least 0.0001 (the unit resources count in). A
 // zero amount asks for nothing (submitters drop it). The message names the resource
-// and the amount.
+// and the amount. (A zero CPU amount is not the default of 1: it is kept.)
 Status CheckResourceRequest(const std::map<std::string, double>& resources);
 
 enum class ObjectState : uint8_t { kMissing = 0, kInline = 1, kShared = 2, kError = 3 };

@@ -79,7 +79,7 @@ TEST_F(CoreSemanticsTest, ActorRestartRoutesCallsToTheNewInstanceAndRetries) {
 }
 
 TEST_F(CoreSemanticsTest, TasksThatMustRunSideBySideDoWhileACpuIsFree) {
-  ExpectPassed("side_by_side", {"--num-cpus", "2"});
+  ExpectPassed("side_by_side", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
 }
 
 TEST_F(CoreSemanticsTest, ResourceRequestsAreCheckedAtSubmission) {

@@ -911,42 +911,60 @@ void ActorRestart(const std::string& dir) {
   // Retries run out: a call whose instance dies twice, with one retry, fails.
   auto doomed = b.Task(&Napper::Nap).Remote(60000, std::string("d"), 2);
   KillAndAwaitReaped(AwaitNap(dir, "d", 1));
+  // (A caller hears of the death, and sends the call again, when it next waits.)
+  ray::Wait(std::vector{doomed}, 1, 500);
   KillAndAwaitReaped(AwaitNap(dir, "d", 2));
   ExpectThrow<ray::ActorDiedError>([&] { ray::Get(doomed, std::chrono::seconds(30)); },
                                    "a call whose retries ran out");
   CHECK_THAT(*ray::Get(b.Task(&Napper::Pid).Remote()) > 0, "the actor lives on");
 }
 
-// Issue: a task submitted while another runs on a leased worker waited behind it while
-// a CPU was free. Two tasks that must run side by side (A waits for B's file) do.
+std::string PathAfter(std::string path, int ms) {
+  SleepMs(ms);
+  return path;
+}
+RAY_REMOTE(PathAfter);
+
+// Two tasks that must run side by side (A waits for B's file) do, on 2 CPUs: B never
+// waits behind A while a CPU is free for it, though it was queued behind A when every
+// CPU was taken (another task ran meanwhile).
 void SideBySide(const std::string& dir) {
-  // Short tasks first: the caller then queues tasks on its leases when every CPU is
-  // taken.
-  std::vector<ray::ObjectRef<int>> warm;
-  for (int i = 0; i < 300; ++i) warm.push_back(ray::Task(GetPid).Remote());
-  ray::Get(warm);
+  // On a lease: short tasks first (one at a time, on a lease), so that the caller
+  // queues tasks on its leases when every CPU is taken; then a pause, so that the
+  // lease is returned.
   for (int round = 0; round < 3; ++round) {
-    std::string flag = dir + "/written-" + std::to_string(round);
-    auto a = ray::Task(AwaitFile).Remote(flag, 15000);           // holds a lease
-    auto other = ray::Task(SleepThenReturn).Remote(300);          // the other CPU, a while
-    auto b = ray::Task(MakeFile).Remote(flag);                    // every CPU is taken now
+    for (int i = 0; i < 50; ++i) ray::Get(ray::Task(GetPid).Remote());
+    SleepMs(100);
+    std::string flag = dir + "/leased-" + std::to_string(round);
+    auto a = ray::Task(AwaitFile).Remote(flag, 15000);   // a lease
+    auto other = ray::Task(SleepThenReturn).Remote(300);  // the other CPU's lease
+    auto b = ray::Task(MakeFile).Remote(flag);            // queued on a's lease
     CHECK_THAT(*ray::Get(a), "round " << round
                                       << ": A never saw B's file: B waited behind A while "
                                          "a CPU was free");
     CHECK_THAT(*ray::Get(b), "B wrote its file");
     ray::Get(other);
   }
-  // The same through the raylet's queue: long tasks (the moving average is long now).
-  std::vector<ray::ObjectRef<int>> longs;
-  for (int i = 0; i < 4; ++i) longs.push_back(ray::Task(SleepThenReturn).Remote(50));
-  ray::Get(longs);
-  std::string flag = dir + "/written-queued";
-  auto a = ray::Task(AwaitFile).Remote(flag, 15000);
-  auto other = ray::Task(SleepThenReturn).Remote(300);
-  auto b = ray::Task(MakeFile).Remote(flag);
-  CHECK_THAT(*ray::Get(a), "through the raylet: A never saw B's file");
-  CHECK_THAT(*ray::Get(b), "B wrote its file");
-  ray::Get(other);
+  // Through the raylet's queue (arguments the raylet waits for): B goes ahead to A's
+  // worker, the only busy one of its shape, while the other CPU runs a task of another
+  // shape.
+  auto Late = [](const std::string& path, int ms) {
+    // (max_calls: through the raylet, which then owns the result; no CPU)
+    return ray::Task(PathAfter).SetMaxCalls(1000).SetResource("CPU", 0).Remote(path, ms);
+  };
+  for (int round = 0; round < 2; ++round) {
+    std::string flag = dir + "/queued-" + std::to_string(round);
+    auto a = ray::Task(AwaitFile).Remote(Late(flag, 50), 15000);
+    auto other = ray::Task(SleepThenReturn)
+                     .SetResources({{"CPU", 1}, {"Custom", 1}})
+                     .Remote(ray::Task(Add2).SetMaxCalls(1000).SetResource("CPU", 0).Remote(150, 150));
+    auto b = ray::Task(MakeFile).Remote(Late(flag, 200));
+    CHECK_THAT(*ray::Get(a), "round " << round
+                                      << " through the raylet: A never saw B's file: B "
+                                         "waited behind A while a CPU was free");
+    CHECK_THAT(*ray::Get(b), "B wrote its file");
+    ray::Get(other);
+  }
 }
 
 // Resource requests are checked at submission with Ray's rules.
