@@ -6,14 +6,19 @@
 // "not now". The raylet says yes only for an actor alive on this node with none of
 // this caller's calls still queued or running there, so that calls keep their order
 // when the route changes. When the actor's worker goes, the raylet sends ActorGone:
-// calls in flight fail, and later ones go through the raylet (which restarts the
-// actor, or fails them).
+// calls in flight fail (or, with retries left, max_task_retries, go through the raylet
+// again, in their order), and later ones go through the raylet (which restarts the
+// actor, or fails them). A direct route unchecked for 1 ms is checked against the
+// raylet's news before a call uses it.
 //
 // Normal tasks whose arguments are all here: the submitter asks the raylet to lease
 // it an idle worker for the task's resource shape (the worker holds them meanwhile),
 // and sends tasks straight to it: to an idle lease, else a new one. When the raylet
 // has no resources left for another, short tasks queue on the caller's leases and
-// long ones go through the raylet. The worker returns the lease once it has been idle
+// long ones go through the raylet. When one of its leases idles, the calls queued on
+// another lease of the shape that did not start move to it (taken back through the
+// worker's start gate, serialization/start_gate.h), so no call waits behind a running
+// one while a worker it holds is free. The worker returns the lease once it has been idle
 // for a while (telling the caller; tasks that cross that on the way are bounced back,
 // and go through the raylet). If the worker dies, the raylet sends LeaseGone and the
 // tasks in flight go through the raylet, with one retry fewer.

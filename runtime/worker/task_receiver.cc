@@ -101,8 +101,9 @@ void TaskReceiver::OnLeaseGranted(const protocol::LeaseGranted& grant) {
 }
 
 void TaskReceiver::OnRevokeLease() {
-  // The caller is gone: its tasks not started yet are dropped.
+  // The caller is gone: its tasks not started yet are dropped (and no marker comes).
   std::erase_if(pending_, [&](const IncomingTask& t) { return t.reply_to == leased_to_; });
+  if (draining_.count(leased_to_)) OnMarker(leased_to_);
   lease_revoked_ = !leased_to_.empty();
 }
 
@@ -118,7 +119,8 @@ std::optional<IncomingTask> TaskReceiver::NextTask() {
   while (true) {
     FlushTaskEvents(/*force=*/false);
     CheckUnleased();
-    if (!leased_to_.empty() && pending_.empty() &&
+    // (Not while the lease holder's marker is due: the gate is closed until it comes.)
+    if (!leased_to_.empty() && pending_.empty() && draining_.count(leased_to_) == 0 &&
         (lease_revoked_ || lease_yield_ || MonoMillis() >= lease_idle_ms_)) {
       (void)raylet_->Pump(0);  // a task may be on its way
       if (pending_.empty() && !leased_to_.empty()) ReturnLease();
