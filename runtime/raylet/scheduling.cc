@@ -371,8 +371,11 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   ready_.Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
   DirectCallDied(c, e.how);
-  // A worker that was killed left its socket for direct calls behind, and its slot.
-  transport::RemoveSocketFile(transport::WorkerEndpoint(endpoint_, e.worker_id));
+  // A worker that was killed left its socket for direct calls behind, its start gate
+  // and its slot.
+  std::string endpoint = transport::WorkerEndpoint(endpoint_, e.worker_id);
+  transport::RemoveSocketFile(endpoint);
+  ::unlink(protocol::StartGatePath(endpoint).c_str());
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again

@@ -98,7 +98,7 @@ class RayletRobustnessTest : public ::testing::Test {
     for (int w : PidsOf("_worker")) live += ReadText("/proc/" + std::to_string(w) + "/cmdline");
     for (const auto& f : std::filesystem::directory_iterator(session_ + "/sockets")) {
       std::string name = f.path().filename().string();
-      if (name.rfind("w-", 0) != 0) continue;  // w-<id>: its socket; w-<id>.task
+      if (name.rfind("w-", 0) != 0) continue;  // w-<id>: its socket; w-<id>.task, .gate
       EXPECT_NE(live.find(name.substr(2, 16)), std::string::npos)
           << name << " of a dead worker (" << killed.size() << " killed)";
     }
