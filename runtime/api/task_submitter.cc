@@ -198,6 +198,7 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
       DirectPeer& w = PeerAt(reply->endpoint);
       if (!w.gate) w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.endpoint));
       w.gate_base = w.gate ? w.gate->Starts() : 0;  // the worker is idle
+      w.gate_lease = w.gate ? w.gate->Lease() : 0;
       w.lease_seq = next_seq_;
       w.lease = shape;
       w.idle_since_ms = MonoMillis();
@@ -345,8 +346,10 @@ std::vector<TaskSubmitter::DirectCall> TaskSubmitter::TakeBack(DirectPeer& peer)
   }
   std::sort(calls.begin(), calls.end(),
             [](const auto& a, const auto& b) { return a.second.seq < b.second.seq; });
-  uint64_t starts = peer.gate->Close();
-  size_t started = starts >= peer.gate_base ? starts - peer.gate_base : calls.size();
+  // (A worker that ended our lease meanwhile runs what it has; the gate is not ours.)
+  std::optional<uint64_t> closed = peer.gate->Close(peer.gate_lease);
+  uint64_t starts = closed.value_or(0);
+  size_t started = closed && starts >= peer.gate_base ? starts - peer.gate_base : calls.size();
   started = std::min(started, calls.size());
   std::vector<DirectCall> taken;
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -357,7 +360,7 @@ std::vector<TaskSubmitter::DirectCall> TaskSubmitter::TakeBack(DirectPeer& peer)
     }
   }
   // The marker: the worker drops what came before it and did not start, and reopens.
-  peer.dealer->Send(protocol::Encode(MessageType::kTakenBack, 0, std::string()));
+  if (closed) peer.dealer->Send(protocol::Encode(MessageType::kTakenBack, 0, std::string()));
   EndLease(peer);
   return taken;
 }

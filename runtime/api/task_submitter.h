@@ -75,6 +75,7 @@ class TaskSubmitter {
     std::unique_ptr<protocol::StartGate> gate;
     uint64_t gate_base = 0;
     uint64_t lease_seq = 0;  // calls sent under the lease have a greater seq
+    uint64_t gate_lease = 0;  // the worker's lease count when it was granted
   };
   struct DirectActor {
     // kAsk: ask the raylet before the next call; kRaylet: calls go through the

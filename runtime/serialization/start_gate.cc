@@ -16,7 +16,11 @@ struct StartGate::Layout {
 };
 
 namespace {
+// The word: the closed bit, the worker's lease count (23 bits), its starts (40 bits).
 constexpr uint64_t kClosed = uint64_t{1} << 63;
+constexpr int kLeaseShift = 40;
+constexpr uint64_t kStarts = (uint64_t{1} << kLeaseShift) - 1;
+constexpr uint64_t kLeases = ~kClosed & ~kStarts;
 constexpr std::string_view kIpc = "ipc://";
 }  // namespace
 
@@ -55,15 +59,35 @@ StartGate::~StartGate() {
 bool StartGate::TryStart() {
   uint64_t w = word_->word.load();
   while (!(w & kClosed)) {
-    if (word_->word.compare_exchange_weak(w, w + 1)) return true;
+    uint64_t next = (w & ~kStarts) | (((w & kStarts) + 1) & kStarts);
+    if (word_->word.compare_exchange_weak(w, next)) return true;
+  }
+  return false;
+}
+
+bool StartGate::EndLease() {
+  uint64_t w = word_->word.load();
+  while (!(w & kClosed)) {
+    uint64_t next = (w & ~kLeases) | ((w + (uint64_t{1} << kLeaseShift)) & kLeases);
+    if (word_->word.compare_exchange_weak(w, next)) return true;
   }
   return false;
 }
 
 void StartGate::Reopen() { word_->word.fetch_and(~kClosed); }
 
-uint64_t StartGate::Starts() const { return word_->word.load() & ~kClosed; }
+uint64_t StartGate::Starts() const { return word_->word.load() & kStarts; }
 
-uint64_t StartGate::Close() { return word_->word.fetch_or(kClosed) & ~kClosed; }
+uint64_t StartGate::Lease() const { return (word_->word.load() & kLeases) >> kLeaseShift; }
+
+uint64_t StartGate::Close() { return word_->word.fetch_or(kClosed) & kStarts; }
+
+std::optional<uint64_t> StartGate::Close(uint64_t lease) {
+  uint64_t w = word_->word.load();
+  while (!(w & kClosed) && ((w & kLeases) >> kLeaseShift) == lease) {
+    if (word_->word.compare_exchange_weak(w, w | kClosed)) return w & kStarts;
+  }
+  return std::nullopt;
+}
 
 }  // namespace ray::protocol

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace ray::protocol {
@@ -38,12 +39,20 @@ class StartGate {
 
   // Worker: claims the next start; false if the gate is closed (the task is not to run).
   bool TryStart();
+  // Worker: its lease ends; a holder's Close(lease) from before fails from now on.
+  // False (nothing changes) while the gate is closed: the holder's marker is due.
+  bool EndLease();
   // Worker: opens the gate again (at the closing sender's marker).
   void Reopen();
   // The tasks started so far.
   uint64_t Starts() const;
+  // The lease the worker is in (read with Starts() when the lease is granted).
+  uint64_t Lease() const;
   // Sender: closes the gate; returns the tasks started before it closed.
   uint64_t Close();
+  // Lease holder: the same, if the worker is still in `lease` (else nullopt: the lease
+  // is over, and the gate is left alone).
+  std::optional<uint64_t> Close(uint64_t lease);
 
  private:
   struct Layout;

@@ -103,7 +103,7 @@ void TaskReceiver::OnLeaseGranted(const protocol::LeaseGranted& grant) {
 void TaskReceiver::OnRevokeLease() {
   // The caller is gone: its tasks not started yet are dropped (and no marker comes).
   std::erase_if(pending_, [&](const IncomingTask& t) { return t.reply_to == leased_to_; });
-  if (draining_.count(leased_to_)) OnMarker(leased_to_);
+  if (!leased_to_.empty()) OnMarker(leased_to_);
   lease_revoked_ = !leased_to_.empty();
 }
 
@@ -123,7 +123,10 @@ std::optional<IncomingTask> TaskReceiver::NextTask() {
     if (!leased_to_.empty() && pending_.empty() && draining_.count(leased_to_) == 0 &&
         (lease_revoked_ || lease_yield_ || MonoMillis() >= lease_idle_ms_)) {
       (void)raylet_->Pump(0);  // a task may be on its way
-      if (pending_.empty() && !leased_to_.empty()) ReturnLease();
+      // (Not while the holder closed the gate: its marker comes first.)
+      if (pending_.empty() && !leased_to_.empty() && (!gate_ || gate_->EndLease())) {
+        ReturnLease();
+      }
     }
     if (!pending_.empty()) {
       IncomingTask task = std::move(pending_.front());

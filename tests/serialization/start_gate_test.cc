@@ -36,6 +36,27 @@ TEST(StartGateTest, ACloseStopsLaterStartsAndCountsEarlierOnes) {
   EXPECT_EQ(sender->Starts(), base + 3);
 }
 
+TEST(StartGateTest, AHolderWhoseLeaseEndedLeavesTheGateAlone) {
+  test_util::TempDir dir;
+  std::string path = dir.path() + "/w.gate";
+  auto worker = StartGate::Create(path);
+  auto holder = StartGate::Open(path);
+  ASSERT_NE(holder, nullptr);
+  uint64_t lease = holder->Lease();
+  uint64_t base = holder->Starts();
+  EXPECT_TRUE(worker->TryStart());
+  EXPECT_TRUE(worker->EndLease());  // idle: the lease is returned
+  EXPECT_EQ(holder->Close(lease), std::nullopt);
+  EXPECT_TRUE(worker->TryStart());  // the next sender's task runs
+  EXPECT_EQ(holder->Starts(), base + 2);
+  // Closed within the lease: the lease does not end before the marker.
+  lease = holder->Lease();
+  EXPECT_EQ(holder->Close(lease), base + 2);
+  EXPECT_FALSE(worker->EndLease());
+  worker->Reopen();
+  EXPECT_TRUE(worker->EndLease());
+}
+
 TEST(StartGateTest, OpenRefusesMissingAndForeignFiles) {
   test_util::TempDir dir;
   EXPECT_EQ(StartGate::Open(dir.path() + "/none.gate"), nullptr);
