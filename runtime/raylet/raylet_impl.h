@@ -96,10 +96,6 @@ struct Client {
   std::vector<std::string> owned_actors;  // created here by this worker: they die with it
   // The direct call it runs (see running_task.h), once looked at.
   std::shared_ptr<protocol::RunningTaskSlot> running_slot;
-  // Its start gate (start_gate.h; null: no tasks go ahead to it), and the starts
-  // before `running`: running is start gate_base + 1, queued[i] gate_base + 2 + i.
-  std::shared_ptr<protocol::StartGate> gate;
-  uint64_t gate_base = 0;
 };
 
 class Raylet {
@@ -199,9 +195,6 @@ class Raylet {
   // A worker calling Get or Wait may wait for the tasks sent ahead to it: they go
   // back to the ready queues, and none go ahead to it until its running task ends.
   void TakeBackTasksAhead(Client& w);
-  // A worker went idle: the tasks sent ahead to the busy worker with the most of them
-  // that did not start yet go back to the ready queues (to start on a free worker).
-  void MoveAheadToIdle();
   void StartWorkers(size_t wanted);
   // The idle worker at the head of `idle_` (which stays there), or null.
   Client* FirstIdle();

@@ -166,10 +166,6 @@ void Raylet::Dispatch() {
           actors_.Entry(t.task_id).worker = w.peer;
         } else {
           w.state = Client::kBusy;
-          if (!w.gate && !w.direct_endpoint.empty()) {
-            w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.direct_endpoint));
-          }
-          if (w.gate) w.gate_base = w.gate->Starts();  // it is idle
         }
         SendExecute(w, t);
         w.running = std::move(t);
@@ -212,7 +208,7 @@ void Raylet::Pipeline() {
     }
     busy.clear();
     for (auto& [peer, c] : clients_) {
-      if (c.state == Client::kBusy && c.gate && scheduler::WorkerTakesAhead(AheadOf(c), need)) {
+      if (c.state == Client::kBusy && scheduler::WorkerTakesAhead(AheadOf(c), need)) {
         busy.push_back(&c);
       }
     }
@@ -307,7 +303,6 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   TaskSpec done = std::move(*c.running);
   c.running.reset();
   c.no_pipelining = false;
-  ++c.gate_base;
   int calls = ++c.calls[done.function];
   if (!c.queued.empty()) {  // the next task sent ahead starts now, on the same resources
     c.running = std::move(c.queued.front());
@@ -328,32 +323,6 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
-  MoveAheadToIdle();
-}
-
-void Raylet::MoveAheadToIdle() {
-  Client* busiest = nullptr;
-  for (auto& [peer, w] : clients_) {
-    if (w.state != Client::kBusy || !w.gate || w.queued.empty() || !available_.Contains(w.held)) {
-      continue;
-    }
-    if (w.gate->Starts() <= w.gate_base) continue;  // its running task has not started
-    if (!busiest || w.queued.size() > busiest->queued.size()) busiest = &w;
-  }
-  if (!busiest) return;
-  Client& w = *busiest;
-  // Starts after gate_base: the running task, then the tasks ahead, in order.
-  uint64_t starts = w.gate->Close();
-  size_t started_ahead = starts > w.gate_base + 1 ? starts - w.gate_base - 1 : 0;
-  started_ahead = std::min(started_ahead, w.queued.size());
-  std::deque<TaskSpec> back(std::make_move_iterator(w.queued.begin() + started_ahead),
-                            std::make_move_iterator(w.queued.end()));
-  w.queued.erase(w.queued.begin() + started_ahead, w.queued.end());
-  // The marker: the worker drops these (and any not started) and reopens the gate.
-  protocol::RevokeTasks revoke;
-  for (const auto& t : back) revoke.task_ids.push_back(t.task_id);
-  SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
-  ready_.Requeue(std::move(back));
 }
 
 void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
@@ -453,7 +422,6 @@ void Raylet::HandleReturnLease(Client& c) {
   c.blocked = false;
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
-  MoveAheadToIdle();
 }
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {

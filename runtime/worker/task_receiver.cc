@@ -73,7 +73,6 @@ void TaskReceiver::OnRevokeTasks(const protocol::RevokeTasks& revoke) {
   std::erase_if(pending_, [&](const IncomingTask& t) {
     return t.reply_to.empty() && ids.count(t.task.spec.task_id) > 0;
   });
-  OnMarker("");  // (the raylet's marker after it closes the gate)
 }
 
 bool TaskReceiver::Dropped(const IncomingTask& task) const {
