@@ -25,6 +25,9 @@ constexpr int64_t kLeaseRetryMs = 10;
 // A lease idle this long may have been returned by its worker (which returns it after
 // twice this): read what came before using it.
 constexpr int64_t kLeaseMaybeReturnedMs = 5;
+// A direct route to an actor is used at most this long after the raylet's frames were
+// last read: a worker that died since is known before a call is sent to it.
+constexpr int64_t kRouteFreshMs = 1;
 
 }  // namespace
 
@@ -67,8 +70,10 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   spec.task_id = task.Binary();
   spec.job_id = job_.Binary();
   spec.plugin = plugin;
-  for (const auto& [name, amount] : spec.resources) {
-    if (amount < 0) return Status::InvalidArgument("resource " + name + " is negative");
+  if (Status valid = protocol::CheckResourceRequest(spec.resources); !valid.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("{} {}: {}", spec.kind == ri::kActorCreation ? "actor" : "task",
+                    spec.function, valid.message()));
   }
   // Large values travel through the object store, not inside the task.
   for (auto& arg : spec.args) {
@@ -87,6 +92,11 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
                          raylet_->Call("register_actor_name",
                                        ri::Pack(std::make_tuple(spec.actor_name, spec.task_id))));
   }
+  if (spec.kind == ri::kActorCreation && spec.max_retries < -1) {
+    return Status::InvalidArgument(fmt::format(
+        "actor {}: max_task_retries is {}; it is -1 (no limit) or more", spec.function,
+        spec.max_retries));
+  }
   if (spec.kind == ri::kActorCreation) {
     // Not running yet: no use asking for its worker before the next blocking call.
     DirectActor& actor = direct_actors_[spec.task_id];
@@ -96,6 +106,9 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   std::vector<ObjectId> ids;
   for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
   DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(spec.actor_id) : LeaseFor(spec);
+  if (peer && spec.kind == ri::kActorTask && spec.max_retries < -1) {
+    spec.max_retries = direct_actors_[spec.actor_id].max_task_retries;
+  }
   if (peer) {
     for (const ObjectId& id : ids) refs_->Own(id, /*direct=*/true);
     SubmitDirect(*peer, std::move(spec));
@@ -121,6 +134,11 @@ TaskSubmitter::DirectPeer& TaskSubmitter::PeerAt(const std::string& endpoint) {
 
 TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_id) {
   DirectActor& actor = direct_actors_[actor_id];
+  if (actor.route == DirectActor::kDirect && MonoMillis() - routes_checked_ms_ >= kRouteFreshMs) {
+    // Its worker may have died since we last heard from the raylet (ActorGone).
+    if (!raylet_->Pump(0)) return nullptr;
+    routes_checked_ms_ = MonoMillis();
+  }
   if (actor.route == DirectActor::kDirect) return actor.peer;
   if (actor.route == DirectActor::kNever ||
       (actor.route == DirectActor::kRaylet && actor.asked_epoch == objects_->block_epoch())) {
@@ -141,6 +159,8 @@ TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_i
   }
   actor.peer = &PeerAt(reply->endpoint);
   actor.route = DirectActor::kDirect;
+  actor.max_task_retries = reply->max_task_retries;
+  routes_checked_ms_ = MonoMillis();
   return actor.peer;
 }
 
@@ -176,6 +196,10 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
                                           MessageType::kLeaseReply);
     if (reply.ok() && reply->outcome == LeaseReply::kGranted && !reply->endpoint.empty()) {
       DirectPeer& w = PeerAt(reply->endpoint);
+      if (!w.gate) w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.endpoint));
+      w.gate_base = w.gate ? w.gate->Starts() : 0;  // the worker is idle
+      w.gate_lease = w.gate ? w.gate->Lease() : 0;
+      w.lease_seq = next_seq_;
       w.lease = shape;
       w.idle_since_ms = MonoMillis();
       pool.workers.push_back(&w);
@@ -186,10 +210,14 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
     pool.busy = reply.ok() && reply->outcome == LeaseReply::kBusy;
   }
   // Every resource is taken: short tasks queue behind ours on our leases (their
-  // workers start the next without a round trip); long ones wait in the raylet's
-  // queue for whichever worker frees first.
+  // workers start the next without a round trip; when one of them idles, the calls
+  // not started move to it); long ones wait in the raylet's queue for whichever
+  // worker frees first.
   bool short_tasks = pool.task_ms >= 0 && pool.task_ms < kShortTaskMs;
-  if (pool.busy && short_tasks && least && least->inflight.size() < kMaxLeaseQueue) return least;
+  if (pool.busy && short_tasks && least && least->gate &&
+      least->inflight.size() < kMaxLeaseQueue) {
+    return least;
+  }
   return nullptr;
 }
 
@@ -207,7 +235,8 @@ void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
     objects_->direct().Expect(call.returns.back());
   }
   spec.caller = raylet_->identity();
-  if (spec.kind == ri::kNormalTask) call.spec = spec;
+  call.seq = ++next_seq_;
+  if (spec.kind == ri::kNormalTask || spec.max_retries != 0) call.spec = spec;
   task.spec = std::move(spec);
   peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
   // Frees gather here as for raylet submissions (fire-and-forget loops stay bounded).
@@ -255,6 +284,7 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
     return;
   }
   std::vector<ObjectId> returns = std::move(call->second.returns);
+  if (!peer.lease.empty() && call->second.seq > peer.lease_seq) ++peer.gate_base;
   peer.inflight.erase(call);
   if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
   if (!peer.lease.empty() && done.end_ms >= done.start_ms) {
@@ -287,6 +317,64 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   // A result missing from the answer is an error, not a wait forever.
   FailResults(returns, ri::ErrorInfo{ri::kSystem, "ray::Internal",
                                      "the worker's answer lacked this result", "", ""});
+  if (!peer.lease.empty() && peer.inflight.empty()) MoveQueuedTo(peer);
+}
+
+void TaskSubmitter::MoveQueuedTo(DirectPeer& idle) {
+  auto pool = leases_.find(idle.lease);
+  if (pool == leases_.end()) return;
+  DirectPeer* busiest = nullptr;
+  for (DirectPeer* w : pool->second.workers) {
+    if (w == &idle || !w->gate || !w->dealer || w->inflight.size() < 2) continue;
+    if (!busiest || w->inflight.size() > busiest->inflight.size()) busiest = w;
+  }
+  if (!busiest) return;
+  for (DirectCall& call : TakeBack(*busiest)) Resend(idle, std::move(call));
+}
+
+std::vector<TaskSubmitter::DirectCall> TaskSubmitter::TakeBack(DirectPeer& peer) {
+  // The lease's calls in flight are the worker's starts after gate_base, in the
+  // order sent (earlier calls, of a lease before, all started).
+  std::vector<std::pair<std::string, DirectCall>> calls;
+  for (auto it = peer.inflight.begin(); it != peer.inflight.end();) {
+    if (it->second.seq <= peer.lease_seq) {
+      ++it;
+      continue;
+    }
+    calls.emplace_back(it->first, std::move(it->second));
+    it = peer.inflight.erase(it);
+  }
+  std::sort(calls.begin(), calls.end(),
+            [](const auto& a, const auto& b) { return a.second.seq < b.second.seq; });
+  // (A worker that ended our lease meanwhile runs what it has; the gate is not ours.)
+  std::optional<uint64_t> closed = peer.gate->Close(peer.gate_lease);
+  uint64_t starts = closed.value_or(0);
+  size_t started = closed && starts >= peer.gate_base ? starts - peer.gate_base : calls.size();
+  started = std::min(started, calls.size());
+  std::vector<DirectCall> taken;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (i < started) {
+      peer.inflight.emplace(std::move(calls[i].first), std::move(calls[i].second));
+    } else {
+      taken.push_back(std::move(calls[i].second));
+    }
+  }
+  // The marker: the worker drops what came before it and did not start, and reopens.
+  if (closed) peer.dealer->Send(protocol::Encode(MessageType::kTakenBack, 0, std::string()));
+  EndLease(peer);
+  return taken;
+}
+
+void TaskSubmitter::Resend(DirectPeer& peer, DirectCall call) {
+  protocol::ExecuteTask task;
+  for (const auto& arg : call.spec->args) {
+    if (arg.is_ref) task.resolved.push_back(objects_->ArgPayload(ObjectId::FromBinary(arg.data)));
+  }
+  task.spec = *call.spec;
+  call.seq = ++next_seq_;
+  std::string id = call.spec->task_id;
+  peer.inflight.emplace(std::move(id), std::move(call));
+  peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
 }
 
 void TaskSubmitter::FailResults(const std::vector<ObjectId>& returns, const ri::ErrorInfo& e) {
@@ -310,23 +398,34 @@ void TaskSubmitter::OnActorGone(const protocol::ActorGone& gone) {
   actor.asked_epoch = objects_->block_epoch();
   actor.peer = nullptr;
   DrainPeer(peer);  // answers the worker sent before it went still count
-  for (const auto& [task, call] : peer.inflight) {
+  // In the order they were sent: calls with retries left go through the raylet, which
+  // runs them on the restarted actor (or fails them if it does not restart).
+  std::vector<DirectCall> lost;
+  for (auto& [task, call] : peer.inflight) lost.push_back(std::move(call));
+  peer.inflight.clear();
+  peer.dealer.reset();
+  std::sort(lost.begin(), lost.end(),
+            [](const DirectCall& a, const DirectCall& b) { return a.seq < b.seq; });
+  for (DirectCall& call : lost) {
+    if (call.spec && call.spec->max_retries != 0) {
+      if (call.spec->max_retries > 0) --call.spec->max_retries;
+      Resubmit(std::move(call));
+      continue;
+    }
     FailResults(call.returns,
                 ri::ErrorInfo{ri::kActorDied, "ActorDiedError",
                               fmt::format("actor method {} did not finish: {}", call.function,
                                           gone.cause),
                               call.function, ""});
   }
-  peer.inflight.clear();
-  peer.dealer.reset();
 }
 
 void TaskSubmitter::OnLeaseGone(const protocol::LeaseGone& gone) {
   auto it = peers_.find(gone.endpoint);
   if (it == peers_.end()) return;
   DirectPeer& peer = *it->second;
+  EndLease(peer);   // (first: no calls move to it)
   DrainPeer(peer);  // answers sent before the worker died still count
-  EndLease(peer);
   peer.dealer.reset();
   auto lost = std::move(peer.inflight);
   peer.inflight.clear();

@@ -6,14 +6,19 @@
 // "not now". The raylet says yes only for an actor alive on this node with none of
 // this caller's calls still queued or running there, so that calls keep their order
 // when the route changes. When the actor's worker goes, the raylet sends ActorGone:
-// calls in flight fail, and later ones go through the raylet (which restarts the
-// actor, or fails them).
+// calls in flight fail (or, with retries left, max_task_retries, go through the raylet
+// again, in their order), and later ones go through the raylet (which restarts the
+// actor, or fails them). A direct route unchecked for 1 ms is checked against the
+// raylet's news before a call uses it.
 //
 // Normal tasks whose arguments are all here: the submitter asks the raylet to lease
 // it an idle worker for the task's resource shape (the worker holds them meanwhile),
 // and sends tasks straight to it: to an idle lease, else a new one. When the raylet
 // has no resources left for another, short tasks queue on the caller's leases and
-// long ones go through the raylet. The worker returns the lease once it has been idle
+// long ones go through the raylet. When one of its leases idles, the calls queued on
+// another lease of the shape that did not start move to it (taken back through the
+// worker's start gate, serialization/start_gate.h), so no call waits behind a running
+// one while a worker it holds is free. The worker returns the lease once it has been idle
 // for a while (telling the caller; tasks that cross that on the way are bounced back,
 // and go through the raylet). If the worker dies, the raylet sends LeaseGone and the
 // tasks in flight go through the raylet, with one retry fewer.
@@ -33,6 +38,7 @@
 #include "runtime/api/reference_counter.h"
 #include "runtime/ids/ids.h"
 #include "runtime/serialization/protocol.h"
+#include "runtime/serialization/start_gate.h"
 #include "runtime/transport/transport.h"
 
 namespace ray::core {
@@ -53,7 +59,9 @@ class TaskSubmitter {
   struct DirectCall {
     std::string function;
     std::vector<ObjectId> returns;
-    std::optional<protocol::TaskSpec> spec;  // normal tasks: sent again if the worker goes
+    // Sent again if the worker goes: normal tasks, and actor calls with retries left.
+    std::optional<protocol::TaskSpec> spec;
+    uint64_t seq = 0;  // the order calls were sent in
   };
   // A connection to a worker's direct socket.
   struct DirectPeer {
@@ -62,6 +70,12 @@ class TaskSubmitter {
     std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
     int64_t idle_since_ms = 0;  // monotonic: when its last call in flight was answered
     std::unordered_map<std::string, DirectCall> inflight;  // by task id
+    // Leased: the worker's start gate (null: no calls queue on it), and the starts
+    // before its first call in flight.
+    std::unique_ptr<protocol::StartGate> gate;
+    uint64_t gate_base = 0;
+    uint64_t lease_seq = 0;  // calls sent under the lease have a greater seq
+    uint64_t gate_lease = 0;  // the worker's lease count when it was granted
   };
   struct DirectActor {
     // kAsk: ask the raylet before the next call; kRaylet: calls go through the
@@ -70,6 +84,7 @@ class TaskSubmitter {
     enum Route { kAsk, kRaylet, kDirect, kNever } route = kAsk;
     uint64_t asked_epoch = 0;
     DirectPeer* peer = nullptr;
+    int32_t max_task_retries = 0;  // kDirect: the actor's, as the raylet told
   };
   struct LeasePool {
     std::vector<DirectPeer*> workers;
@@ -85,6 +100,14 @@ class TaskSubmitter {
   // A leased worker to run `spec` on, or null (the task goes through the raylet).
   DirectPeer* LeaseFor(const protocol::TaskSpec& spec);
   void SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec);
+  // Sends a call made before (its results expected already) to `peer`.
+  void Resend(DirectPeer& peer, DirectCall call);
+  // A lease of ours is idle: calls queued on another lease of the shape, not started
+  // yet, move to it (so none waits behind a running task while its worker is free).
+  void MoveQueuedTo(DirectPeer& idle);
+  // Closes the leased worker's start gate and takes back the calls not started (in
+  // the order sent); the lease is over for us.
+  std::vector<DirectCall> TakeBack(DirectPeer& peer);
   void OnPeerFrame(DirectPeer& peer, std::string_view frame);
   void OnDirectDone(DirectPeer& peer, protocol::TaskDone done);
   // Every frame waiting on the peer's socket, handled.
@@ -104,6 +127,9 @@ class TaskSubmitter {
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
   std::unordered_map<std::string, LeasePool> leases_;           // by resource shape
   std::vector<DirectPeer*> polled_peers_;  // the peers of the poll under way
+  uint64_t next_seq_ = 0;                  // of direct calls sent
+  // When a direct route was last checked against the raylet's news (ActorGone).
+  int64_t routes_checked_ms_ = 0;
 };
 
 }  // namespace ray::core

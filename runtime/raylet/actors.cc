@@ -30,6 +30,7 @@ void Raylet::SubmitActorTask(TaskSpec t) {
              fmt::format("actor method {} cannot run: {}", t.function, cause));
     return;
   }
+  if (t.max_retries < -1) t.max_retries = a->creation.max_retries;  // the actor's
   a->queue.push_back(std::move(t));
   PumpActor(*a);
 }
@@ -67,16 +68,27 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   Actor& a = *found;
   if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
   NotifyDirectCallers(actor_id, a, cause);
-  for (const auto& t : a.inflight) {
+  bool job_over = finished_jobs_.count(a.creation.job_id) > 0;
+  bool restarts = !job_over && a.MayRestart();
+  // Calls that were running or sent: run again on the restarted actor, first and in
+  // their order, while they have retries left (max_task_retries); else they fail.
+  std::deque<TaskSpec> again;
+  for (auto& t : a.inflight) {
+    if (restarts && t.max_retries != 0) {
+      if (t.max_retries > 0) --t.max_retries;
+      again.push_back(std::move(t));
+      continue;
+    }
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} did not finish: {}", t.function, cause));
   }
   a.inflight.clear();
+  a.queue.insert(a.queue.begin(), std::make_move_iterator(again.begin()),
+                 std::make_move_iterator(again.end()));
   a.worker.clear();
   if (a.head_waiter) a.head_waiter->done = true;
   a.head_waiter.reset();
-  bool job_over = finished_jobs_.count(a.creation.job_id) > 0;
-  if (!job_over && a.MayRestart()) {
+  if (restarts) {
     ++a.restarts;
     a.state = Actor::kRestarting;
     RAY_LOG_WARN("restarting actor {} ({} of {}): {}", Hex(actor_id), a.restarts,
@@ -136,7 +148,7 @@ protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const std::st
   // here. (Its requests arrive in order, so any it sent before asking are here now.)
   if (a.HasCallsFrom(caller.peer)) return {};
   a.direct_callers.insert(caller.peer);
-  return {ActorRouteReply::kDirect, w->second.direct_endpoint};
+  return {ActorRouteReply::kDirect, w->second.direct_endpoint, a.creation.max_retries};
 }
 
 void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {

@@ -48,6 +48,7 @@
 #include "runtime/scheduler/placement.h"
 #include "runtime/scheduler/resources.h"
 #include "runtime/serialization/running_task.h"
+#include "runtime/serialization/start_gate.h"
 #include "runtime/transport/transport.h"
 
 #include "runtime/raylet/actor_directory.h"

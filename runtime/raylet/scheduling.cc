@@ -24,7 +24,16 @@ void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
   if (!spec) return;
   Status valid = CheckTaskSpec(*spec);
   if (!valid.ok()) {
-    RAY_LOG_WARN("peer {}: dropped task {}: {}", Hex(peer), spec->function, valid.message());
+    RAY_LOG_WARN("peer {}: refused task {}: {}", Hex(peer), spec->function, valid.message());
+    // A task whose results can be named fails with the reason; any other is dropped.
+    TaskSpec named;
+    named.task_id = spec->task_id;
+    named.num_returns = spec->num_returns;
+    named.plugin = "0";
+    if (CheckTaskSpec(named).ok()) {
+      FailTask(*spec, ri::kSystem, "ValueError",
+               fmt::format("task {} refused: {}", spec->function, valid.message()));
+    }
     return;
   }
   spec->caller = peer;
@@ -345,8 +354,11 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   ready_.Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
   DirectCallDied(c, e.how);
-  // A worker that was killed left its socket for direct calls behind, and its slot.
-  transport::RemoveSocketFile(transport::WorkerEndpoint(endpoint_, e.worker_id));
+  // A worker that was killed left its socket for direct calls behind, its start gate
+  // and its slot.
+  std::string endpoint = transport::WorkerEndpoint(endpoint_, e.worker_id);
+  transport::RemoveSocketFile(endpoint);
+  ::unlink(protocol::StartGatePath(endpoint).c_str());
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
@@ -380,6 +392,10 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 
 protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::LeaseRequest& req) {
   using protocol::LeaseReply;
+  if (Status valid = protocol::CheckResourceRequest(req.resources); !valid.ok()) {
+    RAY_LOG_WARN("peer {}: refused a lease: {}", Hex(caller.peer), valid.message());
+    return {};
+  }
   TaskSpec shape;
   shape.resources = req.resources;
   ResourceSet need = ResourcesOf(shape);

@@ -131,9 +131,25 @@ Status CheckTaskSpec(const TaskSpec& t) {
       return Status::InvalidArgument(fmt::format("a {}-byte ObjectRef argument", a.data.size()));
     }
   }
-  for (const auto& [name, amount] : t.resources) {
-    if (!std::isfinite(amount) || amount < 0) {
-      return Status::InvalidArgument(fmt::format("resource {} = {}", name, amount));
+  return CheckResourceRequest(t.resources);
+}
+
+Status CheckResourceRequest(const std::map<std::string, double>& resources) {
+  for (const auto& [name, amount] : resources) {
+    if (name.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("a resource with an empty name (amount {}) was requested", amount));
+    }
+    auto refuse = [&](const char* why) {
+      return Status::InvalidArgument(fmt::format("resource '{}' = {}: {}", name, amount, why));
+    };
+    if (!std::isfinite(amount)) return refuse("the amount is not a finite number");
+    if (amount < 0) return refuse("resource quantities may not be negative");
+    if (amount > 1 && amount != std::floor(amount)) {
+      return refuse("resource quantities >1 must be whole numbers");
+    }
+    if (amount > 0 && amount < 0.0001) {
+      return refuse("the precision of a fractional quantity cannot go beyond 0.0001");
     }
   }
   return Status::Ok();

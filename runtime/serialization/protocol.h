@@ -66,6 +66,8 @@ enum class MessageType : uint16_t {
   // worker) and kTaskDone (worker -> caller), and:
   kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend
   kLeaseReturned = 71,  // worker -> caller: empty body; the lease ended
+  kTakenBack = 72,      // caller -> worker: empty body; it closed the start gate and took
+                        // back the calls not started (start_gate.h); the lease ends
   // raylet/cli -> gcs
   kRegisterNode = 40,   // NodeInfo -> GcsReply
   kHeartbeat = 41,      // Heartbeat -> GcsReply
@@ -188,6 +190,13 @@ struct TaskSpec : ray::internal::TaskRequest {
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.
 // Nothing relies on the sender for this.
 Status CheckTaskSpec(const TaskSpec& t);
+
+// Why a resource request (a task's, an actor's, a lease's) is refused, or Ok. Ray's
+// rules: a name is not empty; an amount is finite and not negative; an amount above 1
+// is a whole number; a fraction is at least 0.0001 (the unit resources count in). A
+// zero amount asks for nothing (submitters drop it). The message names the resource
+// and the amount. (A zero CPU amount is not the default of 1: it is kept.)
+Status CheckResourceRequest(const std::map<std::string, double>& resources);
 
 enum class ObjectState : uint8_t { kMissing = 0, kInline = 1, kShared = 2, kError = 3 };
 
@@ -329,7 +338,8 @@ struct ActorRouteReply {
   };
   uint8_t route = kRaylet;
   std::string endpoint;
-  MSGPACK_DEFINE_ARRAY(route, endpoint);
+  int32_t max_task_retries = 0;  // kDirect: the actor's (-1: no limit)
+  MSGPACK_DEFINE_ARRAY(route, endpoint, max_task_retries);
 };
 
 // A worker running a direct call finds the plugin's copy on this node.

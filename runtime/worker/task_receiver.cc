@@ -28,6 +28,8 @@ Result<std::unique_ptr<TaskReceiver>> TaskReceiver::Bind(const std::string& rayl
   r->worker_id_ = worker_id;
   RAY_ASSIGN_OR_RETURN(r->endpoint_,
                        r->router_.Bind(transport::WorkerEndpoint(raylet_endpoint, worker_id)));
+  // (Without it, senders queue no tasks here.)
+  r->gate_ = protocol::StartGate::Create(protocol::StartGatePath(r->endpoint_));
   return r;
 }
 
@@ -44,7 +46,8 @@ void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* ob
   running_ = protocol::RunningTaskSlot::Create(running_path_);
   raylet_->OnMessage<protocol::ExecuteTask>(MessageType::kExecuteTask, "ExecuteTask",
                                             [this](protocol::ExecuteTask task) {
-                                              pending_.push_back(IncomingTask{std::move(task), ""});
+                                              IncomingTask in{std::move(task), ""};
+                                              if (!Dropped(in)) pending_.push_back(std::move(in));
                                             });
   raylet_->OnMessage<protocol::RevokeTasks>(
       MessageType::kRevokeTasks, "RevokeTasks",
@@ -72,6 +75,23 @@ void TaskReceiver::OnRevokeTasks(const protocol::RevokeTasks& revoke) {
   });
 }
 
+bool TaskReceiver::Dropped(const IncomingTask& task) const {
+  return task.task.spec.kind == ri::kNormalTask && draining_.count(task.reply_to) > 0;
+}
+
+void TaskReceiver::DropTakenBack(const std::string& sender) {
+  draining_.insert(sender);
+  std::erase_if(pending_, [&](const IncomingTask& t) { return Dropped(t); });
+  std::erase_if(unleased_, [&](const Unleased& u) { return Dropped(u.task); });
+}
+
+void TaskReceiver::OnMarker(const std::string& sender) {
+  // Every task the sender sent before its marker came before it.
+  DropTakenBack(sender);
+  draining_.erase(sender);
+  if (gate_) gate_->Reopen();
+}
+
 void TaskReceiver::OnLeaseGranted(const protocol::LeaseGranted& grant) {
   leased_to_ = grant.caller;
   lease_revoked_ = lease_yield_ = false;
@@ -80,8 +100,9 @@ void TaskReceiver::OnLeaseGranted(const protocol::LeaseGranted& grant) {
 }
 
 void TaskReceiver::OnRevokeLease() {
-  // The caller is gone: its tasks not started yet are dropped.
+  // The caller is gone: its tasks not started yet are dropped (and no marker comes).
   std::erase_if(pending_, [&](const IncomingTask& t) { return t.reply_to == leased_to_; });
+  if (!leased_to_.empty()) OnMarker(leased_to_);
   lease_revoked_ = !leased_to_.empty();
 }
 
@@ -97,15 +118,23 @@ std::optional<IncomingTask> TaskReceiver::NextTask() {
   while (true) {
     FlushTaskEvents(/*force=*/false);
     CheckUnleased();
-    if (!leased_to_.empty() && pending_.empty() &&
+    // (Not while the lease holder's marker is due: the gate is closed until it comes.)
+    if (!leased_to_.empty() && pending_.empty() && draining_.count(leased_to_) == 0 &&
         (lease_revoked_ || lease_yield_ || MonoMillis() >= lease_idle_ms_)) {
       (void)raylet_->Pump(0);  // a task may be on its way
-      if (pending_.empty() && !leased_to_.empty()) ReturnLease();
+      // (Not while the holder closed the gate: its marker comes first.)
+      if (pending_.empty() && !leased_to_.empty() && (!gate_ || gate_->EndLease())) {
+        ReturnLease();
+      }
     }
     if (!pending_.empty()) {
       IncomingTask task = std::move(pending_.front());
       pending_.pop_front();
       const protocol::TaskSpec& spec = task.task.spec;
+      if (gate_ && spec.kind == ri::kNormalTask && !gate_->TryStart()) {
+        DropTakenBack(task.reply_to);  // its sender runs it elsewhere
+        continue;
+      }
       if (running_ && !task.reply_to.empty()) {  // the raylet does not know of it
         running_->Begin({spec.task_id, spec.job_id, spec.function, NowMillis()});
       }
@@ -159,6 +188,11 @@ void TaskReceiver::FlushTaskEvents(bool force) {
 
 void TaskReceiver::OnDirectFrame(const std::string& caller, std::string_view frame) {
   auto env = protocol::DecodeEnvelope(frame);
+  if (env.ok() && env->type == MessageType::kTakenBack) {
+    OnMarker(caller);
+    if (caller == leased_to_ && !lease_revoked_) lease_yield_ = true;  // ends once idle
+    return;
+  }
   auto task = env.ok() && env->type == MessageType::kExecuteTask
                   ? protocol::DecodeBody<protocol::ExecuteTask>(env->body, "ExecuteTask")
                   : Result<protocol::ExecuteTask>(Status::InvalidArgument("not an ExecuteTask"));
@@ -177,6 +211,7 @@ void TaskReceiver::OnDirectFrame(const std::string& caller, std::string_view fra
   }
   task->plugin_path.clear();  // found by the worker (actor methods: the actor's plugin)
   IncomingTask in{std::move(task).value(), caller};
+  if (Dropped(in)) return;  // taken back by the caller
   if (in.task.spec.kind == ri::kActorTask || caller == leased_to_) {
     pending_.push_back(std::move(in));
   } else {
@@ -187,7 +222,9 @@ void TaskReceiver::OnDirectFrame(const std::string& caller, std::string_view fra
 void TaskReceiver::CheckUnleased() {
   while (!unleased_.empty()) {
     Unleased& u = unleased_.front();
-    if (u.task.reply_to == leased_to_) {
+    if (Dropped(u.task)) {
+      // taken back by its caller
+    } else if (u.task.reply_to == leased_to_) {
       pending_.push_back(std::move(u.task));
     } else if (MonoMillis() - u.arrived_ms >= kUnleasedWaitMs || !leased_to_.empty() ||
                u.task.reply_to == returned_to_) {

@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "runtime/base/status.h"
 #include "runtime/serialization/protocol.h"
 #include "runtime/serialization/running_task.h"
+#include "runtime/serialization/start_gate.h"
 #include "runtime/transport/transport.h"
 
 namespace ray::worker {
@@ -58,6 +60,11 @@ class TaskReceiver {
   // Tasks from callers this worker is not (yet) leased to: the lease may be on its way.
   void CheckUnleased();
   void Bounce(const std::string& caller, const std::string& task_id);
+  // `sender` ("": the raylet) closed the start gate: its normal tasks not started are
+  // dropped, until its marker comes (TakenBack, or the raylet's RevokeTasks).
+  void DropTakenBack(const std::string& sender);
+  void OnMarker(const std::string& sender);
+  bool Dropped(const IncomingTask& task) const;
   void ReturnLease();
   void FlushTaskEvents(bool force);
 
@@ -69,6 +76,8 @@ class TaskReceiver {
   std::unique_ptr<protocol::RunningTaskSlot> running_;  // the direct call it runs, for the raylet
   std::string running_path_;
   std::deque<IncomingTask> pending_;  // received, not yet started
+  std::unique_ptr<protocol::StartGate> gate_;  // null: tasks are not taken back
+  std::set<std::string> draining_;  // senders whose tasks are dropped until their marker
   bool exit_requested_ = false;
   std::string leased_to_;       // the caller this worker is leased to ("": none)
   std::string returned_to_;     // the caller whose lease it returned last

@@ -74,6 +74,18 @@ TEST_F(CoreSemanticsTest, ResourcesBoundConcurrency) {
 
 TEST_F(CoreSemanticsTest, Actors) { ExpectPassed("actors", {"--num-cpus", "2"}); }
 
+TEST_F(CoreSemanticsTest, ActorRestartRoutesCallsToTheNewInstanceAndRetries) {
+  ExpectPassed("actor_restart", {"--num-cpus", "2"});
+}
+
+TEST_F(CoreSemanticsTest, TasksThatMustRunSideBySideDoWhileACpuIsFree) {
+  ExpectPassed("side_by_side", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
+}
+
+TEST_F(CoreSemanticsTest, ResourceRequestsAreCheckedAtSubmission) {
+  ExpectPassed("resource_requests", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
+}
+
 TEST_F(CoreSemanticsTest, DirectActorCallsKeepOrderAndSemantics) {
   ExpectPassed("direct_calls", {"--num-cpus", "2"});
 }

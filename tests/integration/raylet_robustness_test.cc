@@ -98,7 +98,7 @@ class RayletRobustnessTest : public ::testing::Test {
     for (int w : PidsOf("_worker")) live += ReadText("/proc/" + std::to_string(w) + "/cmdline");
     for (const auto& f : std::filesystem::directory_iterator(session_ + "/sockets")) {
       std::string name = f.path().filename().string();
-      if (name.rfind("w-", 0) != 0) continue;  // w-<id>: its socket; w-<id>.task
+      if (name.rfind("w-", 0) != 0) continue;  // w-<id>: its socket; w-<id>.task, .gate
       EXPECT_NE(live.find(name.substr(2, 16)), std::string::npos)
           << name << " of a dead worker (" << killed.size() << " killed)";
     }
@@ -251,6 +251,16 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   spec.resources = {{"CPU", -4}};
   ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
                 "a task asking for -4 CPUs");
+  spec.resources = {{"Custom", 2.5}};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
+                "a task asking for 2.5 of a resource");
+  spec.resources = {{"", 1}};
+  ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),
+                "a task asking for a resource without a name");
+  ExpectDropped(*driver,
+                protocol::Encode(MessageType::kLeaseWorker, 0,
+                                 protocol::LeaseRequest{{{"CPU", 1.5}}, std::string(4, 'j')}),
+                "a lease of 1.5 CPUs");
   spec.resources.clear();
   spec.plugin = "../../../../tmp/evil";
   ExpectDropped(*driver, protocol::Encode(MessageType::kSubmitTask, 0, spec),

@@ -311,6 +311,39 @@ class BlobKeeper {
 };
 RAY_REMOTE(BlobKeeper::Create, &BlobKeeper::Keep, &BlobKeeper::Sum);
 
+// An actor whose calls can be running when its worker is killed.
+class Napper {
+ public:
+  static Napper* Create(std::string dir) { return new Napper(std::move(dir)); }
+  int Pid() { return static_cast<int>(::getpid()); }
+  // Writes its pid to <dir>/<key>-<n> for the n-th run with this key, sleeps `ms` on
+  // the first `sleepy_runs` runs, and returns the pid.
+  int Nap(int ms, std::string key, int sleepy_runs) {
+    int n = TakeMarker(dir_, key);
+    std::ofstream(dir_ + "/" + key + "-" + std::to_string(n)) << Pid();
+    if (n <= sleepy_runs) SleepMs(ms);
+    return Pid();
+  }
+
+ private:
+  explicit Napper(std::string dir) : dir_(std::move(dir)) {}
+  std::string dir_;
+};
+RAY_REMOTE(Napper::Create, &Napper::Pid, &Napper::Nap);
+
+// Waits (at most deadline_ms) for the file at `path`; whether it came.
+bool AwaitFile(std::string path, int deadline_ms) {
+  for (int64_t end = NowMs() + deadline_ms; NowMs() < end; SleepMs(10)) {
+    if (::access(path.c_str(), F_OK) == 0) return true;
+  }
+  return false;
+}
+bool MakeFile(std::string path) {
+  std::ofstream(path) << "written";
+  return ::access(path.c_str(), F_OK) == 0;
+}
+RAY_REMOTE(AwaitFile, MakeFile);
+
 // ---------------------------------------------------------------------------
 // Cases.
 
@@ -789,6 +822,159 @@ void Output(const std::string&) {
   CHECK_THAT(*ray::Get(ray::Task(PrintHello).Remote(1)) == 1, "PrintHello");
 }
 
+// Waits (at most 20 s) for the n-th run of Napper::Nap with `key` to begin; its pid.
+int AwaitNap(const std::string& dir, const std::string& key, int n) {
+  std::string path = dir + "/" + key + "-" + std::to_string(n);
+  int pid = 0;
+  for (int64_t end = NowMs() + 20000; NowMs() < end && pid <= 0; SleepMs(10)) {
+    std::ifstream in(path);
+    if (!(in >> pid)) pid = 0;
+  }
+  CHECK_THAT(pid > 0, "run " << n << " of nap " << key << " did not begin within 20 s");
+  return pid;
+}
+
+// Kills a worker of this node and waits (at most 20 s) until the raylet has reaped it
+// (its parent: the raylet knows of the death then).
+void KillAndAwaitReaped(int pid) {
+  ::kill(pid, SIGKILL);
+  for (int64_t end = NowMs() + 20000; NowMs() < end; SleepMs(10)) {
+    if (::kill(pid, 0) != 0) return;
+  }
+  CHECK_THAT(false, "worker " << pid << " was not reaped within 20 s");
+}
+
+// CORE-057 with fault tolerance: after an actor's worker is killed and the actor
+// restarts, calls go to the new instance; calls running (or sent) when it died fail
+// with ActorDiedError, or run again on the new instance with max_task_retries.
+void ActorRestart(const std::string& dir) {
+  // A call made a while after the death, the caller idle meanwhile (it heard nothing
+  // from the raylet): it reaches the restarted instance.
+  auto a = ray::Actor(Napper::Create).SetMaxRestarts(-1).Remote(dir);
+  int first = *ray::Get(a.Task(&Napper::Pid).Remote());
+  for (int i = 0; i < 3; ++i) {  // by now the calls go straight to the actor's worker
+    CHECK_THAT(*ray::Get(a.Task(&Napper::Pid).Remote()) == first, "the same instance");
+  }
+  KillAndAwaitReaped(first);
+  SleepMs(1000);
+  int second = 0;
+  try {
+    second = *ray::Get(a.Task(&Napper::Pid).Remote());
+  } catch (const ray::ActorDiedError& e) {
+    CHECK_THAT(false, "a call made 1 s after the restart began failed: " << e.what());
+  }
+  CHECK_THAT(second != first && second > 0, "pid " << second << " after " << first);
+  CHECK_THAT(*ray::Get(a.Task(&Napper::Pid).Remote()) == second, "the new instance again");
+
+  // A call running when the worker dies fails (max_task_retries 0); the next works.
+  auto inflight = a.Task(&Napper::Nap).Remote(60000, std::string("a"), 1);
+  CHECK_THAT(AwaitNap(dir, "a", 1) == second, "the nap runs on the second instance");
+  KillAndAwaitReaped(second);
+  auto died = ExpectThrow<ray::ActorDiedError>([&] { ray::Get(inflight); },
+                                               "a call running when the worker died");
+  std::printf("in flight at the death: %s\n", died.what());
+  int third = *ray::Get(a.Task(&Napper::Pid).Remote());
+  CHECK_THAT(third != second && third != first, "a third instance");
+
+  // With max_task_retries, calls running when the worker died run again on the new
+  // instance, and the calls behind them after them: sent through the raylet (just
+  // after the actor's creation) ...
+  auto b = ray::Actor(Napper::Create).SetMaxRestarts(-1).SetMaxTaskRetries(1).Remote(dir);
+  auto via_raylet = b.Task(&Napper::Nap).Remote(60000, std::string("b"), 1);
+  auto behind = b.Task(&Napper::Pid).Remote();
+  int b1 = AwaitNap(dir, "b", 1);
+  KillAndAwaitReaped(b1);
+  int b2 = 0;
+  try {
+    b2 = *ray::Get(via_raylet, std::chrono::seconds(30));
+  } catch (const ray::RayException& e) {
+    CHECK_THAT(false, "a call (through the raylet) with a retry left failed: " << e.what());
+  }
+  CHECK_THAT(b2 != b1 && b2 > 0, "the retried call ran on " << b2 << ", the dead worker");
+  CHECK_THAT(*ray::Get(behind) == b2, "the call behind it ran on the new instance");
+  // ... and straight to the actor's worker.
+  for (int i = 0; i < 3; ++i) ray::Get(b.Task(&Napper::Pid).Remote());
+  auto direct = b.Task(&Napper::Nap).Remote(60000, std::string("c"), 1);
+  auto behind_direct = b.Task(&Napper::Pid).Remote();
+  CHECK_THAT(AwaitNap(dir, "c", 1) == b2, "the nap runs on the second instance");
+  KillAndAwaitReaped(b2);
+  int b3 = 0;
+  try {
+    b3 = *ray::Get(direct, std::chrono::seconds(30));
+  } catch (const ray::RayException& e) {
+    CHECK_THAT(false, "a direct call with a retry left failed: " << e.what());
+  }
+  CHECK_THAT(b3 != b2 && b3 != b1 && b3 > 0, "the retried direct call ran on " << b3);
+  CHECK_THAT(*ray::Get(behind_direct) == b3, "the direct call behind it ran on the new instance");
+  std::printf("retried on new instances: pid %d -> %d -> %d\n", b1, b2, b3);
+
+  // Retries run out: a call whose instance dies twice, with one retry, fails.
+  auto doomed = b.Task(&Napper::Nap).Remote(60000, std::string("d"), 2);
+  KillAndAwaitReaped(AwaitNap(dir, "d", 1));
+  // (A caller hears of the death, and sends the call again, when it next waits.)
+  ray::Wait(std::vector{doomed}, 1, 500);
+  KillAndAwaitReaped(AwaitNap(dir, "d", 2));
+  ExpectThrow<ray::ActorDiedError>([&] { ray::Get(doomed, std::chrono::seconds(30)); },
+                                   "a call whose retries ran out");
+  CHECK_THAT(*ray::Get(b.Task(&Napper::Pid).Remote()) > 0, "the actor lives on");
+}
+
+// Two tasks that must run side by side (A waits for B's file) do, on 2 CPUs: B never
+// waits behind A while a CPU is free for it, though it was queued behind A on A's lease
+// when every CPU was taken (another task ran meanwhile). (Tasks the raylet sends ahead
+// to a busy worker are not moved yet.)
+void SideBySide(const std::string& dir) {
+  // On a lease: short tasks first (one at a time, on a lease), so that the caller
+  // queues tasks on its leases when every CPU is taken; then a pause, so that the
+  // lease is returned.
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 50; ++i) ray::Get(ray::Task(GetPid).Remote());
+    SleepMs(100);
+    std::string flag = dir + "/leased-" + std::to_string(round);
+    auto a = ray::Task(AwaitFile).Remote(flag, 15000);   // a lease
+    auto other = ray::Task(SleepThenReturn).Remote(300);  // the other CPU's lease
+    auto b = ray::Task(MakeFile).Remote(flag);            // queued on a's lease
+    CHECK_THAT(*ray::Get(a), "round " << round
+                                      << ": A never saw B's file: B waited behind A while "
+                                         "a CPU was free");
+    CHECK_THAT(*ray::Get(b), "B wrote its file");
+    ray::Get(other);
+  }
+}
+
+// Resource requests are checked at submission with Ray's rules.
+void ResourceRequests(const std::string&) {
+  struct Bad {
+    std::map<std::string, double> resources;
+    std::string says;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {{{"", 1}}, "empty name"},
+           {{{"Custom", 2.5}}, "'Custom' = 2.5: resource quantities >1 must be whole numbers"},
+           {{{"CPU", -1}}, "may not be negative"},
+           {{{"CPU", 0.00001}}, "0.0001"},
+       }) {
+    auto e = ExpectThrow<ray::RayException>(
+        [&] { ray::Task(GetPid).SetResources(bad.resources).Remote(); }, bad.says);
+    std::printf("refused: %s\n", e.what());
+    CHECK_THAT(std::string(e.what()).find(bad.says) != std::string::npos, e.what());
+    CHECK_THAT(std::string(e.what()).find("GetPid") != std::string::npos, e.what());
+    auto actor = ExpectThrow<ray::RayException>(
+        [&] { ray::Actor(Napper::Create).SetResources(bad.resources).Remote(std::string()); },
+        "actor: " + bad.says);
+    CHECK_THAT(std::string(actor.what()).find(bad.says) != std::string::npos, actor.what());
+  }
+  // Whole amounts above 1, fractions below, and zero (asks for nothing) are fine.
+  CHECK_THAT(*ray::Get(ray::Task(GetPid).SetResources({{"CPU", 2}, {"Custom", 0}}).Remote()) > 0,
+             "whole and zero amounts");
+  CHECK_THAT(*ray::Get(ray::Task(GetPid).SetResource("CPU", 0.25).Remote()) > 0, "a fraction");
+  auto napper = ray::Actor(Napper::Create).SetResource("CPU", 0.5).Remote(std::string());
+  CHECK_THAT(*ray::Get(napper.Task(&Napper::Pid).Remote()) > 0, "an actor with half a CPU");
+  ExpectThrow<ray::RayException>(
+      [&] { ray::Actor(Napper::Create).SetMaxTaskRetries(-2).Remote(std::string()); },
+      "max_task_retries -2");
+}
+
 // Calling a function that is not in RAY_REMOTE is refused with a clear error.
 void Unregistered(const std::string&) {
   auto e = ExpectThrow<ray::RayException>(
@@ -828,6 +1014,9 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
       {"output", Output},
       {"unregistered", Unregistered},
       {"abandoned", Abandoned},
+      {"actor_restart", ActorRestart},
+      {"side_by_side", SideBySide},
+      {"resource_requests", ResourceRequests},
   };
   return cases;
 }

@@ -6,9 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
+
+#include "runtime/ids/ids.h"
 
 namespace ray::protocol {
 namespace {
@@ -455,6 +459,38 @@ TEST(HostileInputTest, DeepNestingIsRejected) {
   for (int i = 0; i < 40; ++i) claims += std::string("\xdd\x00\x3f\xff\xff", 5);
   ASSERT_NO_THROW(any = DecodeAnything(v1 + claims));
   EXPECT_FALSE(any);
+}
+
+// Ray's rules for resource requests (ray/_raylet.pyx prepare_resources, and
+// ray_option_utils' quantity check).
+TEST(ResourceRequestTest, RaysRulesWithTheResourceNamed) {
+  EXPECT_TRUE(CheckResourceRequest({}).ok());
+  EXPECT_TRUE(CheckResourceRequest({{"CPU", 1}, {"GPU", 0.5}, {"Custom", 4}, {"x", 0}}).ok());
+  EXPECT_TRUE(CheckResourceRequest({{"CPU", 0.0001}, {"big", 1e6}}).ok());
+  struct Bad {
+    std::map<std::string, double> request;
+    std::string says;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {{{"", 1}}, "empty name"},
+           {{{"Custom", 2.5}}, "'Custom' = 2.5: resource quantities >1 must be whole numbers"},
+           {{{"CPU", 1.5}}, "must be whole numbers"},
+           {{{"CPU", -1}}, "'CPU' = -1: resource quantities may not be negative"},
+           {{{"CPU", 0.00001}}, "0.0001"},
+           {{{"CPU", std::nan("")}}, "not a finite number"},
+           {{{"CPU", HUGE_VAL}}, "not a finite number"},
+       }) {
+    Status st = CheckResourceRequest(bad.request);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << bad.says;
+    EXPECT_NE(st.message().find(bad.says), std::string::npos) << st.message();
+  }
+  // Raylets check the tasks they receive the same way.
+  TaskSpec t;
+  t.task_id = std::string(TaskId::kSize, 'a');
+  t.plugin = "ab";
+  EXPECT_TRUE(CheckTaskSpec(t).ok());
+  t.resources = {{"Custom", 2.5}};
+  EXPECT_FALSE(CheckTaskSpec(t).ok());
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 // arguments and results); a method of another class does not compile. A named actor
 // can be found from any job with GetActor. The instance lives until the actor is
 // killed or its job ends; SetMaxRestarts re-runs the factory when its worker dies,
-// and a call the actor can no longer run fails with ActorDiedError.
+// and a call the actor can no longer run fails with ActorDiedError (calls running or
+// sent when the worker died are run again on the restarted actor with
+// SetMaxTaskRetries).
 
 #include <msgpack.hpp>
 
@@ -39,7 +41,7 @@ class ActorHandle {
       req_.kind = internal::kActorTask;
       req_.actor_id = std::move(actor);
       req_.function = internal::NameOf(m);
-      req_.max_retries = 0;
+      req_.max_retries = internal::kActorTaskRetries;
     }
     template <typename... As>
     typename internal::RefsFor<typename Traits::Return>::Type Remote(As&&... as) {
@@ -96,6 +98,13 @@ class ActorCreator : public internal::Options<ActorCreator<F>> {
   // Times the actor is restarted (constructor re-run) when its worker dies.
   ActorCreator& SetMaxRestarts(int n) {
     this->req_.max_restarts = n;
+    return *this;
+  }
+  // Times a method call that was running or sent when the actor's worker died is run
+  // again (on the restarted actor) instead of failing with ActorDiedError: 0 (the
+  // default) never, -1 without limit. Only useful with SetMaxRestarts.
+  ActorCreator& SetMaxTaskRetries(int n) {
+    this->req_.max_retries = n;
     return *this;
   }
   template <typename... As>

@@ -44,6 +44,10 @@ struct TaskArg {
 
 enum TaskKind : uint8_t { kNormalTask = 0, kActorCreation = 1, kActorTask = 2 };
 
+// max_retries of an actor task: as many as the actor's max_task_retries (which is the
+// max_retries of its creation; -1 no limit).
+constexpr int32_t kActorTaskRetries = -2;
+
 // A submission, as the plugin hands it to the runtime (RayRuntimeApi::submit).
 struct TaskRequest {
   uint8_t kind = kNormalTask;
