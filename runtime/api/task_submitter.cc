@@ -75,6 +75,12 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
         fmt::format("{} {}: {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                     spec.function, valid.message()));
   }
+  // (Checked before anything is put or registered for it.)
+  if (spec.kind == ri::kActorCreation && spec.max_retries < -1) {
+    return Status::InvalidArgument(fmt::format(
+        "actor {}: max_task_retries is {}; it is -1 (no limit) or more", spec.function,
+        spec.max_retries));
+  }
   // Large values travel through the object store, not inside the task.
   for (auto& arg : spec.args) {
     if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
@@ -91,11 +97,6 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
     RAY_ASSIGN_OR_RETURN(std::string ignored,
                          raylet_->Call("register_actor_name",
                                        ri::Pack(std::make_tuple(spec.actor_name, spec.task_id))));
-  }
-  if (spec.kind == ri::kActorCreation && spec.max_retries < -1) {
-    return Status::InvalidArgument(fmt::format(
-        "actor {}: max_task_retries is {}; it is -1 (no limit) or more", spec.function,
-        spec.max_retries));
   }
   if (spec.kind == ri::kActorCreation) {
     // Not running yet: no use asking for its worker before the next blocking call.

@@ -263,6 +263,7 @@ bool Raylet::FetchPlugin(const std::string& hash) {
 }
 
 std::string Raylet::PluginPath(const std::string& hash) {
+  if (auto known = known_plugins_.find(hash); known != known_plugins_.end()) return known->second;
   FetchPlugin(hash);
   return options_.session_dir + "/plugins/" + hash + ".so";
 }

@@ -34,13 +34,6 @@ int CountInRayletLogs(const std::string& dir, const std::string& needle) {
   return n;
 }
 
-std::string OnlyFile(const std::string& dir, const std::string& suffix) {
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == suffix) return ReadText(e.path());
-  }
-  return "";
-}
-
 // The pids of `node_dir`'s processes whose command line has `role` (e.g. " _worker ").
 std::vector<int> Role(const std::string& node_dir, const std::string& role) {
   std::vector<int> out;
@@ -120,8 +113,8 @@ ChaosReport RunChaos(const ChaosOptions& o, const std::string& dir) {
   r.elapsed_ms = elapsed_ms();
   r.ended = r.elapsed_ms <= bound_ms && WIFEXITED(status_code);
   r.exit_code = WIFEXITED(status_code) ? WEXITSTATUS(status_code) : -1;
-  r.out = OnlyFile(job_dir, ".out");
-  r.err = OnlyFile(job_dir, ".err");
+  r.out = SpawnedOutput(job_dir, ".out");
+  r.err = SpawnedOutput(job_dir, ".err");
   r.rounds = Value(r.out, "rounds");
   r.checked = Value(r.out, "checked");
   r.wrong = Value(r.out, "wrong");

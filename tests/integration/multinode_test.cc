@@ -190,14 +190,6 @@ TEST_F(MultiNodeTest, AKilledRayletIsMarkedDeadAndLeavesTheTotals) {
   EXPECT_TRUE(dead) << "worker node not marked dead within 15 s (timeout 2 s)";
 }
 
-// The output of the one job spawned into `dir` (SpawnRay numbers its files).
-std::string JobOutput(const std::string& dir, const std::string& suffix) {
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == suffix) return ReadText(e.path());
-  }
-  return "";
-}
-
 // A head and two nodes with resource "Lin", for jobs that lose a node.
 class NodeDeathTest : public ::testing::Test {
  protected:
@@ -216,8 +208,7 @@ class NodeDeathTest : public ::testing::Test {
                           "--resources", "{\"Lin\": 1}", "--temp-dir", dir},
                          dir_.path());
       ASSERT_EQ(join.exit_code, 0) << join.all();
-      auto node = nlohmann::json::parse(ReadText(dir + "/session_latest/node.json"));
-      nodes_.push_back({dir, node["raylet_pid"]});
+      nodes_.push_back(dir);
     }
   }
   void TearDown() override {
@@ -225,7 +216,7 @@ class NodeDeathTest : public ::testing::Test {
       ::kill(job_, SIGKILL);
       ::waitpid(job_, nullptr, 0);
     }
-    for (const auto& n : nodes_) RunRay({"stop", "--temp-dir", n.dir}, dir_.path());
+    for (const auto& n : nodes_) RunRay({"stop", "--temp-dir", n}, dir_.path());
     RunRay({"stop", "--temp-dir", head_}, dir_.path());
     EXPECT_TRUE(AwaitNoProcessesMentioning(dir_.path()).empty());
   }
@@ -234,10 +225,10 @@ class NodeDeathTest : public ::testing::Test {
     std::string id = ReadText(path);
     for (const auto& n : nodes_) {
       // The raylet's log starts with its node id.
-      if (id.empty() || ReadText(n.dir + "/session_latest/logs/raylet.err").find(id) == std::string::npos) {
+      if (id.empty() || ReadText(n + "/session_latest/logs/raylet.err").find(id) == std::string::npos) {
         continue;
       }
-      for (int pid : ProcessesMentioning(n.dir)) ::kill(pid, SIGKILL);
+      for (int pid : ProcessesMentioning(n)) ::kill(pid, SIGKILL);
       return true;
     }
     return false;
@@ -252,11 +243,11 @@ class NodeDeathTest : public ::testing::Test {
     job_ = SpawnRay({"submit", "--address", address_, "--temp-dir", head_, IT_MULTINODE_PLUGIN,
                      which, notes_},
                     job_dir);
-    for (int i = 0; i < 600 && JobOutput(job_dir, ".out").find("made") == std::string::npos; ++i) {
+    for (int i = 0; i < 600 && SpawnedOutput(job_dir, ".out").find("made") == std::string::npos; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    ASSERT_NE(JobOutput(job_dir, ".out").find("made"), std::string::npos)
-        << "not made within 60 s: " << JobOutput(job_dir, ".err");
+    ASSERT_NE(SpawnedOutput(job_dir, ".out").find("made"), std::string::npos)
+        << "not made within 60 s: " << SpawnedOutput(job_dir, ".err");
   }
   // Lets the job go on (<notes>/go), waits for it to end and returns its output; the
   // test fails if it does not end within 120 s or fails.
@@ -270,16 +261,12 @@ class NodeDeathTest : public ::testing::Test {
     EXPECT_TRUE(WIFEXITED(status)) << "the job did not end within 120 s";
     if (!WIFEXITED(status)) return "";
     job_ = -1;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << JobOutput(job_dir, ".err");
-    return JobOutput(job_dir, ".out");
+    EXPECT_EQ(WEXITSTATUS(status), 0) << SpawnedOutput(job_dir, ".err");
+    return SpawnedOutput(job_dir, ".out");
   }
-  struct Node {
-    std::string dir;
-    int raylet_pid;
-  };
   TempDir dir_;
   std::string head_, address_;
-  std::vector<Node> nodes_;
+  std::vector<std::string> nodes_;  // their temp dirs
   int job_ = -1;  // a job still running at the end is killed
   std::string notes_;  // where the job's tasks note their node
 };
@@ -318,7 +305,7 @@ TEST_F(NodeDeathTest, AJobOfRoundsFinishesCorrectlyWhenANodeDies) {
                    "rounds", "8", "100"},
                   job_dir);
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  for (int pid : ProcessesMentioning(nodes_[0].dir)) ::kill(pid, SIGKILL);
+  for (int pid : ProcessesMentioning(nodes_[0])) ::kill(pid, SIGKILL);
   std::string out = FinishJob();
   EXPECT_EQ(KeyValue(out, "wrong"), "0") << out;
   EXPECT_NE(KeyValue(out, "rounds"), "0") << out;

@@ -59,6 +59,14 @@ std::string NextBase(const std::string& scratch_dir) {
 
 }  // namespace
 
+std::string SpawnedOutput(const std::string& scratch_dir, const std::string& suffix) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(scratch_dir, ec)) {
+    if (e.path().extension() == suffix) return ReadText(e.path());
+  }
+  return "";
+}
+
 int SpawnRay(const std::vector<std::string>& args, const std::string& scratch_dir) {
   std::vector<std::string> argv{RAY_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());

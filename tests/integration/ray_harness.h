@@ -50,6 +50,10 @@ std::string KeyValue(const std::string& out, const std::string& key);
 // returns its pid. Not bounded: the caller kills and reaps it (waitpid).
 int SpawnRay(const std::vector<std::string>& args, const std::string& scratch_dir);
 
+// The output of the one process spawned into `scratch_dir` (SpawnRay numbers its
+// files): `suffix` ".out" for stdout, ".err" for stderr; "" if there is none.
+std::string SpawnedOutput(const std::string& scratch_dir, const std::string& suffix);
+
 // Pids (other than this process) whose command line contains `text`.
 std::vector<int> ProcessesMentioning(const std::string& text);
 // The shared-memory segments (/dev/shm names) of the sessions under `temp_dir`.
