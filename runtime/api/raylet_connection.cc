@@ -33,8 +33,16 @@ void RayletConnection::SetPiggyback(std::function<std::string(bool all)> frames)
 }
 
 void RayletConnection::Send(const std::string& frame) {
-  while (!dealer_.TrySend(frame, 1000)) {
+  // Backpressure: the raylet has not read this client's last frames yet. The wait
+  // lasts while the raylet lives (the frame is dropped once it is gone, and the next
+  // request says so), and says every 10 s what it waits for.
+  for (int waited_s = 1; !dealer_.TrySend(frame, 1000); ++waited_s) {
     if (!RayletAlive()) return;
+    if (waited_s % 10 == 0) {
+      RAY_LOG_WARN("waited {} s for the raylet to read this process's messages (it is busy "
+                   "or stalled; the send goes on once it reads)",
+                   waited_s);
+    }
   }
 }
 

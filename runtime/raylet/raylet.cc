@@ -256,7 +256,6 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
       StoreError(id, ri::ErrorInfo{ri::kSystem, "ObjectStoreFullError", st.message(), "", ""});
       return;
     }
-
     o.segment = p.shm_name;
     o.size = p.size;
   } else if (o.state != ObjectState::kInline && o.state != ObjectState::kError) {
