@@ -78,35 +78,7 @@ void ClusterFlags::Add(CLI::App* cmd, bool address_required) {
 }
 
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
-  ClusterTarget t;
-  auto nodes = node::RunningNodes(flags.temp_dir);
-  if (flags.address.empty()) {
-    if (nodes.empty()) {
-      return Status::NotFound("no running ray node under " + flags.temp_dir +
-                              "; start one with `ray start --head` or pass --address");
-    }
-    t.gcs_address = nodes.back().gcs_address;
-    t.token = flags.token.empty() ? nodes.back().token : flags.token;
-    t.raylet_socket = nodes.back().raylet_socket;
-    return t;
-  }
-  std::string addr = flags.address;
-  if (addr.find("://") == std::string::npos) addr = "tcp://" + addr;
-  if (addr.rfind(':') == addr.find("://")) {
-    return Status::InvalidArgument("--address must be HOST:PORT, got '" + flags.address + "'");
-  }
-  t.gcs_address = addr;
-  t.token = flags.token;
-  for (const auto& n : nodes) {
-    if (n.gcs_address != addr) continue;
-    if (t.token.empty()) t.token = n.token;
-    t.raylet_socket = n.raylet_socket;
-  }
-  if (t.token.empty()) {
-    return Status::PermissionDenied("no token for " + flags.address +
-                                    ": pass --token (printed by `ray start --head`)");
-  }
-  return t;
+  return node::ResolveCluster(flags.address, flags.token, flags.temp_dir);
 }
 
 }  // namespace ray::cli

@@ -51,11 +51,7 @@ struct ClusterFlags {
   void Add(CLI::App* cmd, bool address_required = false);
 };
 
-struct ClusterTarget {
-  std::string gcs_address;  // tcp://host:port
-  std::string token;
-  std::string raylet_socket;  // this machine's node of that cluster under --temp-dir, if any
-};
+using node::ClusterTarget;
 
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags);
 

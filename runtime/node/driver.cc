@@ -6,6 +6,7 @@
 #include "runtime/api/runtime_api.h"
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_client.h"
+#include "runtime/node/node.h"
 #include "runtime/worker/plugin.h"
 
 namespace ray::node {
@@ -21,43 +22,108 @@ Status WhileUnavailable(int attempts, Call&& call) {
   return st;
 }
 
-// Connects as a job's driver for `plugin` and runs `drive` with the bound runtime.
-Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& drive) {
-  gcs::GcsClient gcs(o.gcs_address, o.token);
+// A live node of the cluster on this machine, found through the GCS.
+Result<std::string> LocalRaylet(gcs::GcsClient& gcs, const std::string& gcs_address) {
+  RAY_ASSIGN_OR_RETURN(auto nodes, gcs.GetNodes());
+  for (const auto& n : nodes) {
+    std::string path = n.raylet_socket.substr(n.raylet_socket.find("://") + 3);
+    if (n.state == "ALIVE" && ::access(path.c_str(), F_OK) == 0) return n.raylet_socket;
+  }
+  return Status::Unavailable("no live node of the cluster at " + gcs_address +
+                             " runs on this machine");
+}
+
+}  // namespace
+
+struct DriverSession::State {
+  State(const JobOptions& o) : options(o), gcs(o.gcs_address, o.token) {}
+  JobOptions options;
+  gcs::GcsClient gcs;
+  JobId job;
+  std::unique_ptr<core::CoreClient> client;
+  std::unique_ptr<core::RuntimeBinding> binding;
+  bool finished = false;
+};
+
+DriverSession::DriverSession(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+DriverSession::~DriverSession() { Finish(0); }
+
+const RayRuntimeApi* DriverSession::api() const { return state_->binding->api(); }
+
+Result<std::unique_ptr<DriverSession>> DriverSession::Start(const JobOptions& o,
+                                                            worker::Plugin& plugin) {
+  auto s = std::make_unique<State>(o);
   RAY_ASSIGN_OR_RETURN(std::string bytes, ReadFile(o.plugin_path));
   RAY_RETURN_IF_ERROR(
-      WhileUnavailable(3, [&] { return gcs.PutPlugin(plugin.hash(), o.plugin_path, bytes); }));
-
+      WhileUnavailable(3, [&] { return s->gcs.PutPlugin(plugin.hash(), o.plugin_path, bytes); }));
   std::string raylet = o.raylet_socket;
   if (raylet.empty()) {
-    RAY_ASSIGN_OR_RETURN(auto nodes, gcs.GetNodes());
-    for (const auto& n : nodes) {
-      std::string path = n.raylet_socket.substr(n.raylet_socket.find("://") + 3);
-      if (n.state == "ALIVE" && ::access(path.c_str(), F_OK) == 0) {
-        raylet = n.raylet_socket;
-        break;
-      }
-    }
-    if (raylet.empty()) {
-      return Status::Unavailable("no live node of the cluster at " + o.gcs_address +
-                                 " runs on this machine");
-    }
+    RAY_ASSIGN_OR_RETURN(raylet, LocalRaylet(s->gcs, o.gcs_address));
   }
-  JobId job = JobId::FromRandom();
-  RAY_ASSIGN_OR_RETURN(auto client, core::CoreClient::Connect(raylet, true, job, ""));
-  RAY_RETURN_IF_ERROR(
-      WhileUnavailable(3, [&] { return gcs.AddJob(job.Binary(), ::getpid(), o.plugin_path); }));
-  core::RuntimeBinding binding(client.get(), plugin.hash());
-  plugin.Attach(binding.api());
-  int code = drive(plugin, binding.api());
-  (void)client->Call("flush_logs", "");  // the job's last worker output, before we go
+  s->job = JobId::FromRandom();
+  RAY_ASSIGN_OR_RETURN(s->client, core::CoreClient::Connect(raylet, true, s->job, ""));
+  RAY_RETURN_IF_ERROR(WhileUnavailable(
+      3, [&] { return s->gcs.AddJob(s->job.Binary(), ::getpid(), o.plugin_path); }));
+  s->binding = std::make_unique<core::RuntimeBinding>(s->client.get(), plugin.hash());
+  plugin.Attach(s->binding->api());
+  return std::unique_ptr<DriverSession>(new DriverSession(std::move(s)));
+}
+
+void DriverSession::Finish(int code) {
+  State& s = *state_;
+  if (s.finished) return;
+  s.finished = true;
+  (void)s.client->Call("flush_logs", "");  // the job's last worker output, before we go
   std::fflush(stdout);
-  client->Disconnect();
-  (void)WhileUnavailable(2, [&] { return gcs.FinishJob(job.Binary(), code); });
+  s.client->Disconnect();
+  (void)WhileUnavailable(2, [&] { return s.gcs.FinishJob(s.job.Binary(), code); });
+}
+
+namespace {
+
+// Connects as a job's driver for `plugin` and runs `drive` with the bound runtime.
+Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& drive) {
+  RAY_ASSIGN_OR_RETURN(auto session, DriverSession::Start(o, plugin));
+  int code = drive(plugin, session->api());
+  session->Finish(code);
   return code;
 }
 
 }  // namespace
+
+Result<ClusterTarget> ResolveCluster(const std::string& address, const std::string& token,
+                                     const std::string& temp_dir) {
+  ClusterTarget t;
+  auto nodes = RunningNodes(temp_dir);
+  if (address.empty()) {
+    if (nodes.empty()) {
+      return Status::NotFound("no running ray node under " + temp_dir +
+                              "; start one with `ray start --head` or give its address");
+    }
+    t.gcs_address = nodes.back().gcs_address;
+    t.token = token.empty() ? nodes.back().token : token;
+    t.raylet_socket = nodes.back().raylet_socket;
+    return t;
+  }
+  std::string addr = address;
+  if (addr.find("://") == std::string::npos) addr = "tcp://" + addr;
+  if (addr.rfind(':') == addr.find("://")) {
+    return Status::InvalidArgument("the cluster address must be HOST:PORT, got '" + address + "'");
+  }
+  t.gcs_address = addr;
+  t.token = token;
+  for (const auto& n : nodes) {
+    if (n.gcs_address != addr) continue;
+    if (t.token.empty()) t.token = n.token;
+    t.raylet_socket = n.raylet_socket;
+  }
+  if (t.token.empty()) {
+    return Status::PermissionDenied("no token for " + address +
+                                    ": give the one `ray start --head` printed");
+  }
+  return t;
+}
 
 Result<int> RunJob(const JobOptions& o) {
   RAY_ASSIGN_OR_RETURN(auto plugin, worker::Plugin::Load(o.plugin_path));

@@ -5,6 +5,7 @@
 // objects). Worker output reaches this process's terminal while the job runs.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,43 @@ class Plugin;
 
 namespace ray::node {
 
+// Where a job's driver finds its cluster: `address` (HOST:PORT or tcp://HOST:PORT of
+// a GCS) and `token`, or, with an empty address, the newest node running under
+// `temp_dir` (whose token file this user can read).
+struct ClusterTarget {
+  std::string gcs_address;    // tcp://host:port
+  std::string token;
+  std::string raylet_socket;  // this machine's node of that cluster, if any
+};
+Result<ClusterTarget> ResolveCluster(const std::string& address, const std::string& token,
+                                     const std::string& temp_dir);
+
 struct JobOptions {
   std::string plugin_path;
   std::vector<std::string> args;  // argv[1..] for RAY_MAIN; argv[0] is the plugin path
   std::string gcs_address;
   std::string token;
   std::string raylet_socket;  // empty: a node of this machine, found through the GCS
+};
+
+// A job's driver connection, open between Start and Finish: the plugin is published
+// to the cluster, the job recorded in the GCS, and this process connected to a raylet
+// as the job's driver, with the runtime bound to the plugin (api()). Not thread-safe.
+class DriverSession {
+ public:
+  // Attaches `plugin` (which must outlive the session) to the bound runtime.
+  static Result<std::unique_ptr<DriverSession>> Start(const JobOptions& options,
+                                                      worker::Plugin& plugin);
+  ~DriverSession();  // Finish(0) if not finished
+  const RayRuntimeApi* api() const;
+  // Flushes the job's last worker output here, disconnects (the raylet then frees the
+  // job's actors and objects) and records the job's exit code in the GCS.
+  void Finish(int code);
+
+ private:
+  struct State;
+  explicit DriverSession(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
 };
 
 // The job's exit code, or an error if it could not run at all.

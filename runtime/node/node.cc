@@ -123,7 +123,8 @@ Result<NodeRecord> NewSession(const NodeOptions& o, std::string token) {
 SpawnOptions Daemon(const NodeOptions& o, const NodeRecord& r, const std::string& name,
                     std::vector<std::string> args) {
   SpawnOptions spawn;
-  spawn.argv = {SelfExecutable(), "_" + name, "--session-dir", r.session_dir};
+  std::string ray = o.ray_executable.empty() ? SelfExecutable() : o.ray_executable;
+  spawn.argv = {ray, "_" + name, "--session-dir", r.session_dir};
   spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
   spawn.stdout_path = r.session_dir + "/logs/" + name + ".out";
   spawn.stderr_path = r.session_dir + "/logs/" + name + ".err";

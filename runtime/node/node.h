@@ -26,6 +26,10 @@ struct NodeOptions {
   std::map<std::string, double> resources;  // must include CPU
   size_t object_store_memory = 0;           // 0: 30% of RAM, at most 20 GiB
   bool die_with_parent = false;             // embedded clusters (`ray run`)
+  // The `ray` program whose daemons (`ray _gcs`, `ray _raylet`) the node runs; "":
+  // this process's own executable (the CLI). A program of the user's own that starts
+  // a cluster (ray::Init) names it.
+  std::string ray_executable;
   int heartbeat_ms = 250;
   int64_t heartbeat_timeout_ms = 10000;
   std::string token;  // head: the cluster token to use; "": a new random one

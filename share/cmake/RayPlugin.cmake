@@ -11,3 +11,20 @@ function(ray_add_plugin name)
     target_link_libraries(${name} PRIVATE Ray::sdk)
   endif()
 endfunction()
+
+# ray_add_program(<name> <source>...): a program of the user's own that drives jobs
+# with ray::Init (ray/init.h): the executable <name>, linked to the client library,
+# and the plugin <name>.so beside it, built from the same sources, which workers load
+# (ray::Init's default code_search_path).
+function(ray_add_program name)
+  ray_add_plugin(${name}_plugin ${ARGN})
+  set_target_properties(${name}_plugin PROPERTIES OUTPUT_NAME ${name})
+  add_executable(${name} ${ARGN})
+  target_compile_features(${name} PRIVATE cxx_std_20)
+  if(TARGET ray_client)
+    target_link_libraries(${name} PRIVATE ray_sdk ray_client)
+  else()
+    target_link_libraries(${name} PRIVATE Ray::sdk Ray::client)
+  endif()
+  add_dependencies(${name} ${name}_plugin)
+endfunction()

@@ -26,7 +26,9 @@
 //
 // Differences from Ray's C++ API, on purpose:
 // - A plugin is a shared library loaded by `ray run` / `ray submit` and by workers;
-//   RAY_MAIN is the job's entry point (there is no ray::Init/Shutdown in user code).
+//   RAY_MAIN is the job's entry point. A program of the user's own can drive a job
+//   instead, with ray::Init / ray::Shutdown (ray/init.h); workers then load the
+//   plugin built from the same sources.
 // - Multiple returns: a function returning ray::Returns<A, B, ...> yields one
 //   ObjectRef per element (Ray's num_returns is the arity).
 // - Wait's timeout is a std::chrono duration (Ray: seconds as a float).
@@ -43,6 +45,7 @@
 //   ray/task.h        ray::Task(F).Remote(...) and task options
 //   ray/actor.h       ray::Actor, ActorHandle, GetActor
 //   ray/state.h       Nodes, ClusterResources, GetGpuIds, Profile, ...
+//   ray/init.h        Init, IsInitialized, Shutdown: a program of the user's own
 //   ray/context.h     the attached runtime (internal)
 //   ray/wire.h        the msgpack messages shared with the runtime (internal)
 //   ray/abi.h         the C boundary between a plugin and the runtime
@@ -51,6 +54,7 @@
 #include "ray/actor.h"
 #include "ray/context.h"
 #include "ray/errors.h"
+#include "ray/init.h"
 #include "ray/object_ref.h"
 #include "ray/registry.h"
 #include "ray/state.h"

@@ -23,7 +23,8 @@ inline const RayRuntimeApi*& Api() {
 }
 
 inline const RayRuntimeApi& CheckedApi() {
-  if (!Api()) throw RayException("ray runtime is not attached: run this plugin with `ray run`");
+  if (!Api()) throw RayException(
+        "ray runtime is not attached: run this plugin with `ray run`, or call ray::Init() first");
   return *Api();
 }
 

@@ -64,6 +64,17 @@ struct TaskRequest {
                        max_restarts, actor_id, actor_name);
 };
 
+// ray::Init's configuration, as a program hands it to the client library (ray/init.h
+// documents each field).
+struct InitRequest {
+  std::string address;
+  std::string token;
+  std::vector<std::string> code_search_path;
+  double num_cpus = -1;
+  std::string temp_dir;
+  MSGPACK_DEFINE_ARRAY(address, token, code_search_path, num_cpus, temp_dir);
+};
+
 template <typename T>
 std::string Pack(const T& value) {
   msgpack::sbuffer buf;

@@ -1,0 +1,107 @@
+#pragma once
+// A program of the user's own as a job's driver, as in Ray's C++ API:
+//
+//   int main(int argc, char** argv) {
+//     ray::Init();                       // or ray::Init(config)
+//     int three = *ray::Get(ray::Task(Plus).Remote(1, 2));
+//     ray::Shutdown();
+//   }
+//
+// The program links the client library (CMake: `ray_add_program`, or Ray::client with
+// find_package(Ray)); a plugin (RAY_MAIN, `ray run`) never calls these. Workers run
+// remote functions from a plugin, never from the program: the program's RAY_REMOTE
+// functions must also be built into the plugin named by code_search_path
+// (`ray_add_program(name ...)` builds both `name` and `name.so` from the same sources).
+// Functions are matched by their registered names.
+//
+// Init connects this process to a cluster as a new job's driver; Shutdown ends the
+// job (its actors and objects are freed) and stops a cluster Init started. A program
+// that exits without Shutdown is shut down at exit. Call them from one thread; the
+// rest of the API follows ray/api.h's thread rules. Errors throw ray::RayException.
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "ray/context.h"
+#include "ray/wire.h"
+
+namespace ray {
+
+struct RayConfig {
+  // The cluster. "": $RAY_ADDRESS if set, else the newest node running on this
+  // machine (under temp_dir), else a cluster started for this program and stopped by
+  // Shutdown. "auto": a node running on this machine, or an error. "HOST:PORT": the
+  // GCS of a running cluster.
+  std::string address;
+  // The cluster token. "": read from this machine's node of that cluster (needed for
+  // a cluster with no node here). Never put it on a command line: ps shows those.
+  std::string token;
+  // The plugin holding the program's remote functions, which workers load. Empty:
+  // the program's own path with ".so" appended. Exactly one plugin per job.
+  std::vector<std::string> code_search_path;
+  // CPUs of a cluster started for this program; < 0: all of this machine's.
+  double num_cpus = -1;
+  // Root of session dirs. "": $RAY_TMPDIR, else /tmp/ray.
+  std::string temp_dir;
+};
+
+}  // namespace ray
+
+// The client library's entry points. Weak: the plugin built from a program's sources
+// is loaded by workers, where they are absent (null); a program that does not link
+// the library finds them null too, and Init says what to link. Return 0, or non-zero
+// with a message in `error`.
+extern "C" {
+__attribute__((weak)) int ray_client_init(const char* request, size_t len,
+                                          const RayRuntimeApi** api, char* error,
+                                          size_t error_cap);
+__attribute__((weak)) int ray_client_shutdown(char* error, size_t error_cap);
+}
+
+namespace ray {
+
+inline bool IsInitialized() { return internal::Api() != nullptr; }
+inline void Shutdown();
+
+inline void Init(const RayConfig& config) {
+  if (!ray_client_init) {
+    throw RayException("ray::Init: this program does not link the ray client library "
+                       "(CMake: ray_add_program, or target_link_libraries(... Ray::client))");
+  }
+  if (IsInitialized()) throw RayException("ray::Init: already initialized (call Shutdown first)");
+  internal::InitRequest r{config.address, config.token, config.code_search_path,
+                          config.num_cpus, config.temp_dir};
+  std::string request = internal::Pack(r);
+  char error[1024] = {0};
+  const RayRuntimeApi* api = nullptr;
+  if (ray_client_init(request.data(), request.size(), &api, error, sizeof(error)) != 0) {
+    throw RayException(std::string("ray::Init: ") + error);
+  }
+  internal::Api() = api;
+  static bool at_exit = [] {
+    return std::atexit([] {
+      try {
+        Shutdown();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+      }
+    }) == 0;
+  }();
+  (void)at_exit;
+}
+
+inline void Init() { Init(RayConfig{}); }
+
+inline void Shutdown() {
+  if (!IsInitialized() || !ray_client_shutdown) return;
+  internal::Api() = nullptr;
+  char error[1024] = {0};
+  if (ray_client_shutdown(error, sizeof(error)) != 0) {
+    throw RayException(std::string("ray::Shutdown: ") + error);
+  }
+}
+
+}  // namespace ray
