@@ -78,7 +78,16 @@ void ClusterFlags::Add(CLI::App* cmd, bool address_required) {
 }
 
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
-  return node::ResolveCluster(flags.address, flags.token, flags.temp_dir);
+  auto target = node::ResolveCluster(flags.address, flags.token, flags.temp_dir);
+  if (target.ok()) return target;
+  switch (target.status().code()) {  // say which flag gives what is missing
+    case StatusCode::kPermissionDenied:
+      return Status::PermissionDenied(target.status().message() + " (--token)");
+    case StatusCode::kNotFound:
+      return Status::NotFound(target.status().message() + " (--address)");
+    default:
+      return target.status();
+  }
 }
 
 }  // namespace ray::cli

@@ -1,7 +1,8 @@
 // `cmake --install` of this tree, then the prefix moved elsewhere: find_package(Ray)
 // against the moved prefix builds an out-of-tree plugin, the moved `ray` runs it,
 // `rllib` / `tune` still work and the bundled plugins are found beside the binary; an
-// env plugin built out of tree against the installed env SDK trains with `rllib`.
+// env plugin built out of tree against the installed env SDK trains with `rllib`; a
+// program of the user's own built against it runs with ray::Init.
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,7 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
   fs::rename(a, b);
   ASSERT_FALSE(fs::exists(a));
 
-  for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/ppo.so",
+  for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/ppo.so", "lib/libray_client.so",
                         "lib/ray/microbenchmark.so", "include/ray/api.h",
                         "include/ray/rllib/env_plugin.h", "include/ray/rllib/env_abi.h",
                         "include/ray/registry.h", "include/ray/wire.h"}) {
@@ -58,8 +59,10 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
          "  message(FATAL_ERROR \"no ray at ${RAY_EXECUTABLE}\")\n"
          "endif()\n"
          "message(STATUS \"ray: ${RAY_EXECUTABLE}\")\n"
-         "ray_add_plugin(square square.cc)\n";
+         "ray_add_plugin(square square.cc)\n"
+         "ray_add_program(own_main own_main.cc)\n";
   std::filesystem::copy_file(SQUARE_JOB_SOURCE, src / "square.cc");
+  std::filesystem::copy_file(OWN_MAIN_SOURCE, src / "own_main.cc");
   const std::string build = (src / "build").string();
   RunResult configure = RunCommand(
       {"cmake", "-S", src.string(), "-B", build, "-DCMAKE_PREFIX_PATH=" + b}, scratch, 120);
@@ -72,6 +75,11 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
                              scratch, 120);
   EXPECT_EQ(run.exit_code, 0) << run.all();
   EXPECT_NE(run.out.find("square: 49"), std::string::npos) << run.all();
+  // A program of the user's own (ray::Init), which starts a cluster of the moved `ray`.
+  RunResult own = RunCommand(
+      {"env", "RAY_TMPDIR=" + cluster, "RAY_ADDRESS=", build + "/own_main", "run"}, scratch, 120);
+  EXPECT_EQ(own.exit_code, 0) << own.all();
+  EXPECT_NE(own.out.find("sum of squares 285, counter 15"), std::string::npos) << own.all();
 
   // An env plugin out of tree, against the moved prefix's env SDK, trained on by the
   // moved `rllib` (which finds its bundled PPO plugin).
