@@ -107,23 +107,29 @@ Result<ObjectId> ObjectClient::Put(const std::vector<std::string_view>& parts) {
   for (std::string_view part : parts) size += part.size();
   protocol::PutRequest put;
   put.object.id = id.Binary();
+  const std::vector<ObjectId> contained = refs_->TakeContained();
+  for (const ObjectId& c : contained) put.contained_refs.push_back(c.Binary());
   refs_->Own(id);
   if (size < protocol::kInlineObjectLimit) {
     put.object.state = static_cast<uint8_t>(ObjectState::kInline);
     for (std::string_view part : parts) put.object.data.append(part);
     raylet_->SendWithPiggyback(protocol::Encode(MessageType::kPutObject, 0, put), /*all=*/false);
+    refs_->CarrierSent(contained);
     cache_.Insert(id, ObjectState::kInline,
                   std::make_shared<const std::string>(std::move(put.object.data)));
     return id;
   }
-  RAY_ASSIGN_OR_RETURN(auto segment, WriteSegment(id, parts, size));
+  auto written = WriteSegment(id, parts, size);
+  if (!written.ok()) refs_->CarrierSent(contained);
+  RAY_ASSIGN_OR_RETURN(auto segment, std::move(written));
   put.object.state = static_cast<uint8_t>(ObjectState::kShared);
   put.object.shm_name = segment->name();
   put.object.size = size;
   written_[id] = std::move(segment);
   // Shared-memory puts are acknowledged: the store may refuse them.
-  RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kPutObject, ri::Pack(put),
-                                                          MessageType::kCallReply));
+  auto sent = raylet_->Request(MessageType::kPutObject, ri::Pack(put), MessageType::kCallReply);
+  refs_->CarrierSent(contained);
+  RAY_ASSIGN_OR_RETURN(std::string body, std::move(sent));
   RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::CallReply>(body, "CallReply"));
   if (!reply.error.empty()) {
     written_.erase(id);  // refused: the raylet removed the segment
@@ -273,6 +279,33 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
   }
 }
 
+Status ObjectClient::PutResults(std::vector<ObjectPayload>& returns,
+                                const std::vector<std::string>& contained) {
+  std::vector<size_t> values;
+  for (size_t i = 0; i < returns.size(); ++i) {
+    if (returns[i].state != static_cast<uint8_t>(ObjectState::kError)) values.push_back(i);
+  }
+  for (size_t k = 0; k < values.size(); ++k) {
+    ObjectPayload& p = returns[values[k]];
+    protocol::PutRequest put{std::move(p), contained};
+    p = ObjectPayload();
+    p.id = put.object.id;  // kMissing: the raylet has it
+    if (k + 1 < values.size()) {
+      raylet_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
+      continue;
+    }
+    // The last one acknowledged: the raylet holds every result's refs from then on.
+    RAY_ASSIGN_OR_RETURN(std::string body, raylet_->Request(MessageType::kPutObject,
+                                                            ri::Pack(put), MessageType::kCallReply));
+  }
+  return Status::Ok();
+}
+
+Status ObjectClient::SyncBorrows() {
+  if (!refs_->BorrowsPending()) return Status::Ok();
+  return raylet_->Call("sync_refs", "").status();
+}
+
 void ObjectClient::PromoteEscaped() {
   for (const ObjectId& id : refs_->TakeEscapedDirect()) {
     while (direct_.Pending(id)) {
@@ -290,7 +323,11 @@ void ObjectClient::PromoteEscaped() {
 
 std::string ObjectClient::TakeFrees(bool all) {
   protocol::FreeObjects frees;
-  for (const ObjectId& id : refs_->TakeUnreferenced(all)) {
+  ReferenceCounter::Changes changes = refs_->TakeChanges(all);
+  for (const ObjectId& id : changes.borrowed) frees.borrowed.push_back(id.Binary());
+  for (const ObjectId& id : changes.unborrowed) frees.unborrowed.push_back(id.Binary());
+  for (size_t i = 0; i < changes.freed.size(); ++i) {
+    const ObjectId& id = changes.freed[i];
     // Direct results the raylet never saw go here alone (one still in flight is
     // dropped when it comes).
     if (direct_.Forget(id)) continue;
@@ -298,16 +335,19 @@ std::string ObjectClient::TakeFrees(bool all) {
     cache_.Erase(id);
     auto w = written_.find(id);
     if (w == written_.end()) continue;
-    // Kept as a spare only if nothing here still reads it (no other process can:
-    // the id never left this one).
-    if (w->second.use_count() == 1 && spare_bytes_ + w->second->size() <= kMaxSpareBytes) {
+    // Kept as a spare only if nothing here still reads it, and no other process can
+    // (the id never left this one).
+    if (!changes.freed_escaped[i] && w->second.use_count() == 1 &&
+        spare_bytes_ + w->second->size() <= kMaxSpareBytes) {
       spare_bytes_ += w->second->size();
       spare_.push_back(std::move(w->second));
       frees.keep_segments.push_back(id.Binary());
     }
     written_.erase(w);
   }
-  if (frees.ids.empty()) return std::string();
+  if (frees.ids.empty() && frees.borrowed.empty() && frees.unborrowed.empty()) {
+    return std::string();
+  }
   return protocol::Encode(MessageType::kFreeObjects, 0, frees);
 }
 

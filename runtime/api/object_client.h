@@ -63,8 +63,17 @@ class ObjectClient {
   // Direct results whose ids escaped go to the raylet (waiting for those still in
   // flight): before anything that may carry the ids is sent.
   void PromoteEscaped();
-  // The FreeObjects frame due (see ReferenceCounter::TakeUnreferenced), or "".
+  // The FreeObjects frame due (see ReferenceCounter::TakeChanges), or "".
   std::string TakeFrees(bool all);
+  // Workers answering a direct call whose results hold refs (`contained`): the results
+  // go to the raylet with their refs, acknowledged, and stay in `returns` as kMissing
+  // (the caller reads them from the raylet). Errors stay as they are.
+  Status PutResults(std::vector<protocol::ObjectPayload>& returns,
+                    const std::vector<std::string>& contained);
+  // Tells the raylet this process's new borrows, and waits until it has heard them
+  // (nothing if none are due).
+  Status SyncBorrows();
+  ReferenceCounter& refs() { return *refs_; }
   // Counts the Gets and Waits that asked the raylet (a caller blocked).
   uint64_t block_epoch() const { return block_epoch_; }
 

@@ -81,22 +81,34 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
         "actor {}: max_task_retries is {}; it is -1 (no limit) or more", spec.function,
         spec.max_retries));
   }
-  // Large values travel through the object store, not inside the task.
-  for (auto& arg : spec.args) {
-    if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
-      RAY_ASSIGN_OR_RETURN(ObjectId id, objects_->Put({arg.data}));
-      arg = ri::TaskArg{true, id.Binary()};
-    }
+  for (const auto& arg : spec.args) {
     if (arg.is_ref && arg.data.size() != ObjectId::kSize) {
       return Status::InvalidArgument("an ObjectRef argument is not a valid object id");
     }
     if (arg.is_ref) refs_->RefEscaped(ObjectId::FromBinary(arg.data));
   }
+  // What the task holds while pending: refs passed (as arguments or inside them), and
+  // an actor call's actor (its handle), so that the actor lives to run it.
+  std::vector<ObjectId> contained = refs_->TakeContained();
+  if (spec.kind == ri::kActorTask && spec.actor_id.size() == TaskId::kSize) {
+    contained.push_back(ObjectId::ForTaskReturn(TaskId::FromBinary(spec.actor_id), 1));
+  }
+  for (const ObjectId& id : contained) spec.contained_refs.push_back(id.Binary());
+  // Large values travel through the object store, not inside the task.
+  for (auto& arg : spec.args) {
+    if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
+      auto put = objects_->Put({arg.data});
+      if (!put.ok()) refs_->CarrierSent(contained);
+      RAY_ASSIGN_OR_RETURN(ObjectId id, std::move(put));
+      arg = ri::TaskArg{true, id.Binary()};
+    }
+  }
   objects_->PromoteEscaped();
   if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
-    RAY_ASSIGN_OR_RETURN(std::string ignored,
-                         raylet_->Call("register_actor_name",
-                                       ri::Pack(std::make_tuple(spec.actor_name, spec.task_id))));
+    auto named = raylet_->Call("register_actor_name",
+                               ri::Pack(std::make_tuple(spec.actor_name, spec.task_id)));
+    if (!named.ok()) refs_->CarrierSent(contained);
+    RAY_RETURN_IF_ERROR(named.status());
   }
   if (spec.kind == ri::kActorCreation) {
     // Not running yet: no use asking for its worker before the next blocking call.
@@ -112,10 +124,15 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   if (peer) {
     for (const ObjectId& id : ids) refs_->Own(id, /*direct=*/true);
+    // The caller holds what the call holds until it is answered (the worker tells
+    // the raylet of any ref it keeps before it answers).
+    for (const ObjectId& id : contained) refs_->HoldForCall(id);
+    refs_->CarrierSent(contained);
     SubmitDirect(*peer, std::move(spec));
     return ids;
   }
   raylet_->SendWithPiggyback(protocol::Encode(MessageType::kSubmitTask, 0, spec), /*all=*/false);
+  refs_->CarrierSent(contained);
   for (const ObjectId& id : ids) refs_->Own(id);
   return ids;
 }
@@ -230,6 +247,7 @@ void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
   }
   DirectCall& call = peer.inflight[spec.task_id];
   call.function = spec.function;
+  call.contained = spec.contained_refs;
   TaskId tid = TaskId::FromBinary(spec.task_id);
   for (uint32_t i = 1; i <= spec.num_returns; ++i) {
     call.returns.push_back(ObjectId::ForTaskReturn(tid, i));
@@ -286,6 +304,7 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   }
   std::vector<ObjectId> returns = std::move(call->second.returns);
   if (!peer.lease.empty() && call->second.seq > peer.lease_seq) ++peer.gate_base;
+  Settled(call->second);
   peer.inflight.erase(call);
   if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
   if (!peer.lease.empty() && done.end_ms >= done.start_ms) {
@@ -304,6 +323,10 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
     bool shared = p.state == static_cast<uint8_t>(ObjectState::kShared);
     if (!results.Settle(id)) {  // freed while in flight
       if (shared) object_store::UnlinkSegment(p.shm_name);
+      continue;
+    }
+    if (p.state == static_cast<uint8_t>(ObjectState::kMissing)) {
+      refs_->ClearDirect({id});  // the worker put it in the raylet (it holds refs)
       continue;
     }
     if (shared) {
@@ -413,6 +436,7 @@ void TaskSubmitter::OnActorGone(const protocol::ActorGone& gone) {
       Resubmit(std::move(call));
       continue;
     }
+    Settled(call);
     FailResults(call.returns,
                 ri::ErrorInfo{ri::kActorDied, "ActorDiedError",
                               fmt::format("actor method {} did not finish: {}", call.function,
@@ -438,6 +462,7 @@ void TaskSubmitter::OnLeaseGone(const protocol::LeaseGone& gone) {
       Resubmit(std::move(call));
       continue;
     }
+    Settled(call);
     FailResults(call.returns,
                 ri::ErrorInfo{ri::kWorkerCrashed, "WorkerCrashedError",
                               fmt::format("the worker running task {} died unexpectedly ({}) and "
@@ -458,12 +483,19 @@ void TaskSubmitter::EndLease(DirectPeer& peer) {
 }
 
 void TaskSubmitter::Resubmit(DirectCall call) {
-  if (!call.spec) return;
-  // The raylet has the results from now on.
+  if (!call.spec) return Settled(call);
+  // The raylet has the results from now on, and holds what the task holds (before
+  // the caller lets go of it).
   objects_->direct().HandOver(call.returns);
   refs_->ClearDirect(call.returns);
   raylet_->SendWithPiggyback(protocol::Encode(MessageType::kSubmitTask, 0, *call.spec),
                              /*all=*/false);
+  Settled(call);
+}
+
+void TaskSubmitter::Settled(DirectCall& call) {
+  for (const std::string& id : call.contained) refs_->ReleaseForCall(ObjectId::FromBinary(id));
+  call.contained.clear();
 }
 
 }  // namespace ray::core

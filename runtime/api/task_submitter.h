@@ -62,6 +62,7 @@ class TaskSubmitter {
     // Sent again if the worker goes: normal tasks, and actor calls with retries left.
     std::optional<protocol::TaskSpec> spec;
     uint64_t seq = 0;  // the order calls were sent in
+    std::vector<std::string> contained;  // refs the caller holds for it until answered
   };
   // A connection to a worker's direct socket.
   struct DirectPeer {
@@ -118,6 +119,8 @@ class TaskSubmitter {
   void EndLease(DirectPeer& peer);
   // Submits a direct call again through the raylet (its worker could not run it).
   void Resubmit(DirectCall call);
+  // The call is answered, failed or handed to the raylet: the refs it held go.
+  void Settled(DirectCall& call);
 
   RayletConnection* raylet_;
   ObjectClient* objects_;

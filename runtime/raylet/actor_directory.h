@@ -34,6 +34,7 @@ struct Actor {
   std::string death_cause;
   std::set<std::string> direct_callers;  // clients told its worker's endpoint
   bool killed = false;                    // Kill()ed: dies, never restarts
+  bool detached = false;  // lives on when no handle to it is left (Ray's lifetime="detached")
 
   // Whether it may restart after its worker or node died (max_restarts -1: always).
   bool MayRestart() const {

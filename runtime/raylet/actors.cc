@@ -97,7 +97,9 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
     return;
   }
   a.state = Actor::kDead;
-  a.death_cause = cause;
+  // (A kill may have said why already.)
+  if (!a.killed || a.death_cause.empty()) a.death_cause = cause;
+  ReleaseHolds(ObjectHolds::Task(actor_id));  // its constructor's arguments
   for (const auto& t : a.queue) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} cannot run: {}", t.function, cause));
@@ -159,14 +161,26 @@ void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {
   }
 }
 
-void Raylet::KillActor(const std::string& actor_id) {
+void Raylet::OnActorUnreferenced(const std::string& actor_id) {
+  Actor* a = actors_.Find(actor_id);
+  // (Actors on other nodes: their node does not count this one's handles.)
+  if (!a || a->creation.task_id != actor_id || a->state == Actor::kDead || a->killed ||
+      !a->remote_node.empty() || OutlivesItsHandles(*a)) {
+    return;
+  }
+  RAY_LOG_INFO("actor {} dies: all references to it were removed", Hex(actor_id));
+  KillActor(actor_id, "all references to the actor were removed");
+}
+
+void Raylet::KillActor(const std::string& actor_id, const std::string& cause) {
   if (actors_.Gone(actor_id)) return;
   Actor& a = *actors_.Find(actor_id);
   a.creation.max_restarts = a.restarts;  // no restart after a kill
   a.killed = true;
+  if (!cause.empty()) a.death_cause = cause;
   // Direct callers hear it now, before the worker is gone: a call made after Kill()
   // returns goes through the raylet, and fails.
-  NotifyDirectCallers(actor_id, a, "the actor was killed");
+  NotifyDirectCallers(actor_id, a, cause.empty() ? "the actor was killed" : cause);
   if (!a.worker.empty()) {
     pool_->Kill(a.worker);  // OnWorkerExit reports the death
     return;
@@ -176,7 +190,7 @@ void Raylet::KillActor(const std::string& actor_id) {
   ready_.EraseIf([&](const TaskSpec& t) {
     return t.kind == ri::kActorCreation && t.task_id == actor_id;
   });
-  OnActorDied(actor_id, "the actor was killed before it started");
+  OnActorDied(actor_id, cause.empty() ? "the actor was killed before it started" : cause);
 }
 
 }  // namespace ray::raylet

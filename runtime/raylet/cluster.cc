@@ -94,6 +94,12 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     }
   } else if (msg->op == "kill_actor") {
     KillActor(msg->body);
+  } else if (msg->op == "sync_refs") {
+    // Nothing: the client's changes of what it holds, sent before this, are handled.
+  } else if (msg->op == "object_stored") {
+    // body: an object id. Whether this node's store holds the object now.
+    reply.body = ri::Pack(msg->body.size() == ObjectId::kSize &&
+                          objects_.Find(ObjectId::FromBinary(msg->body)) != nullptr);
   } else if (msg->op == "cluster_resources" || msg->op == "available_resources") {
     bool total = msg->op == "cluster_resources";
     auto nodes = gcs_.GetNodes();
@@ -149,6 +155,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   task_events_.ForgetJob(job_id);
   remote_.ForgetJob(job_id);
   objects_.EraseJob(job_id, [&](const ObjectId& id, const StoredObject&) { store_.Free(id); });
+  holds_.EraseJob(job_id);
 }
 
 void Raylet::Periodic() {

@@ -180,6 +180,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
+      ReleaseHolds(ObjectHolds::Process(peer));
       RevokeLeasesOf(peer);
       clients_.erase(it);
       return;
@@ -227,6 +228,7 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
     return;
   }
   ObjectId id = ObjectId::FromBinary(p.id);
+  if (!copy && !id.IsPut()) TaskEnded(id.Task());
   // The raylet frees (unlinks) what it admits, so it admits only this store's segment
   // for this id, never a name a client chose.
   if (p.state == static_cast<uint8_t>(ObjectState::kShared) &&
@@ -397,25 +399,61 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandleFree(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::FreeObjects>(c.peer, body, "FreeObjects");
   if (!msg) return;
-  if (!CheckObjectIds(c.peer, msg->ids, "Free")) return;
+  if (!CheckObjectIds(c.peer, msg->ids, "Free") ||
+      !CheckObjectIds(c.peer, msg->borrowed, "Free") ||
+      !CheckObjectIds(c.peer, msg->unborrowed, "Free")) {
+    return;
+  }
+  const std::string holder = ObjectHolds::Process(c.peer);
+  AddHolds(msg->borrowed, holder);
   std::unordered_set<std::string> kept(msg->keep_segments.begin(), msg->keep_segments.end());
   for (const auto& bin : msg->ids) {
     ObjectId id = ObjectId::FromBinary(bin);
-    const StoredObject* o = objects_.Find(id);
-    if (!o) {
-      // Its task has not finished: the result is dropped when it comes.
-      if (!remote_.NodeOf(id)) objects_.FreeOnArrival(id);
-      continue;
-    }
+    if (holds_.OwnerReleased(id)) FreeObject(id, kept.count(bin) > 0);
+  }
+  std::vector<ObjectId> freed;
+  for (const auto& bin : msg->unborrowed) holds_.Remove(ObjectId::FromBinary(bin), holder, freed);
+  for (const ObjectId& id : freed) FreeObject(id);
+}
+
+void Raylet::FreeObject(const ObjectId& id, bool keep_segment) {
+  if (const StoredObject* o = objects_.Find(id)) {
     if (o->state == ObjectState::kShared) {
-      if (kept.count(bin)) {
+      if (keep_segment) {
         store_.Forget(id);  // the client fills the segment again; `ray stop` removes it
       } else {
         store_.Free(id);
       }
     }
     objects_.Erase(id);
+  } else if (!remote_.NodeOf(id)) {
+    objects_.FreeOnArrival(id);  // its task has not finished: dropped when it comes
   }
+  if (!holds_.empty()) ReleaseHolds(ObjectHolds::Object(id));  // refs nested in it
+  if (!id.IsPut() && id.Index() == 1) OnActorUnreferenced(id.Task().Binary());
+}
+
+void Raylet::AddHolds(const std::vector<std::string>& ids, const std::string& holder) {
+  for (const auto& bin : ids) {
+    if (bin.size() == ObjectId::kSize) holds_.Add(ObjectId::FromBinary(bin), holder);
+  }
+}
+
+void Raylet::ReleaseHolds(const std::string& holder) {
+  std::vector<ObjectId> freed;
+  holds_.RemoveHolder(holder, freed);
+  for (const ObjectId& id : freed) FreeObject(id);
+}
+
+void Raylet::TaskEnded(const TaskId& task) {
+  if (holds_.empty()) return;
+  const std::string tid = task.Binary();
+  // An actor that may restart runs its constructor again: with the same arguments.
+  if (const Actor* a = actors_.Find(tid);
+      a && a->creation.task_id == tid && a->state != Actor::kDead && a->MayRestart()) {
+    return;
+  }
+  ReleaseHolds(ObjectHolds::Task(tid));
 }
 
 void Raylet::Unblock(Client& c) {
@@ -445,7 +483,14 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::PutRequest>(c.peer, body, "PutRequest");
   if (!msg) return;
-  StoreObject(msg->object);
+  if (!msg->contained_refs.empty() && msg->object.id.size() == ObjectId::kSize) {
+    ObjectId id = ObjectId::FromBinary(msg->object.id);
+    AddHolds(msg->contained_refs, ObjectHolds::Object(id));
+    StoreObject(msg->object);
+    if (!objects_.Find(id)) ReleaseHolds(ObjectHolds::Object(id));  // dropped
+  } else {
+    StoreObject(msg->object);
+  }
   if (req != 0) {  // the client waits for an acknowledgement (shared-memory puts)
     ObjectId id = ObjectId::FromBinary(msg->object.id);
     const StoredObject* o = objects_.Find(id);

@@ -7,6 +7,7 @@
 //   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
 //   scheduler/pipelining.h        which tasks go ahead to busy workers
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
+//   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
 //   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
@@ -53,6 +54,7 @@
 
 #include "runtime/raylet/actor_directory.h"
 #include "runtime/raylet/gpu_allocator.h"
+#include "runtime/raylet/object_holds.h"
 #include "runtime/raylet/object_manager.h"
 #include "runtime/raylet/object_table.h"
 #include "runtime/raylet/remote_nodes.h"
@@ -131,7 +133,8 @@ class Raylet {
   void HandleWait(Client& c, uint64_t req, std::string_view body);
   void HandlePut(Client& c, uint64_t req, std::string_view body);
   void HandleTaskDone(Client& c, std::string_view body);
-  // The client's objects it no longer refers to (their ids never left it).
+  // What the client holds changed: objects it borrows, lets go of, or (owner) no
+  // longer refers to (see object_holds.h).
   void HandleFree(Client& c, std::string_view body);
   void HandleCall(Client& c, uint64_t req, std::string_view body);
   // Direct calls a worker ran: their events, for the state API and timeline.
@@ -188,6 +191,15 @@ class Raylet {
   // payload if that fails). Counts as a use of the object.
   ObjectPayload PayloadOf(const ObjectId& id);
   bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
+  // Frees an object (one not here yet is dropped when it comes), then what only it
+  // held; an actor whose creation result it is (its handles' object) is killed.
+  void FreeObject(const ObjectId& id, bool keep_segment = false);
+  // Holds of `holder` on the object ids `ids` (those that are object ids).
+  void AddHolds(const std::vector<std::string>& ids, const std::string& holder);
+  // Every hold of `holder` goes; what it alone held is freed.
+  void ReleaseHolds(const std::string& holder);
+  // A result of task `task` is stored: the task's arguments let go of what they held.
+  void TaskEnded(const TaskId& task);
   void AddWaiter(const std::shared_ptr<Waiter>& w);
   void CompleteWaiter(const std::shared_ptr<Waiter>& w);
   void ExpireWaiters();
@@ -222,7 +234,13 @@ class Raylet {
   // as in Ray's ownership model. Those it created on other nodes live until the job ends.
   void KillActorsOwnedBy(const std::vector<std::string>& owned);
   // Kills an actor for good, whether it runs on a worker or still waits to be placed.
-  void KillActor(const std::string& actor_id);
+  // `cause` (if not empty) is recorded as why it died.
+  void KillActor(const std::string& actor_id, const std::string& cause = "");
+  // The last handle to the actor is gone (its creation result was freed): it dies,
+  // unless it outlives its handles.
+  void OnActorUnreferenced(const std::string& actor_id);
+  // Whether an actor lives on when no handle to it is left (detached actors).
+  static bool OutlivesItsHandles(const Actor& a) { return a.detached; }
   // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
   // for it or its name must be freed, else with the next FlushActorRecords().
   void RecordActor(const std::string& actor_id, const Actor& a);
@@ -335,6 +353,7 @@ class Raylet {
   std::deque<std::string> idle_;
   scheduler::LeasePolicy leases_;
   ObjectTable objects_;  // and who waits for them
+  ObjectHolds holds_;    // who else holds the objects whose ids left their owner
   // Copies evicted from the store: a reader that cannot find them elsewhere is told
   // they are lost.
   std::unordered_set<ObjectId, IdHash> evicted_;

@@ -38,6 +38,7 @@ void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
   }
   spec->caller = peer;
   if (finished_jobs_.count(spec->job_id)) return;
+  AddHolds(spec->contained_refs, ObjectHolds::Task(spec->task_id));
   Place(std::move(*spec), /*may_forward=*/true);
 }
 
@@ -271,6 +272,10 @@ std::string Raylet::PluginPath(const std::string& hash) {
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TaskDone>(c.peer, body, "TaskDone");
   if (!msg) return;
+  for (const auto& p : msg->returns) {
+    if (msg->contained_refs.empty() || p.id.size() != ObjectId::kSize) continue;
+    AddHolds(msg->contained_refs, ObjectHolds::Object(ObjectId::FromBinary(p.id)));
+  }
   for (const auto& p : msg->returns) StoreObject(p);
   NotifyOrigin(msg->task_id);
   if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
@@ -345,6 +350,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   if (it == clients_.end()) return;
   Client c = std::move(it->second);
   clients_.erase(it);
+  ReleaseHolds(ObjectHolds::Process(e.worker_id));  // what it borrowed
   if (c.state == Client::kStarting && !c.registered && starting_ > 0) --starting_;
   if (c.state == Client::kStarting && !c.registered) {
     RAY_LOG_ERROR("worker pid {} exited before registering ({}); see logs/worker-{}.err", e.pid,

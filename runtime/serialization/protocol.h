@@ -183,8 +183,12 @@ struct TaskSpec : ray::internal::TaskRequest {
   std::string job_id;
   std::string plugin;  // content hash of the plugin
   std::string caller;  // worker id of the submitter
+  // Object ids the task's arguments hold (refs passed, serialized or nested, and for
+  // an actor call the actor's handle): kept while the task is pending.
+  std::vector<std::string> contained_refs;
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
-                       max_retries, max_calls, max_restarts, actor_id, actor_name, caller);
+                       max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
+                       contained_refs);
 };
 
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.
@@ -236,7 +240,8 @@ struct WaitReply {
 
 struct PutRequest {
   ObjectPayload object;
-  MSGPACK_DEFINE_ARRAY(object);
+  std::vector<std::string> contained_refs;  // object ids the value holds (nested refs)
+  MSGPACK_DEFINE_ARRAY(object, contained_refs);
 };
 
 struct ExecuteTask {
@@ -255,16 +260,25 @@ struct TaskDone {
   bool exit_after = false;  // max_calls reached: the worker exits next
   int64_t start_ms = 0;     // wall clock: when the worker began and ended the task
   int64_t end_ms = 0;       // (0: not reported)
-  MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms);
+  // Object ids the results hold (nested refs), each held by every result. A direct
+  // call's results that hold refs are put in the raylet by the worker (with their
+  // refs, before it answers) and come back here kMissing.
+  std::vector<std::string> contained_refs;
+  MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms, contained_refs);
 };
 
-// Objects the client created and no longer refers to; their ids never left it.
+// A client's changes of what it holds (runtime/raylet/object_holds.h has the
+// protocol), handled in this order: objects it borrows from now on, objects it
+// created and no longer refers to (the owner lets go), borrowed objects it no longer
+// refers to.
 struct FreeObjects {
   std::vector<std::string> ids;
   // Of those, shared-memory objects whose segment the client keeps to fill again:
-  // the store forgets them without removing the segment.
+  // the store forgets them without removing the segment (their ids never left it).
   std::vector<std::string> keep_segments;
-  MSGPACK_DEFINE_ARRAY(ids, keep_segments);
+  std::vector<std::string> borrowed;
+  std::vector<std::string> unborrowed;
+  MSGPACK_DEFINE_ARRAY(ids, keep_segments, borrowed, unborrowed);
 };
 
 // Tasks the raylet sent to a worker ahead of time and takes back (the worker blocked

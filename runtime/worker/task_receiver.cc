@@ -156,12 +156,25 @@ std::optional<IncomingTask> TaskReceiver::NextTask() {
   }
 }
 
-void TaskReceiver::SendTaskDone(const IncomingTask& task, const protocol::TaskDone& done) {
+void TaskReceiver::SendTaskDone(const IncomingTask& task, protocol::TaskDone& done) {
   objects_->PromoteEscaped();  // the results may hold refs to direct results
+  const std::vector<ObjectId> contained = objects_->refs().TakeContained();
+  for (const ObjectId& id : contained) done.contained_refs.push_back(id.Binary());
   if (task.reply_to.empty()) {
+    // (Borrows kept go first, with the piggyback.)
     raylet_->SendWithPiggyback(protocol::Encode(MessageType::kTaskDone, 0, done), /*all=*/true);
+    objects_->refs().CarrierSent(contained);
     return;
   }
+  // A direct caller: the raylet hears first of what outlives the call here.
+  Status held = done.contained_refs.empty()
+                    ? Status::Ok()
+                    : objects_->PutResults(done.returns, done.contained_refs);
+  if (held.ok()) held = objects_->SyncBorrows();
+  if (!held.ok()) RAY_LOG_WARN("cannot tell the raylet what task results hold: {}", held.message());
+  done.contained_refs.clear();
+  objects_->refs().CarrierSent(contained);
+  raylet_->SendPiggyback();  // borrows let go meanwhile, at once
   if (running_) running_->End();
   const protocol::TaskSpec& spec = task.task.spec;
   bool failed = std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {

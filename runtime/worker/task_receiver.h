@@ -46,8 +46,10 @@ class TaskReceiver {
   void Attach(core::RayletConnection* raylet, core::ObjectClient* objects);
   // The next task to run (nullopt: the raylet asked us to exit, or died).
   std::optional<IncomingTask> NextTask();
-  // Reports a task's results to where the task came from.
-  void SendTaskDone(const IncomingTask& task, const protocol::TaskDone& done);
+  // Reports a task's results to where the task came from. The refs they hold (ids
+  // serialized into them) are held by the raylet before this process lets them go;
+  // the borrows this process keeps reach the raylet before the caller hears.
+  void SendTaskDone(const IncomingTask& task, protocol::TaskDone& done);
 
  private:
   TaskReceiver() = default;

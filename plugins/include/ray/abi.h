@@ -50,10 +50,11 @@ typedef struct RayRuntimeApi {
   // Rarer operations by name (named actors, cluster state): msgpack in, msgpack out.
   int (*call)(void* ctx, const char* op, const char* req, size_t len, RayObject* reply);
   const char* (*last_error)(void* ctx);
-  // Reference counting (either may be null): every ObjectRef alive in the process
-  // counts +1 for its id (RAY_OBJECT_ID_SIZE bytes). An object this process created
-  // is freed once no ObjectRef here holds it, unless its id escaped: serialized into
-  // a value or a task, another process may hold it, so it lives until the job ends.
+  // Reference counting (either may be null): every ObjectRef (and ActorHandle, as a
+  // ref to its actor's creation result) alive in the process counts +1 for its id
+  // (RAY_OBJECT_ID_SIZE bytes). ref_escaped: the id was serialized (into a value, a
+  // task's arguments or results); the runtime makes the thing it is sent in hold it.
+  // An object is freed once no process and nothing sent holds it.
   void (*ref_delta)(void* ctx, const char* id, int32_t delta);
   void (*ref_escaped)(void* ctx, const char* id);
   // put() of the concatenation of `parts`, copied once (may be null).

@@ -5,7 +5,7 @@
 // handle.Task(&Class::Method).Remote(...) calls a method (ray/task.h describes
 // arguments and results); a method of another class does not compile. A named actor
 // can be found from any job with GetActor. The instance lives until the actor is
-// killed or its job ends; SetMaxRestarts re-runs the factory when its worker dies,
+// killed, its last handle is gone (see ActorHandle), or its job ends; SetMaxRestarts re-runs the factory when its worker dies,
 // and a call the actor can no longer run fails with ActorDiedError (calls running or
 // sent when the worker died are run again on the restarted actor with
 // SetMaxTaskRetries).
@@ -25,11 +25,43 @@
 
 namespace ray {
 
+// A handle to an actor. Handles are counted like ObjectRefs, in every process (copies,
+// handles passed to tasks or kept in other actors): once the last one anywhere is gone,
+// and no call made through one is pending, the actor is killed and its resources
+// return (`ray list actors` shows it DEAD), unless it outlives its handles (detached).
+// A handle counts as a ref to the actor's creation result.
 template <typename T>
 class ActorHandle {
  public:
   ActorHandle() = default;
-  explicit ActorHandle(std::string id) : id_(std::move(id)) {}
+  explicit ActorHandle(std::string id) : id_(std::move(id)), ref_(HandleRef(id_)) {
+    internal::RefDelta(ref_, +1);
+  }
+  ActorHandle(const ActorHandle& o) : id_(o.id_), ref_(o.ref_) { internal::RefDelta(ref_, +1); }
+  ActorHandle(ActorHandle&& o) noexcept : id_(std::move(o.id_)), ref_(std::move(o.ref_)) {
+    o.id_.clear();
+    o.ref_.clear();
+  }
+  ActorHandle& operator=(const ActorHandle& o) {
+    if (this != &o) {
+      internal::RefDelta(o.ref_, +1);
+      internal::RefDelta(ref_, -1);
+      id_ = o.id_;
+      ref_ = o.ref_;
+    }
+    return *this;
+  }
+  ActorHandle& operator=(ActorHandle&& o) noexcept {
+    if (this != &o) {
+      internal::RefDelta(ref_, -1);
+      id_ = std::move(o.id_);
+      ref_ = std::move(o.ref_);
+      o.id_.clear();
+      o.ref_.clear();
+    }
+    return *this;
+  }
+  ~ActorHandle() { internal::RefDelta(ref_, -1); }
   const std::string& Binary() const { return id_; }
 
   template <typename M>
@@ -73,10 +105,25 @@ class ActorHandle {
     api.release(api.ctx, &reply, 1);
   }
 
-  MSGPACK_DEFINE(id_);
+  // msgpack: [id], as MSGPACK_DEFINE(id_) would write it.
+  template <typename Packer>
+  void msgpack_pack(Packer& pk) const {
+    internal::RefEscaped(ref_);
+    pk.pack_array(1);
+    pk.pack(id_);
+  }
+  void msgpack_unpack(const msgpack::object& o) {
+    if (o.type != msgpack::type::ARRAY || o.via.array.size != 1) throw msgpack::type_error();
+    *this = ActorHandle(o.via.array.ptr[0].as<std::string>());
+  }
 
  private:
+  // The actor's creation result: the actor id (its creation task's) and return index 1.
+  static std::string HandleRef(const std::string& id) {
+    return id.empty() ? std::string() : id + std::string("\0\0\0\1", 4);
+  }
   std::string id_;
+  std::string ref_;
 };
 
 template <typename F>

@@ -2,10 +2,11 @@
 // Objects: ray::ObjectRef<T>, a typed reference to an immutable value in the
 // cluster, and the calls on it: Put stores a value, Get blocks until values exist
 // (throwing the error a failed task left, ray/errors.h), Wait returns when some are
-// ready. An ObjectRef counts as a reference to its object for as long as it lives;
-// the object this process created is freed once none remains, unless the id escaped
-// (was serialized), in which case it lives until the job ends. Calls need an attached
-// runtime (ray/context.h) and are made from the thread running RAY_MAIN or the task.
+// ready. An ObjectRef counts as a reference to its object for as long as it lives, in
+// whichever process holds it: an object is freed once no ref to it is left anywhere
+// (refs passed to tasks, nested in other objects or results, kept by actors, all
+// count; a process that dies lets go of its refs). Calls need an attached runtime
+// (ray/context.h) and are made from the thread running RAY_MAIN or the task.
 
 #include <msgpack.hpp>
 
@@ -28,9 +29,9 @@
 
 namespace ray {
 
-// A reference to an object. While any ObjectRef to an object this process created
-// is alive, the object is kept; serializing the ref (into a value or a task argument)
-// keeps it until the job ends, since another process may hold it then.
+// A reference to an object. While any ObjectRef to the object is alive, in this
+// process or another it was passed to (serialized into a value, a task argument or a
+// result), the object is kept.
 template <typename T>
 class ObjectRef {
  public:

@@ -79,6 +79,12 @@ class Profile {
 inline std::map<std::string, double> ClusterResources() {
   return internal::Call<std::map<std::string, double>>("cluster_resources");
 }
+// Whether the calling node's object store holds the object with id `object_id` (an
+// ObjectRef's Binary()) now: false once it was freed, when every ref to it anywhere
+// was dropped. Like a row of Ray's `ray memory`; for tests and debugging.
+inline bool ObjectInLocalStore(const std::string& object_id) {
+  return internal::Call<bool>("object_stored", object_id);
+}
 // Resources not currently held by tasks or actors.
 inline std::map<std::string, double> AvailableResources() {
   return internal::Call<std::map<std::string, double>>("available_resources");
