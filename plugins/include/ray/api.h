@@ -42,6 +42,7 @@
 //   ray/registry.h    RAY_REMOTE, RAY_REMOTE_NAMED, RAY_MAIN, the plugin entry points
 //   ray/task.h        ray::Task(F).Remote(...) and task options
 //   ray/actor.h       ray::Actor, ActorHandle, GetActor
+//   ray/placement_group.h  CreatePlacementGroup, RemovePlacementGroup, GetPlacementGroup
 //   ray/state.h       Nodes, ClusterResources, GetGpuIds, Profile, ...
 //   ray/context.h     the attached runtime (internal)
 //   ray/wire.h        the msgpack messages shared with the runtime (internal)
@@ -52,6 +53,7 @@
 #include "ray/context.h"
 #include "ray/errors.h"
 #include "ray/object_ref.h"
+#include "ray/placement_group.h"
 #include "ray/registry.h"
 #include "ray/state.h"
 #include "ray/task.h"
