@@ -244,7 +244,7 @@ void GcsService::Tick(int64_t now_mono_ms) {
     last_sweep_ms_ = now_mono_ms;
     SweepDeadNodes(now_mono_ms);
   }
-  groups_->Schedule(LiveNodes());
+  if (groups_->waiting()) groups_->Schedule(LiveNodes());
   if (now_mono_ms - last_flush_ms_ >= kFlushIntervalMs || store_->FlushDue()) {
     last_flush_ms_ = now_mono_ms;
     Flush();
@@ -373,7 +373,7 @@ Result<std::string> GcsService::SyncBundles(const std::string& body) {
   it->second.info.total = sync.total;
   it->second.info.available = sync.available;
   BundleSyncReply reply = groups_->Sync(sync);
-  groups_->Schedule(LiveNodes());
+  if (groups_->waiting()) groups_->Schedule(LiveNodes());
   return Pack(reply);
 }
 

@@ -59,6 +59,8 @@ class PlacementGroups {
   void OnJobFinished(const std::string& job_id);
   // Places the bundles of waiting groups on `nodes` (the live ones, by id).
   void Schedule(const std::vector<scheduler::BundleNode>& nodes);
+  // Whether some group may have bundles to place (Schedule does nothing otherwise).
+  bool waiting() const { return waiting_; }
 
  private:
   explicit PlacementGroups(GcsStore* store) : store_(store) {}
