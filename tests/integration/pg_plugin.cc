@@ -80,6 +80,8 @@ void RunStrategy(const char* key, ray::PlacementStrategy strategy, int n) {
   Print((std::string(key) + "_bundles").c_str(), Join(pg.Info().bundle_node_ids));
   Print((std::string(key) + "_tasks").c_str(), Join(ran));
   ray::RemovePlacementGroup(pg.GetID());
+  // Every node has released it (the next group is placed by what they say is free).
+  Eventually([] { return FreeCpus() == 6; });
 }
 
 }  // namespace
@@ -174,7 +176,7 @@ RAY_MAIN(int argc, char** argv) {
     return 0;
   }
   if (c == "strategies") {
-    // Three nodes of 2 CPUs each.
+    // Three nodes of 2 CPUs each (RunStrategy waits for all 6 to be free again).
     RunStrategy("pack", ray::PlacementStrategy::PACK, 2);
     RunStrategy("spread", ray::PlacementStrategy::SPREAD, 3);
     RunStrategy("strict_pack", ray::PlacementStrategy::STRICT_PACK, 2);
