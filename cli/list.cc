@@ -1,4 +1,4 @@
-// `ray list tasks|actors|objects|nodes`: the cluster's state, as Ray's state API
+// `ray list tasks|actors|objects|nodes|placement-groups`: the cluster's state, as Ray's state API
 // lists it, read from the GCS.
 //   tasks    every task a worker ran or runs, from the task events raylets send
 //            (latest state per task: RUNNING, FINISHED or FAILED)
@@ -7,6 +7,8 @@
 //            and up) and, on multi-node clusters, small objects too; with their
 //            nodes and sizes. Objects leave it when their job ends.
 //   nodes    every node, ALIVE or DEAD, with its resources
+//   placement-groups  every placement group (REMOVED ones too): strategy, state,
+//            bundles and the node holding each
 
 #include <cstdio>
 
@@ -27,7 +29,7 @@ using nlohmann::json;
 
 struct ListOptions {
   ClusterFlags cluster;
-  std::string what;  // tasks, actors, objects, nodes
+  std::string what;  // tasks, actors, objects, nodes, placement-groups
   bool json = false;
   uint64_t limit = 10000;  // tasks: the last N task events; objects: the first N
 };
@@ -102,6 +104,30 @@ void Run(const ListOptions& o) {
       rows.push_back({{"object_id", ToHex(obj.object_id)}, {"size", obj.size}, {"nodes", nodes}});
     }
     Print(rows, o.json, {"object_id", "size", "nodes"}, {40, 12, 16});
+  } else if (o.what == "placement-groups") {
+    auto body = gcs.Call("get_placement_groups", "");
+    if (!body.ok()) Fail("list", body.status());
+    auto groups =
+        protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(*body, "placement groups");
+    if (!groups.ok()) Fail("list", groups.status());
+    for (const auto& pg : *groups) {
+      json bundles = json::array(), nodes = json::array();
+      for (size_t i = 0; i < pg.bundles.size(); ++i) {
+        bundles.push_back(o.json ? json(pg.bundles[i]) : json(Resources(pg.bundles[i])));
+        bool held = i < pg.reserved.size() && pg.reserved[i] && !pg.bundle_nodes[i].empty();
+        std::string node = held ? ToHex(pg.bundle_nodes[i]) : "";
+        nodes.push_back(o.json ? node : Short(node));
+      }
+      rows.push_back({{"placement_group_id", pg.pg_id}, {"name", pg.name},
+                      {"strategy", pg.strategy}, {"state", pg.state}, {"bundles", bundles},
+                      {"bundle_node_ids", nodes}, {"job_id", ToHex(pg.job_id)},
+                      {"detail", pg.detail}});
+    }
+    if (!o.json) {
+      for (auto& r : rows) r["bundles"] = r["bundles"].size();
+    }
+    Print(rows, o.json, {"placement_group_id", "name", "strategy", "state", "bundles"},
+          {36, 16, 13, 12, 7});
   } else {
     auto nodes = gcs.GetNodes();
     if (!nodes.ok()) Fail("list", nodes.status());
@@ -119,10 +145,11 @@ void Run(const ListOptions& o) {
 
 void AddList(CLI::App& app) {
   auto o = std::make_shared<ListOptions>();
-  auto* cmd = app.add_subcommand("list", "List the cluster's tasks, actors, objects or nodes");
-  cmd->add_option("what", o->what, "tasks, actors, objects or nodes")
+  auto* cmd = app.add_subcommand(
+      "list", "List the cluster's tasks, actors, objects, nodes or placement groups");
+  cmd->add_option("what", o->what, "tasks, actors, objects, nodes or placement-groups")
       ->required()
-      ->check(CLI::IsMember({"tasks", "actors", "objects", "nodes"}));
+      ->check(CLI::IsMember({"tasks", "actors", "objects", "nodes", "placement-groups"}));
   o->cluster.Add(cmd);
   cmd->add_flag("--json", o->json, "print JSON (full ids)");
   cmd->add_option("--limit", o->limit,

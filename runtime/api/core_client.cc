@@ -51,6 +51,13 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
 }
 
 Result<std::string> CoreClient::Call(const std::string& op, const std::string& body) {
+  if (op == "create_placement_group") {
+    // The group belongs to this job (it is removed when the job ends).
+    using Args = std::tuple<std::string, std::string, std::vector<std::map<std::string, double>>>;
+    auto args = protocol::DecodeBody<Args>(body, op.c_str());
+    if (!args.ok()) return args.status();
+    return raylet_->Call(op, ri::Pack(std::tuple_cat(*args, std::make_tuple(job_.Binary()))));
+  }
   if (op != "profile_event") return raylet_->Call(op, body);
   // The raylet may not know what this worker runs (direct calls): say it.
   auto span = protocol::DecodeBody<std::tuple<std::string, int64_t, int64_t>>(body, op.c_str());

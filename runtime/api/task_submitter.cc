@@ -6,6 +6,7 @@
 
 #include "runtime/base/clock.h"
 #include "runtime/base/logging.h"
+#include "runtime/scheduler/bundle_resources.h"
 
 namespace ray::core {
 
@@ -57,6 +58,31 @@ TaskSubmitter::TaskSubmitter(RayletConnection* raylet, ObjectClient* objects,
        }});
 }
 
+Status TaskSubmitter::InPlacementGroup(protocol::TaskSpec& spec) {
+  const std::string& pg = spec.placement_group_id;
+  if (pg.size() != 36 || pg.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return Status::InvalidArgument(
+        fmt::format("{}: placement group id '{}' is not 36 hex characters", spec.function, pg));
+  }
+  if (spec.bundle_index < -1) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: bundle index {} of placement group {} (-1: any bundle)", spec.function,
+        spec.bundle_index, pg));
+  }
+  std::map<std::string, double> request = spec.resources;
+  for (const auto& [name, amount] : request) {
+    if (scheduler::IsBundleResourceName(name)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: resource '{}' is a placement group's; ask for it with SetPlacementGroup",
+          spec.function, name));
+    }
+  }
+  // Ray's default of one CPU for a task is taken from the bundle too.
+  if (spec.kind == ri::kNormalTask && !request.count("CPU")) request["CPU"] = 1;
+  spec.resources = scheduler::BundleRequest(request, pg, spec.bundle_index);
+  return Status::Ok();
+}
+
 Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
                                                     std::string_view request) {
   auto req = protocol::DecodeBody<ri::TaskRequest>(request, "TaskRequest");
@@ -74,6 +100,9 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
     return Status::InvalidArgument(
         fmt::format("{} {}: {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                     spec.function, valid.message()));
+  }
+  if (!spec.placement_group_id.empty() && spec.kind != ri::kActorTask) {
+    RAY_RETURN_IF_ERROR(InPlacementGroup(spec));
   }
   // (Checked before anything is put or registered for it.)
   if (spec.kind == ri::kActorCreation && spec.max_retries < -1) {
@@ -183,8 +212,11 @@ TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_i
 }
 
 TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spec) {
-  if (spec.kind != ri::kNormalTask || spec.max_calls != 0 || spec.resources.count("GPU")) {
-    return nullptr;  // GPU ids and max_calls are per task: the raylet hands those out
+  if (spec.kind != ri::kNormalTask || spec.max_calls != 0 || spec.resources.count("GPU") ||
+      !spec.placement_group_id.empty()) {
+    // GPU ids and max_calls are per task: the raylet hands those out; a bundle's
+    // resources may be on another node, and go when the group is removed.
+    return nullptr;
   }
   for (const auto& arg : spec.args) {
     if (arg.is_ref && !objects_->Holds(ObjectId::FromBinary(arg.data))) {

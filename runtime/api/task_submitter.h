@@ -56,6 +56,9 @@ class TaskSubmitter {
   Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
 
  private:
+  // A task or actor in a placement group: checks its group and bundle and renames its
+  // resources to the bundle's (scheduler/bundle_resources.h).
+  static Status InPlacementGroup(protocol::TaskSpec& spec);
   struct DirectCall {
     std::string function;
     std::vector<ObjectId> returns;

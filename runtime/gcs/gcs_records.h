@@ -4,6 +4,7 @@
 // the tuple named in its comment.
 
 #include <cstdint>
+#include <map>
 #include <msgpack.hpp>
 #include <string>
 #include <vector>
@@ -80,6 +81,60 @@ struct GcsStarts {
   int64_t starts = 0;
   int64_t last_start_ms = 0;
   int64_t restarts() const { return starts > 0 ? starts - 1 : 0; }
+};
+
+// A placement group, as stored and as "get_placement_groups" lists it. pg_id: 36
+// hex characters (as Ray's); strategy: PACK, SPREAD, STRICT_PACK or STRICT_SPREAD;
+// bundle_nodes[i]: the node (binary id) bundle i is placed on, "" while unplaced;
+// reserved[i]: that node holds the reservation. job_id: the creating job (binary);
+// the group is removed when it finishes. detail: why it waits, or why it was removed.
+struct PlacementGroupRecord {
+  std::string pg_id;
+  std::string name;
+  std::string strategy;
+  std::vector<std::map<std::string, double>> bundles;
+  std::vector<std::string> bundle_nodes;
+  std::vector<uint8_t> reserved;
+  std::string state;
+  std::string job_id;
+  int64_t created_ms = 0;
+  std::string detail;
+  MSGPACK_DEFINE_ARRAY(pg_id, name, strategy, bundles, bundle_nodes, reserved, state, job_id,
+                       created_ms, detail);
+};
+
+// Placement group states (Ray's): PENDING until every bundle is reserved, CREATED,
+// RESCHEDULING after a node holding bundles died, REMOVED for good.
+inline constexpr const char* kPgPending = "PENDING";
+inline constexpr const char* kPgCreated = "CREATED";
+inline constexpr const char* kPgRescheduling = "RESCHEDULING";
+inline constexpr const char* kPgRemoved = "REMOVED";
+
+// A bundle a node is asked to hold ("sync_bundles" reply): group, index, resources.
+struct BundleAssignment {
+  std::string pg_id;
+  int32_t index = 0;
+  std::map<std::string, double> resources;
+  MSGPACK_DEFINE_ARRAY(pg_id, index, resources);
+};
+
+// "sync_bundles" body, each heartbeat of a raylet: its resources now and the bundles
+// it holds and could not reserve (pairs of group id and index). The reply is what it
+// is to hold (vector<BundleAssignment>) and a counter that changes whenever a group
+// anywhere is CREATED or REMOVED (tasks waiting for a group look again then).
+struct BundleSync {
+  std::string node_id;
+  std::map<std::string, double> total;
+  std::map<std::string, double> available;
+  std::vector<std::pair<std::string, int32_t>> held;
+  std::vector<std::pair<std::string, int32_t>> refused;
+  MSGPACK_DEFINE_ARRAY(node_id, total, available, held, refused);
+};
+
+struct BundleSyncReply {
+  std::vector<BundleAssignment> wanted;
+  uint64_t groups_version = 0;
+  MSGPACK_DEFINE_ARRAY(wanted, groups_version);
 };
 
 // Node and actor states as stored.

@@ -83,6 +83,7 @@ Result<std::unique_ptr<GcsService>> GcsService::Create(std::unique_ptr<GcsStore>
       where.push_back(std::move(node_id));
     }
   }
+  RAY_ASSIGN_OR_RETURN(service->groups_, PlacementGroups::Load(service->store_.get()));
   RAY_ASSIGN_OR_RETURN(service->starts_, service->store_->RecordStart(NowMillis()));
   if (service->starts_.starts > 1) {
     RAY_LOG_INFO("GCS start {} on {} ({} object locations recovered)", service->starts_.starts,
@@ -203,6 +204,7 @@ Status GcsService::MarkDead(Node& node) {
     where.erase(std::remove(where.begin(), where.end(), node.info.node_id), where.end());
     it = where.empty() ? object_locations_.erase(it) : std::next(it);
   }
+  groups_->OnNodeDead(node.info.node_id);
   Status st = store_->SetNodeState(node.info.node_id, kDead);
   if (st.ok()) st = store_->SetNodeActorsDead(node.info.node_id);
   if (!st.ok()) {
@@ -242,6 +244,7 @@ void GcsService::Tick(int64_t now_mono_ms) {
     last_sweep_ms_ = now_mono_ms;
     SweepDeadNodes(now_mono_ms);
   }
+  if (groups_->waiting()) groups_->Schedule(LiveNodes());
   if (now_mono_ms - last_flush_ms_ >= kFlushIntervalMs || store_->FlushDue()) {
     last_flush_ms_ = now_mono_ms;
     Flush();
@@ -272,6 +275,11 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
       {"get_objects", &GcsService::GetObjects},
       {"get_actors", &GcsService::GetActors},
       {"get_task_events", &GcsService::GetTaskEvents},
+      {"create_placement_group", &GcsService::CreatePlacementGroup},
+      {"remove_placement_group", &GcsService::RemovePlacementGroup},
+      {"get_placement_group", &GcsService::GetPlacementGroup},
+      {"get_placement_groups", &GcsService::GetPlacementGroups},
+      {"sync_bundles", &GcsService::SyncBundles},
   };
   protocol::CallReply reply;
   auto op = kOps.find(request.op);
@@ -312,10 +320,61 @@ Result<std::string> GcsService::ReportAutoscaler(const std::string& body) {
   return std::string();
 }
 
-Result<std::string> GcsService::GetAutoscaler(const std::string&) {
+bool GcsService::AutoscalerAlive() const {
   // Alive: reported within the last 30 s (it reports every few seconds).
-  bool alive = autoscaler_seen_ms_ > 0 && MonoMillis() - autoscaler_seen_ms_ < 30000;
-  return Pack(std::make_tuple(alive, autoscaler_status_));
+  return autoscaler_seen_ms_ > 0 && MonoMillis() - autoscaler_seen_ms_ < 30000;
+}
+
+Result<std::string> GcsService::GetAutoscaler(const std::string&) {
+  return Pack(std::make_tuple(AutoscalerAlive(), autoscaler_status_));
+}
+
+std::vector<scheduler::BundleNode> GcsService::LiveNodes() const {
+  std::vector<scheduler::BundleNode> out;
+  for (const auto& [id, node] : nodes_) {
+    if (node.info.state != kAlive) continue;
+    out.push_back({id, scheduler::ResourceSet::FromDoubles(node.info.total),
+                   scheduler::ResourceSet::FromDoubles(node.info.available)});
+  }
+  return out;
+}
+
+Result<std::string> GcsService::CreatePlacementGroup(const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(PlacementGroupRecord pg,
+                       groups_->Create(body, LiveNodes(), AutoscalerAlive()));
+  return Pack(pg);
+}
+
+Result<std::string> GcsService::RemovePlacementGroup(const std::string& pg_id) {
+  RAY_RETURN_IF_ERROR(groups_->Remove(pg_id, "removed by the user"));
+  return std::string();
+}
+
+Result<std::string> GcsService::GetPlacementGroup(const std::string& body) {
+  using Args = std::tuple<std::string, std::string>;
+  RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "get_placement_group body"));
+  RAY_ASSIGN_OR_RETURN(PlacementGroupRecord pg,
+                       groups_->Get(std::get<0>(args), std::get<1>(args)));
+  return Pack(pg);
+}
+
+Result<std::string> GcsService::GetPlacementGroups(const std::string&) {
+  return Pack(groups_->All());
+}
+
+Result<std::string> GcsService::SyncBundles(const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(BundleSync sync,
+                       protocol::DecodeBody<BundleSync>(body, "sync_bundles body"));
+  auto it = nodes_.find(sync.node_id);
+  if (it == nodes_.end() || it->second.info.state != kAlive) {
+    return Status::NotFound(kUnknownNode);
+  }
+  // What it has now, reservations included, is what other nodes place work by.
+  it->second.info.total = sync.total;
+  it->second.info.available = sync.available;
+  BundleSyncReply reply = groups_->Sync(sync);
+  if (groups_->waiting()) groups_->Schedule(LiveNodes());
+  return Pack(reply);
 }
 
 Result<std::string> GcsService::PutPlugin(const std::string& body) {
@@ -380,6 +439,7 @@ Result<std::string> GcsService::FinishJob(const std::string& body) {
   RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "finish_job body"));
   const std::string& job_id = std::get<0>(args);
   RAY_RETURN_IF_ERROR(store_->FinishJob(job_id, std::get<1>(args), NowMillis()));
+  groups_->OnJobFinished(job_id);  // Ray: a job's placement groups go with it
   // Object ids begin with their job's id; the job's objects are gone.
   for (auto it = object_locations_.begin(); it != object_locations_.end();) {
     it = it->first.compare(0, job_id.size(), job_id) == 0 ? object_locations_.erase(it)

@@ -23,6 +23,7 @@
 
 #include "runtime/base/status.h"
 #include "runtime/gcs/gcs_store.h"
+#include "runtime/gcs/placement_groups.h"
 #include "runtime/serialization/protocol.h"
 
 namespace ray::gcs {
@@ -90,8 +91,21 @@ class GcsService {
   // ask whether one is alive (then work no node fits waits instead of failing).
   Result<std::string> ReportAutoscaler(const std::string& body);
   Result<std::string> GetAutoscaler(const std::string& body);
+  // Placement groups (see placement_groups.h). create: [name, strategy, bundles,
+  // job_id] -> the PlacementGroupRecord; remove: the group id; get: [id, name] (id
+  // "": the live group of that name) -> the record; get_placement_groups: every
+  // record; sync_bundles: BundleSync -> BundleSyncReply (raylets).
+  Result<std::string> CreatePlacementGroup(const std::string& body);
+  Result<std::string> RemovePlacementGroup(const std::string& body);
+  Result<std::string> GetPlacementGroup(const std::string& body);
+  Result<std::string> GetPlacementGroups(const std::string& body);
+  Result<std::string> SyncBundles(const std::string& body);
+  // The live nodes as bundle placement sees them, by id.
+  std::vector<scheduler::BundleNode> LiveNodes() const;
+  bool AutoscalerAlive() const;
 
   std::unique_ptr<GcsStore> store_;
+  std::unique_ptr<PlacementGroups> groups_;
   std::string token_;
   int64_t heartbeat_timeout_ms_;
   int64_t sweep_interval_ms_;

@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS task_events(
 -- No index on job_id: every task adds a row, and LoadTaskEvents scans anyway.
 DROP INDEX IF EXISTS task_events_by_job;
 CREATE TABLE IF NOT EXISTS objects(object_id BLOB, node_id BLOB, PRIMARY KEY(object_id, node_id));
+-- Placement groups: the msgpack PlacementGroupRecord, by group id.
+CREATE TABLE IF NOT EXISTS placement_groups(pg_id BLOB PRIMARY KEY, record BLOB);
 -- One row per start of a GCS server on these tables (wall-clock ms).
 CREATE TABLE IF NOT EXISTS gcs_starts(start_ms INTEGER);
 )sql";
@@ -318,6 +320,32 @@ Result<std::vector<ActorRecord>> GcsStore::LoadActors() {
   }
   if (rc != SQLITE_DONE) return Error("reading actors");
   return actors;
+}
+
+Status GcsStore::PutPlacementGroup(const PlacementGroupRecord& pg) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, pg);
+  return Run("storing a placement group", "INSERT OR REPLACE INTO placement_groups VALUES(?,?)",
+             {pg.pg_id, std::string(buf.data(), buf.size())});
+}
+
+Result<std::vector<PlacementGroupRecord>> GcsStore::LoadPlacementGroups() {
+  RAY_ASSIGN_OR_RETURN(Statement * stmt,
+                       Prepared("SELECT pg_id, record FROM placement_groups ORDER BY rowid"));
+  Use use(stmt->get());
+  std::vector<PlacementGroupRecord> out;
+  int rc;
+  while ((rc = use.Step()) == SQLITE_ROW) {
+    auto pg = protocol::DecodeBody<PlacementGroupRecord>(use.ColumnBytes(1), "placement group");
+    if (!pg.ok()) {
+      RAY_LOG_WARN("placement group {}: stored {}; skipped", use.ColumnBytes(0),
+                   pg.status().message());
+      continue;
+    }
+    out.push_back(std::move(pg).value());
+  }
+  if (rc != SQLITE_DONE) return Error("reading placement groups");
+  return out;
 }
 
 Status GcsStore::PutPlugin(const std::string& hash, const std::string& name,

@@ -1,7 +1,7 @@
 #pragma once
 // GcsStore: the GCS tables in one SQLite file (WAL journal, synchronous=NORMAL).
 //
-// Tables: nodes, jobs, actors, plugins, task_events, objects (locations), gcs_starts
+// Tables: nodes, jobs, actors, placement_groups, plugins, task_events, objects (locations), gcs_starts
 // (one row per start of a GCS server on them). Writes a reply depends on
 // (registration, state changes, actors, jobs, plugins) go to the database before the
 // call returns. Writes nobody waits for (heartbeat timestamps, task events) are
@@ -61,6 +61,10 @@ class GcsStore {
   Status SetNodeActorsDead(const std::string& node_id);
   // Every actor recorded, in the order first recorded.
   Result<std::vector<ActorRecord>> LoadActors();
+
+  // Placement groups: inserted or replaced whole; loaded in the order first stored.
+  Status PutPlacementGroup(const PlacementGroupRecord& pg);
+  Result<std::vector<PlacementGroupRecord>> LoadPlacementGroups();
 
   // Plugins, by content hash. PutPlugin keeps the first bytes stored for a hash.
   Status PutPlugin(const std::string& hash, const std::string& name, const std::string& bytes,

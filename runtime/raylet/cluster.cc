@@ -92,6 +92,13 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       where.function = std::get<0>(*span);
       RecordTask(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
     }
+  } else if (IsPlacementGroupOp(msg->op)) {
+    auto out = PlacementGroupCall(msg->op, msg->body);
+    if (out.ok()) {
+      reply.body = std::move(out).value();
+    } else {
+      fail(out.status());
+    }
   } else if (msg->op == "kill_actor") {
     KillActor(msg->body);
   } else if (msg->op == "sync_refs") {
@@ -195,6 +202,7 @@ void Raylet::Periodic() {
     }
     if (!st.ok() && !gcs_warned_) RAY_LOG_WARN("heartbeat to the GCS failed: {}", st.message());
     gcs_warned_ = !st.ok();
+    if (st.ok()) SyncBundles();
   }
   // While the GCS does not answer, do not queue up more calls that would each wait
   // for their timeout: the loop must stay responsive (and stop promptly).
@@ -224,7 +232,7 @@ void Raylet::RecordJobEnds() {
 
 bool Raylet::CallNeedsGcs(const std::string& op) {
   return op == "register_actor_name" || op == "get_actor" || op == "nodes" ||
-         op == "cluster_resources" || op == "available_resources";
+         op == "cluster_resources" || op == "available_resources" || IsPlacementGroupOp(op);
 }
 
 void Raylet::OnGcsBack() {
@@ -261,7 +269,9 @@ std::vector<protocol::ResourceDemand> Raylet::Load() const {
   std::vector<protocol::ResourceDemand> load;
   for (const auto& [shape, count] : waiting) load.push_back({shape.ToDoubles(), count, false});
   std::map<ResourceSet, int64_t> infeasible;
-  for (const auto& t : infeasible_) ++infeasible[ResourcesOf(t)];
+  for (const auto& t : infeasible_) {
+    if (t.placement_group_id.empty()) ++infeasible[ResourcesOf(t)];  // (others wait for a group)
+  }
   for (const auto& [shape, count] : infeasible) load.push_back({shape.ToDoubles(), count, true});
   return load;
 }
@@ -281,6 +291,7 @@ void Raylet::RetryInfeasible() {
   int64_t now = MonoMillis();
   if (infeasible_.empty() || now < next_infeasible_retry_ms_) return;
   next_infeasible_retry_ms_ = now + 1000;
+  CheckGroupTasks();
   std::deque<TaskSpec> held;
   held.swap(infeasible_);
   retrying_infeasible_ = true;

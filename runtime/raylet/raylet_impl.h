@@ -281,6 +281,21 @@ class Raylet {
   // their lineage where it allows, else stored here as ObjectLostError.
   void RebuildObjectsOf(const std::string& node_id);
 
+  // --- placement groups (placement_groups.cc; the GCS decides, see
+  // gcs/placement_groups.h): the calls of the API, and the bundles this node holds.
+  static bool IsPlacementGroupOp(const std::string& op);
+  Result<std::string> PlacementGroupCall(const std::string& op, const std::string& body);
+  // Tells the GCS what this node holds and reserves or releases what it is told to.
+  // `again`: once more at once if that changed anything (the GCS hears it sooner).
+  void SyncBundles(bool again = true);
+  using BundleKey = std::pair<std::string, int32_t>;  // (group id hex, bundle index)
+  void ReleaseBundle(const BundleKey& key);
+  // Tasks of a group that no node holds a bundle for wait in infeasible_ (whether or
+  // not an autoscaler runs); those whose group is removed or whose bundle cannot hold
+  // them fail (asked of the GCS with each retry).
+  void CheckGroupTasks();
+  void FailUnplaceable(const TaskSpec& t, const std::string& type, const std::string& why);
+
   // --- task events (state API, timeline), sent to the GCS in batches
   // What the client runs now, as the state API shows it: a task the raylet sent it,
   // or a direct call (one that has run kRunningReportMs at least; see running_task.h).
@@ -386,6 +401,11 @@ class Raylet {
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
   TaskEvents task_events_;  // not yet sent to the GCS
+  // Bundles reserved here: their resources as the group asked (the node's total and
+  // free resources carry their renamed form), and those it could not reserve.
+  std::map<BundleKey, ResourceSet> bundles_held_;
+  std::set<BundleKey> bundles_refused_;
+  uint64_t groups_version_ = 0;  // as the GCS last said (BundleSyncReply)
   GpuAllocator gpus_;
 };
 

@@ -57,6 +57,17 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
   } else if (total_.Contains(need)) {
     where = "";
   }
+  if (!where && !spec.placement_group_id.empty()) {
+    // Its bundle is on no node yet (or any more): it waits for its group.
+    if (!retrying_infeasible_) {
+      RAY_LOG_INFO("{} {} waits for bundle {} of placement group {}",
+                   spec.kind == ri::kActorCreation ? "actor" : "task", spec.function,
+                   spec.bundle_index, spec.placement_group_id);
+    }
+    if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
+    infeasible_.push_back(std::move(spec));
+    return;
+  }
   if (!where && may_forward && AutoscalerAlive()) {
     // The autoscaler sees it in this node's load and may add a node that fits.
     if (!retrying_infeasible_) {
@@ -123,6 +134,10 @@ void Raylet::OnArgsReady(TaskSpec t) {
     if (a && a->state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
+  if (!t.placement_group_id.empty() && !total_.Contains(need)) {
+    Place(std::move(t), /*may_forward=*/true);  // its bundle left this node (a retry)
+    return;
+  }
   ready_.Push(need, std::move(t));
 }
 

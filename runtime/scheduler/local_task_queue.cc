@@ -6,7 +6,11 @@ namespace ray::scheduler {
 
 ResourceSet ResourcesOf(const TaskSpec& t) {
   auto r = t.resources;
-  if (t.kind == ray::internal::kNormalTask && !r.count("CPU")) r["CPU"] = 1;
+  // (A task in a placement group asks for its bundle's renamed resources, its default
+  // CPU included: see bundle_resources.h.)
+  if (t.kind == ray::internal::kNormalTask && !r.count("CPU") && t.placement_group_id.empty()) {
+    r["CPU"] = 1;
+  }
   return ResourceSet::FromDoubles(r);
 }
 

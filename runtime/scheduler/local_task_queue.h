@@ -20,7 +20,7 @@ namespace ray::scheduler {
 using protocol::TaskSpec;
 
 // The resources a task holds while it runs: what it asks for, and a normal task that
-// names no CPU amount takes one CPU.
+// names no CPU amount takes one CPU (unless in a placement group: renamed already).
 ResourceSet ResourcesOf(const TaskSpec& t);
 
 class LocalTaskQueue {

@@ -42,6 +42,13 @@ void ResourceSet::Subtract(const ResourceSet& other) {
   for (const auto& [name, units] : other.amounts_) amounts_[name] -= units;
 }
 
+void ResourceSet::DropZerosOf(const ResourceSet& names) {
+  for (const auto& [name, units] : names.amounts_) {
+    auto it = amounts_.find(name);
+    if (it != amounts_.end() && it->second == 0) amounts_.erase(it);
+  }
+}
+
 double ResourceSet::Amount(const std::string& name) const {
   auto it = amounts_.find(name);
   return it == amounts_.end() ? 0.0 : static_cast<double>(it->second) / kUnit;

@@ -24,6 +24,9 @@ class ResourceSet {
   // blocked worker's reacquisition is allowed to cause).
   void Add(const ResourceSet& other);
   void Subtract(const ResourceSet& other);
+  // Removes the entries named in `names` that are exactly zero (resources a node
+  // stopped having, such as a released bundle's).
+  void DropZerosOf(const ResourceSet& names);
   // The amount of one resource (0 if absent).
   double Amount(const std::string& name) const;
   // Only the "CPU" part of this set.

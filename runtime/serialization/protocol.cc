@@ -131,6 +131,15 @@ Status CheckTaskSpec(const TaskSpec& t) {
       return Status::InvalidArgument(fmt::format("a {}-byte ObjectRef argument", a.data.size()));
     }
   }
+  if (!t.placement_group_id.empty() &&
+      (t.placement_group_id.size() != 36 ||
+       t.placement_group_id.find_first_not_of("0123456789abcdef") != std::string::npos)) {
+    return Status::InvalidArgument("placement group id '" + t.placement_group_id +
+                                   "' is not 36 hex characters");
+  }
+  if (t.bundle_index < -1) {
+    return Status::InvalidArgument(fmt::format("bundle index {} (-1: any bundle)", t.bundle_index));
+  }
   return CheckResourceRequest(t.resources);
 }
 

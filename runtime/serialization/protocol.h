@@ -188,7 +188,7 @@ struct TaskSpec : ray::internal::TaskRequest {
   std::vector<std::string> contained_refs;
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
-                       contained_refs);
+                       contained_refs, placement_group_id, bundle_index);
 };
 
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.

@@ -44,6 +44,7 @@
 //   ray/registry.h    RAY_REMOTE, RAY_REMOTE_NAMED, RAY_MAIN, the plugin entry points
 //   ray/task.h        ray::Task(F).Remote(...) and task options
 //   ray/actor.h       ray::Actor, ActorHandle, GetActor
+//   ray/placement_group.h  CreatePlacementGroup, RemovePlacementGroup, GetPlacementGroup
 //   ray/state.h       Nodes, ClusterResources, GetGpuIds, Profile, ...
 //   ray/init.h        Init, IsInitialized, Shutdown: a program of the user's own
 //   ray/context.h     the attached runtime (internal)
@@ -56,6 +57,7 @@
 #include "ray/errors.h"
 #include "ray/init.h"
 #include "ray/object_ref.h"
+#include "ray/placement_group.h"
 #include "ray/registry.h"
 #include "ray/state.h"
 #include "ray/task.h"

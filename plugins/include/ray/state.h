@@ -75,6 +75,13 @@ class Profile {
   int64_t start_ms_;
 };
 
+// Every placement group of the cluster, removed ones included, in creation order
+// (Ray's state API list_placement_groups): id, name, strategy, state, bundles, the
+// node of each reserved bundle. (PlacementGroupInfo is in ray/wire.h.)
+inline std::vector<PlacementGroupInfo> ListPlacementGroups() {
+  return internal::Call<std::vector<PlacementGroupInfo>>("placement_groups");
+}
+
 // Total resources of the cluster's live nodes ({"CPU": 8, "GPU": 1, ...}).
 inline std::map<std::string, double> ClusterResources() {
   return internal::Call<std::map<std::string, double>>("cluster_resources");

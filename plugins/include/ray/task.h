@@ -21,6 +21,7 @@
 #include "ray/abi.h"
 #include "ray/context.h"
 #include "ray/object_ref.h"
+#include "ray/placement_group.h"
 #include "ray/registry.h"
 #include "ray/values.h"
 #include "ray/wire.h"
@@ -104,6 +105,20 @@ class Options {
   }
   Self& SetResources(const std::map<std::string, double>& resources) {
     for (const auto& [k, v] : resources) req_.resources[k] = v;
+    return static_cast<Self&>(*this);
+  }
+  // Runs in bundle `bundle_index` of `pg` (-1: any of its bundles): on the bundle's
+  // node, from the bundle's resources (ray/placement_group.h). Throws RayException
+  // for an empty handle or an index out of range.
+  Self& SetPlacementGroup(const PlacementGroup& pg, int bundle_index = -1) {
+    if (pg.GetID().empty()) throw RayException("SetPlacementGroup: the placement group handle is empty");
+    if (bundle_index < -1 || bundle_index >= static_cast<int>(pg.BundleCount())) {
+      throw RayException("SetPlacementGroup: bundle index " + std::to_string(bundle_index) +
+                         " is out of range for placement group " + pg.GetID() + " (" +
+                         std::to_string(pg.BundleCount()) + " bundles; -1: any)");
+    }
+    req_.placement_group_id = pg.GetID();
+    req_.bundle_index = bundle_index;
     return static_cast<Self&>(*this);
   }
 

@@ -60,8 +60,12 @@ struct TaskRequest {
   int32_t max_restarts = 0;
   std::string actor_id;    // actor tasks
   std::string actor_name;  // named actor creation
+  // Run inside bundle `bundle_index` (-1: any) of this placement group (hex id; ""
+  // none): the runtime renames `resources` to the bundle's (see ray/placement_group.h).
+  std::string placement_group_id;
+  int32_t bundle_index = -1;
   MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
-                       max_restarts, actor_id, actor_name);
+                       max_restarts, actor_id, actor_name, placement_group_id, bundle_index);
 };
 
 // ray::Init's configuration, as a program hands it to the client library (ray/init.h
@@ -107,6 +111,23 @@ struct NodeInfo {
   std::map<std::string, double> resources_total;
   std::map<std::string, double> resources_available;  // empty for dead nodes
   MSGPACK_DEFINE(node_id, address, alive, resources_total, resources_available);
+};
+
+// A placement group as the runtime describes it (ray/placement_group.h). state:
+// PENDING, CREATED, RESCHEDULING or REMOVED; bundle_node_ids[i]: the node (hex) that
+// holds bundle i, "" while none does; detail: why it waits or why it was removed.
+struct PlacementGroupInfo {
+  std::string id;  // 36 hex characters
+  std::string name;
+  std::string strategy;  // PACK, SPREAD, STRICT_PACK or STRICT_SPREAD
+  std::string state;
+  std::vector<std::map<std::string, double>> bundles;
+  std::vector<std::string> bundle_node_ids;
+  std::string job_id;  // hex: the job that created it
+  int64_t created_ms = 0;
+  std::string detail;
+  MSGPACK_DEFINE_ARRAY(id, name, strategy, state, bundles, bundle_node_ids, job_id, created_ms,
+                       detail);
 };
 
 }  // namespace ray

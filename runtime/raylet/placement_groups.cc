@@ -1,0 +1,235 @@
+// Placement groups on this node: the API's calls (relayed to the GCS, which keeps the
+// groups and decides where their bundles go), the bundles this node reserves and
+// releases as the GCS says, and the tasks and actors that wait for a group.
+
+#include "runtime/raylet/raylet_impl.h"
+#include "runtime/scheduler/bundle_resources.h"
+
+namespace ray::raylet {
+
+namespace {
+
+ray::PlacementGroupInfo ToInfo(const gcs::PlacementGroupRecord& r) {
+  ray::PlacementGroupInfo info;
+  info.id = r.pg_id;
+  info.name = r.name;
+  info.strategy = r.strategy;
+  info.state = r.state;
+  info.bundles = r.bundles;
+  for (const auto& n : r.bundle_nodes) {
+    // A bundle counts as on its node once the node holds it.
+    size_t i = info.bundle_node_ids.size();
+    bool held = i < r.reserved.size() && r.reserved[i];
+    info.bundle_node_ids.push_back(held && !n.empty() ? ToHex(n) : "");
+  }
+  info.job_id = ToHex(r.job_id);
+  info.created_ms = r.created_ms;
+  info.detail = r.detail;
+  return info;
+}
+
+}  // namespace
+
+bool Raylet::IsPlacementGroupOp(const std::string& op) {
+  return op == "create_placement_group" || op == "remove_placement_group" ||
+         op == "get_placement_group" || op == "placement_groups";
+}
+
+Result<std::string> Raylet::PlacementGroupCall(const std::string& op, const std::string& body) {
+  if (op == "create_placement_group") {
+    RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call(op, body));
+    RAY_ASSIGN_OR_RETURN(auto pg,
+                         protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
+    SyncBundles();  // some of it may be for this node
+    return ri::Pack(ToInfo(pg));
+  }
+  if (op == "remove_placement_group") {
+    RAY_ASSIGN_OR_RETURN(auto id, protocol::DecodeBody<std::string>(body, "placement group id"));
+    RAY_RETURN_IF_ERROR(gcs_.Call(op, id).status());
+    SyncBundles();  // released here at once; other nodes with their next heartbeat
+    return ri::Pack(true);
+  }
+  if (op == "get_placement_group") {
+    RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call(op, body));
+    RAY_ASSIGN_OR_RETURN(auto pg,
+                         protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
+    return ri::Pack(ToInfo(pg));
+  }
+  RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call("get_placement_groups", ""));
+  RAY_ASSIGN_OR_RETURN(auto groups, protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(
+                                        reply, "placement groups"));
+  std::vector<ray::PlacementGroupInfo> out;
+  for (const auto& pg : groups) out.push_back(ToInfo(pg));
+  return ri::Pack(out);
+}
+
+void Raylet::SyncBundles(bool again) {
+  gcs::BundleSync sync;
+  sync.node_id = node_id_.Binary();
+  sync.total = total_.ToDoubles();
+  sync.available = available_.ToDoubles();
+  for (const auto& [key, resources] : bundles_held_) sync.held.push_back(key);
+  sync.refused.assign(bundles_refused_.begin(), bundles_refused_.end());
+  auto body = gcs_.Call("sync_bundles", ri::Pack(sync));
+  if (!body.ok()) return;  // (an unknown node registers again with its next heartbeat)
+  auto reply = protocol::DecodeBody<gcs::BundleSyncReply>(*body, "sync_bundles reply");
+  if (!reply.ok()) {
+    RAY_LOG_WARN("the GCS's sync_bundles reply: {}", reply.status().message());
+    return;
+  }
+  bundles_refused_.clear();
+  std::map<BundleKey, ResourceSet> wanted;
+  for (const auto& b : reply->wanted) {
+    wanted[{b.pg_id, b.index}] = ResourceSet::FromDoubles(b.resources);
+  }
+  bool changed = false;
+  std::vector<BundleKey> gone;
+  for (const auto& [key, resources] : bundles_held_) {
+    if (!wanted.count(key)) gone.push_back(key);
+  }
+  for (const auto& key : gone) {
+    ReleaseBundle(key);
+    changed = true;
+  }
+  for (const auto& [key, resources] : wanted) {
+    if (bundles_held_.count(key)) continue;
+    changed = true;
+    if (!available_.Contains(resources)) {
+      bundles_refused_.insert(key);  // taken meanwhile: the GCS places it again
+      continue;
+    }
+    available_.Subtract(resources);
+    ResourceSet renamed = scheduler::BundleReservation(resources, key.first, key.second);
+    total_.Add(renamed);
+    available_.Add(renamed);
+    bundles_held_[key] = resources;
+    RAY_LOG_INFO("reserved bundle {} of placement group {}: {}", key.second, key.first,
+                 resources.ToString());
+  }
+  if (changed || reply->groups_version != groups_version_) {
+    groups_version_ = reply->groups_version;
+    next_infeasible_retry_ms_ = 0;  // tasks waiting for a group look again
+  }
+  if (changed && again) SyncBundles(false);
+}
+
+void Raylet::ReleaseBundle(const BundleKey& key) {
+  auto it = bundles_held_.find(key);
+  if (it == bundles_held_.end()) return;
+  ResourceSet original = it->second;
+  bundles_held_.erase(it);
+  ResourceSet renamed = scheduler::BundleReservation(original, key.first, key.second);
+  RAY_LOG_INFO("released bundle {} of placement group {}", key.second, key.first);
+  bool group_here = false;
+  for (const auto& [k, r] : bundles_held_) group_here |= k.first == key.first;
+  if (!group_here) {
+    // The group is gone from this node: what runs in it dies (Ray kills the actors
+    // and fails the tasks of a removed group), what waits for it waits again.
+    std::string why = "its placement group " + key.first + " was removed";
+    std::vector<std::string> victims;
+    for (const auto& [peer, c] : clients_) {
+      if (scheduler::UsesGroup(c.held, key.first)) victims.push_back(peer);
+    }
+    std::deque<TaskSpec> again;
+    for (const auto& peer : victims) {
+      Client& c = clients_[peer];
+      available_.Add(c.held);  // the worker's exit gives back nothing more
+      c.held = ResourceSet();
+      for (auto& t : c.queued) again.push_back(std::move(t));
+      c.queued.clear();
+      if (c.state == Client::kActor) {
+        if (Actor* a = actors_.Find(c.actor_id)) {
+          a->creation.max_restarts = a->restarts;  // no restart: the group is gone
+          a->killed = true;
+          OnActorDied(c.actor_id, why);
+        }
+      }
+      RAY_LOG_INFO("killing worker {} (pid {}): {}", Hex(peer), c.pid, why);
+      pool_->Kill(peer);
+    }
+    ready_.EraseIf([&](const TaskSpec& t) {
+      if (t.placement_group_id != key.first) return false;
+      again.push_back(t);
+      return true;
+    });
+    for (auto& t : again) Place(std::move(t), /*may_forward=*/true);
+  }
+  total_.Subtract(renamed);
+  available_.Subtract(renamed);
+  available_.Add(original);
+  total_.DropZerosOf(renamed);
+  available_.DropZerosOf(renamed);
+}
+
+void Raylet::FailUnplaceable(const TaskSpec& t, const std::string& type, const std::string& why) {
+  FailTask(t, ri::kUnschedulable, type, type + ": " + why);
+  if (t.kind != ri::kActorCreation) return;
+  Actor& a = actors_.Entry(t.task_id);
+  a.creation = t;
+  a.creation.max_restarts = a.restarts;
+  OnActorDied(t.task_id, why);
+  a.state = Actor::kDead;
+  a.death_cause = why;
+}
+
+void Raylet::CheckGroupTasks() {
+  bool any = std::any_of(infeasible_.begin(), infeasible_.end(),
+                         [](const TaskSpec& t) { return !t.placement_group_id.empty(); });
+  if (!any) return;
+  auto body = gcs_.Call("get_placement_groups", "");
+  if (!body.ok()) return;
+  auto groups = protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(*body, "groups");
+  if (!groups.ok()) return;
+  std::map<std::string, const gcs::PlacementGroupRecord*> by_id;
+  for (const auto& pg : *groups) by_id[pg.pg_id] = &pg;
+  std::deque<TaskSpec> keep;
+  for (auto& t : infeasible_) {
+    const std::string& id = t.placement_group_id;
+    if (id.empty()) {
+      keep.push_back(std::move(t));
+      continue;
+    }
+    bool actor = t.kind == ri::kActorCreation;
+    std::string what = fmt::format("{} {}", actor ? "actor" : "task", t.function);
+    auto it = by_id.find(id);
+    if (it == by_id.end() || it->second->state == gcs::kPgRemoved) {
+      FailUnplaceable(t, actor ? "ActorPlacementGroupRemoved" : "TaskPlacementGroupRemoved",
+                      it == by_id.end()
+                          ? fmt::format("{} cannot run: no placement group {}", what, id)
+                          : fmt::format("{} cannot run: its placement group {} was removed ({})",
+                                        what, id, it->second->detail));
+      continue;
+    }
+    const auto& pg = *it->second;
+    if (t.bundle_index >= static_cast<int32_t>(pg.bundles.size())) {
+      FailUnplaceable(t, actor ? "ActorUnschedulableError" : "TaskUnschedulableError",
+                      fmt::format("{}: bundle index {} is out of range (placement group {} has "
+                                  "{} bundles)",
+                                  what, t.bundle_index, id, pg.bundles.size()));
+      continue;
+    }
+    // What it asks of the bundle must fit the bundle (any bundle, for index -1).
+    ResourceSet ask = ResourceSet::FromDoubles(
+        scheduler::RequestInBundle(t.resources, id, t.bundle_index));
+    bool fits = false;
+    for (size_t i = 0; i < pg.bundles.size(); ++i) {
+      if (t.bundle_index >= 0 && static_cast<size_t>(t.bundle_index) != i) continue;
+      fits |= ResourceSet::FromDoubles(pg.bundles[i]).Contains(ask);
+    }
+    if (!fits) {
+      std::string bundle = t.bundle_index >= 0
+                               ? fmt::format("bundle {} ({})", t.bundle_index,
+                                             ResourceSet::FromDoubles(pg.bundles[t.bundle_index])
+                                                 .ToString())
+                               : std::string("any of its bundles");
+      FailUnplaceable(t, actor ? "ActorUnschedulableError" : "TaskUnschedulableError",
+                      fmt::format("{} requires {}, more than {} of placement group {} reserves",
+                                  what, ask.ToString(), bundle, id));
+      continue;
+    }
+    keep.push_back(std::move(t));
+  }
+  infeasible_.swap(keep);
+}
+
+}  // namespace ray::raylet
