@@ -306,7 +306,8 @@ TEST(BodyTest, TaskSpecEncodesAsOneFlatArray) {
   TaskSpec t = Spec();
   std::string flat = protocol::Pack(std::make_tuple(
       t.task_id, t.job_id, t.kind, t.plugin, t.function, t.args, t.num_returns, t.resources,
-      t.max_retries, t.max_calls, t.max_restarts, t.actor_id, t.actor_name, t.caller));
+      t.max_retries, t.max_calls, t.max_restarts, t.actor_id, t.actor_name, t.caller,
+      t.detached, t.ray_namespace, t.runtime_env));
   EXPECT_EQ(protocol::Pack(t), flat);
   Result<TaskSpec> back = DecodeBody<TaskSpec>(flat, "TaskSpec");
   ASSERT_TRUE(back.ok()) << back.status().ToString();

@@ -60,8 +60,16 @@ struct TaskRequest {
   int32_t max_restarts = 0;
   std::string actor_id;    // actor tasks
   std::string actor_name;  // named actor creation
+  // Actor creation: outlives its job and its creator; ends only when killed (or with
+  // the cluster). Named actors are found in `ray_namespace` ("": the job's).
+  bool detached = false;
+  std::string ray_namespace;
+  // The runtime environment (JSON, as Ray's runtime_env) of the task or actor; "": the
+  // job's. The runtime checks it (runtime/api/runtime_env.h).
+  std::string runtime_env;
   MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
-                       max_restarts, actor_id, actor_name);
+                       max_restarts, actor_id, actor_name, detached, ray_namespace,
+                       runtime_env);
 };
 
 template <typename T>
