@@ -4,8 +4,10 @@
 
 #include "runtime/api/core_client.h"
 #include "runtime/api/runtime_api.h"
+#include "runtime/base/hex.h"
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_client.h"
+#include "runtime/node/runtime_env_upload.h"
 #include "runtime/worker/plugin.h"
 
 namespace ray::node {
@@ -19,6 +21,13 @@ Status WhileUnavailable(int attempts, Call&& call) {
   Status st = call();
   for (int i = 1; i < attempts && st.code() == StatusCode::kUnavailable; ++i) st = call();
   return st;
+}
+
+// A namespace no other job names: a random UUID, as Ray's anonymous namespaces are.
+std::string AnonymousNamespace() {
+  std::string hex = ToHex(RandomBytes(16));
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
 }
 
 // Connects as a job's driver for `plugin` and runs `drive` with the bound runtime.
@@ -43,10 +52,15 @@ Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& dr
                                  " runs on this machine");
     }
   }
+  RAY_ASSIGN_OR_RETURN(core::RuntimeEnv asked,
+                       core::ParseRuntimeEnv(o.runtime_env, "the job's --runtime-env"));
+  RAY_ASSIGN_OR_RETURN(core::RuntimeEnv env, ShipRuntimeEnv(asked, gcs));
   JobId job = JobId::FromRandom();
+  std::string ns = o.ray_namespace.empty() ? AnonymousNamespace() : o.ray_namespace;
   RAY_ASSIGN_OR_RETURN(auto client, core::CoreClient::Connect(raylet, true, job, ""));
-  RAY_RETURN_IF_ERROR(
-      WhileUnavailable(3, [&] { return gcs.AddJob(job.Binary(), ::getpid(), o.plugin_path); }));
+  RAY_RETURN_IF_ERROR(WhileUnavailable(
+      3, [&] { return gcs.AddJob(job.Binary(), ::getpid(), o.plugin_path, ns); }));
+  client->SetRuntimeEnv(core::Canonical(env));  // the job's tasks and actors run in it
   core::RuntimeBinding binding(client.get(), plugin.hash());
   plugin.Attach(binding.api());
   int code = drive(plugin, binding.api());

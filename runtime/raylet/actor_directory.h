@@ -6,7 +6,8 @@
 //
 // Bookkeeping only: no sockets, no clock; the raylet owns one and carries out what
 // it decides (not thread-safe). Entries stay after an actor dies, so that its calls
-// fail with the cause, until its job ends.
+// fail with the cause, until its job ends. A detached actor (creation.detached, the
+// field lifetime policies test) outlives its job: its entry stays while it lives.
 
 #include <algorithm>
 #include <deque>
@@ -60,7 +61,7 @@ class ActorDirectory {
   void ForEach(F&& f) {
     for (auto& [id, a] : actors_) f(id, a);
   }
-  // Forgets the actors job `job_id` created.
+  // Forgets the actors job `job_id` created, but its detached ones still alive.
   void EraseJob(const std::string& job_id);
   // Drops from `owned` (a worker's list of the actors it created) those gone or dead.
   void PruneOwned(std::vector<std::string>& owned) const;

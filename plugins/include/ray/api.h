@@ -41,7 +41,8 @@
 //   ray/object_ref.h  ObjectRef, Put, Get, Wait
 //   ray/registry.h    RAY_REMOTE, RAY_REMOTE_NAMED, RAY_MAIN, the plugin entry points
 //   ray/task.h        ray::Task(F).Remote(...) and task options
-//   ray/actor.h       ray::Actor, ActorHandle, GetActor
+//   ray/actor.h       ray::Actor, ActorHandle, GetActor, KillActor
+//   ray/runtime_env.h ray::RuntimeEnv, for SetRuntimeEnv
 //   ray/state.h       Nodes, ClusterResources, GetGpuIds, Profile, ...
 //   ray/context.h     the attached runtime (internal)
 //   ray/wire.h        the msgpack messages shared with the runtime (internal)
@@ -53,6 +54,7 @@
 #include "ray/errors.h"
 #include "ray/object_ref.h"
 #include "ray/registry.h"
+#include "ray/runtime_env.h"
 #include "ray/state.h"
 #include "ray/task.h"
 #include "ray/values.h"

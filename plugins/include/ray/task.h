@@ -22,6 +22,7 @@
 #include "ray/context.h"
 #include "ray/object_ref.h"
 #include "ray/registry.h"
+#include "ray/runtime_env.h"
 #include "ray/values.h"
 #include "ray/wire.h"
 
@@ -104,6 +105,11 @@ class Options {
   }
   Self& SetResources(const std::map<std::string, double>& resources) {
     for (const auto& [k, v] : resources) req_.resources[k] = v;
+    return static_cast<Self&>(*this);
+  }
+  // The runtime environment it runs in (ray/runtime_env.h), over the job's.
+  Self& SetRuntimeEnv(const RuntimeEnv& env) {
+    req_.runtime_env = env.ToJson();
     return static_cast<Self&>(*this);
   }
 
