@@ -129,7 +129,9 @@ void Raylet::StartWorkerFor(const std::string& env) {
   if (pool_->size() >= static_cast<size_t>(max_workers_)) {
     // The pool is full: an idle worker of another environment makes room.
     for (const std::string& peer : idle_) {
-      Client& w = clients_.at(peer);
+      auto found = clients_.find(peer);
+      if (found == clients_.end()) continue;
+      Client& w = found->second;
       if (w.state == Client::kIdle && !w.Serves(env)) {
         RAY_LOG_INFO("ending idle worker {} (runtime_env '{}') to start one for '{}'",
                      Hex(peer), w.runtime_env, env);
