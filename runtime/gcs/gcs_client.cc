@@ -29,7 +29,9 @@ Status FromReplyError(const std::string& error) {
   if (error.empty()) return Status::Ok();
   if (error == "invalid cluster token") return Status::PermissionDenied(error);
   if (error == "unknown node" || EndsWith(error, " not found")) return Status::NotFound(error);
-  if (EndsWith(error, " is taken")) return Status::AlreadyExists(error);
+  if (EndsWith(error, " is taken") || error.find(" is taken in namespace ") != std::string::npos) {
+    return Status::AlreadyExists(error);
+  }
   if (error.rfind("unknown GCS operation", 0) == 0) return {StatusCode::kUnimplemented, error};
   if (error.rfind("malformed ", 0) == 0 || EndsWith(error, " is empty")) {
     return Status::InvalidArgument(error);

@@ -261,7 +261,9 @@ TEST_F(GcsServerTest, NamesAreUniquePerNamespaceAndAnEmptyOneIsTheJobs) {
   ASSERT_TRUE(client.RegisterNamedActor("svc", "jobA-third", "n1", "gamma").ok());
   EXPECT_EQ(client.LookupNamedActor("svc", "gamma", "jobB").value(), "jobA-third");
   std::map<std::string, std::string> ns_of;
-  for (const auto& a : client.GetActors().value()) ns_of[a.actor_id] = a.ray_namespace;
+  auto actors = client.GetActors();
+  ASSERT_TRUE(actors.ok()) << actors.status().ToString();
+  for (const auto& a : *actors) ns_of[a.actor_id] = a.ray_namespace;
   EXPECT_EQ(ns_of["jobA-actor"], "alpha");
   EXPECT_EQ(ns_of["jobB-actor"], "beta");
   EXPECT_EQ(ns_of["jobA-third"], "gamma");
