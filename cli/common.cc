@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "runtime/api/runtime_env.h"
 #include "runtime/base/util.h"
+#include "runtime/base/yaml.h"
 #include "runtime/node/driver.h"
 #include "runtime/node/node.h"
 
@@ -51,6 +53,15 @@ Result<std::map<std::string, double>> ResourceFlags::Resolve() const {
 }
 
 void JobFlags::Add(CLI::App* cmd, std::function<void()> run) {
+  cmd->add_option("--namespace", ray_namespace,
+                  "the namespace the job's named actors live in (default: an anonymous one "
+                  "of the job's own)");
+  auto* file = cmd->add_option("--runtime-env", runtime_env_file,
+                               "the job's runtime environment, a YAML or JSON file (keys: "
+                               "env_vars, working_dir, plugins)");
+  cmd->add_option("--runtime-env-json", runtime_env_json,
+                  "the job's runtime environment as inline JSON")
+      ->excludes(file);
   cmd->add_option("plugin", plugin,
                   "the job: a plugin .so with RAY_MAIN; arguments after it go to the job")
       ->required();
@@ -59,6 +70,25 @@ void JobFlags::Add(CLI::App* cmd, std::function<void()> run) {
     args = cmd->remaining();
     run();
   });
+}
+
+Result<node::JobOptions> JobFlags::Resolve() const {
+  node::JobOptions o;
+  o.plugin_path = plugin;
+  o.args = args;
+  o.ray_namespace = ray_namespace;
+  o.runtime_env = runtime_env_json;
+  if (!runtime_env_file.empty()) {
+    // (YAML reads JSON too.)
+    RAY_ASSIGN_OR_RETURN(nlohmann::json env, LoadYamlFile(runtime_env_file));
+    o.runtime_env = env.dump();
+  }
+  // Checked here, so that a bad one is refused before any cluster starts.
+  auto parsed = core::ParseRuntimeEnv(
+      o.runtime_env, runtime_env_file.empty() ? "--runtime-env-json"
+                                              : "--runtime-env " + runtime_env_file);
+  if (!parsed.ok()) return parsed.status();
+  return o;
 }
 
 void Fail(const std::string& command, const Status& status, int code) {
@@ -144,6 +174,18 @@ void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flag
     o.plugin_path = plugin;
     o.args = args;
     return node::RunJob(o);
+  });
+}
+
+void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                       const JobFlags& job) {
+  auto resolved = job.Resolve();
+  if (!resolved.ok()) Fail(command, resolved.status());
+  OnLocalCluster(command, flags, [&](node::JobOptions o) {
+    resolved->gcs_address = o.gcs_address;
+    resolved->token = o.token;
+    resolved->raylet_socket = o.raylet_socket;
+    return node::RunJob(*resolved);
   });
 }
 

@@ -27,11 +27,18 @@ struct ResourceFlags {
 };
 
 // The job of `ray run` / `ray submit`: a plugin path, then its arguments, passed to
-// RAY_MAIN untouched (flags included). `run` is called with both once parsed.
+// RAY_MAIN untouched (flags included), and the job's config flags before the plugin
+// (--namespace). `run` is called once parsed.
 struct JobFlags {
   std::string plugin;
   std::vector<std::string> args;
+  std::string ray_namespace;
+  std::string runtime_env_file;  // --runtime-env FILE.yaml|json
+  std::string runtime_env_json;  // --runtime-env-json '{...}'
   void Add(CLI::App* cmd, std::function<void()> run);
+  // The job's options (the cluster's address left empty); InvalidArgument names the
+  // bad flag.
+  Result<node::JobOptions> Resolve() const;
 };
 
 // Prints "ray <command>: <message>" to stderr and throws Exit{code}.
@@ -72,6 +79,9 @@ struct LocalClusterFlags {
 // (also on Ctrl-C), and exits with the job's code: Fail()s or throws Exit unless 0.
 void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
                        const std::string& plugin, const std::vector<std::string>& args);
+// The same for the job `ray run` was given, with its config.
+void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
+                       const JobFlags& job);
 // The same, with `drive` as the driver instead of the plugin's RAY_MAIN.
 void DriveOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
                          const std::string& plugin, const node::DriveFn& drive);

@@ -2,7 +2,7 @@
 // lists it, read from the GCS.
 //   tasks    every task a worker ran or runs, from the task events raylets send
 //            (latest state per task: RUNNING, FINISHED or FAILED)
-//   actors   every actor created, ALIVE or DEAD, with its node
+//   actors   every actor created, ALIVE or DEAD, with its node and namespace
 //   objects  the object directory: objects in nodes' shared-memory stores (100 KiB
 //            and up) and, on multi-node clusters, small objects too; with their
 //            nodes and sizes. Objects leave it when their job ends.
@@ -89,12 +89,14 @@ void Run(const ListOptions& o) {
     if (!actors.ok()) Fail("list", actors.status());
     for (const auto& a : gcs::ActorRows(*actors)) {
       rows.push_back({{"actor_id", a.actor_id}, {"name", a.name}, {"state", a.state},
-                      {"node_id", a.node_id}, {"job_id", a.job_id}});
+                      {"node_id", a.node_id}, {"job_id", a.job_id},
+                      {"ray_namespace", a.ray_namespace}});
     }
     if (!o.json) {
       for (auto& r : rows) r["node_id"] = Short(r["node_id"].get<std::string>());
     }
-    Print(rows, o.json, {"actor_id", "name", "state", "node_id", "job_id"}, {32, 16, 6, 16, 8});
+    Print(rows, o.json, {"actor_id", "name", "state", "node_id", "job_id", "ray_namespace"},
+          {32, 16, 6, 16, 8, 16});
   } else if (o.what == "objects") {
     auto objects = gcs.GetObjects(o.limit);
     if (!objects.ok()) Fail("list", objects.status());

@@ -12,7 +12,7 @@ struct RunOptions {
   LocalClusterFlags cluster;
 };
 
-void Run(const RunOptions& o) { RunOnLocalCluster("run", o.cluster, o.job.plugin, o.job.args); }
+void Run(const RunOptions& o) { RunOnLocalCluster("run", o.cluster, o.job); }
 
 }  // namespace
 

@@ -40,9 +40,12 @@ void Run(const SubmitOptions& o) {
   if (IsClusterYaml(o.job.plugin)) return RunOnLaunchedCluster(o);
   auto target = ResolveCluster(o.cluster);
   if (!target.ok()) Fail("submit", target.status());
-  node::JobOptions job{o.job.plugin, o.job.args, target->gcs_address, target->token,
-                       target->raylet_socket};
-  auto code = node::RunJob(job);
+  auto job = o.job.Resolve();
+  if (!job.ok()) Fail("submit", job.status());
+  job->gcs_address = target->gcs_address;
+  job->token = target->token;
+  job->raylet_socket = target->raylet_socket;
+  auto code = node::RunJob(*job);
   if (!code.ok()) Fail("submit", code.status());
   if (*code != 0) throw Exit{*code};
 }

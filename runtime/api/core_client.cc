@@ -58,6 +58,13 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
     if (!args.ok()) return args.status();
     return raylet_->Call(op, ri::Pack(std::tuple_cat(*args, std::make_tuple(job_.Binary()))));
   }
+  if (op == "get_actor") {
+    // [name, namespace]: the raylet is told the caller's job, whose namespace an empty
+    // one means.
+    auto args = protocol::DecodeBody<std::tuple<std::string, std::string>>(body, "get_actor");
+    if (!args.ok()) return args.status();
+    return raylet_->Call(op, ri::Pack(std::tuple_cat(*args, std::make_tuple(job_.Binary()))));
+  }
   if (op != "profile_event") return raylet_->Call(op, body);
   // The raylet may not know what this worker runs (direct calls): say it.
   auto span = protocol::DecodeBody<std::tuple<std::string, int64_t, int64_t>>(body, op.c_str());

@@ -57,6 +57,9 @@ class CoreClient {
   void RefEscaped(const ObjectId& id) { refs_.RefEscaped(id); }
   // Task whose puts and submissions follow (workers: the running task).
   void SetCurrentTask(const TaskId& task, const JobId& job);
+  // The runtime environment (canonical runtime_env) this process's submissions run
+  // in unless they set their own: the job's (drivers), the running task's (workers).
+  void SetRuntimeEnv(const std::string& canonical) { submitter_->SetRuntimeEnv(canonical); }
   // Drivers: says goodbye so the raylet frees the job's actors and objects.
   void Disconnect();
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/api/runtime_env.h"
 #include "runtime/base/clock.h"
 #include "runtime/base/logging.h"
 #include "runtime/scheduler/bundle_resources.h"
@@ -110,6 +111,20 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
         "actor {}: max_task_retries is {}; it is -1 (no limit) or more", spec.function,
         spec.max_retries));
   }
+  if (spec.kind == ri::kActorTask) {
+    spec.runtime_env.clear();  // it runs in its actor's
+  } else if (!spec.runtime_env.empty() || !runtime_env_.empty()) {
+    std::string what = fmt::format("{} {}", spec.kind == ri::kActorCreation ? "actor" : "task",
+                                   spec.function);
+    RAY_ASSIGN_OR_RETURN(RuntimeEnv own, ParseRuntimeEnv(spec.runtime_env, what));
+    if (!own.working_dir.empty() || !own.plugins.empty()) {
+      return Status::InvalidArgument(
+          what + ": runtime_env working_dir and plugins are set for the whole job "
+                 "(ray run/submit --runtime-env); a task or actor may set env_vars");
+    }
+    RAY_ASSIGN_OR_RETURN(RuntimeEnv parent, ParseRuntimeEnv(runtime_env_, "the job"));
+    spec.runtime_env = Canonical(Merge(parent, own));
+  }
   for (const auto& arg : spec.args) {
     if (arg.is_ref && arg.data.size() != ObjectId::kSize) {
       return Status::InvalidArgument("an ObjectRef argument is not a valid object id");
@@ -134,8 +149,9 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   objects_->PromoteEscaped();
   if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
-    auto named = raylet_->Call("register_actor_name",
-                               ri::Pack(std::make_tuple(spec.actor_name, spec.task_id)));
+    auto named = raylet_->Call(
+        "register_actor_name",
+        ri::Pack(std::make_tuple(spec.actor_name, spec.task_id, spec.ray_namespace)));
     if (!named.ok()) refs_->CarrierSent(contained);
     RAY_RETURN_IF_ERROR(named.status());
   }
@@ -147,7 +163,11 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   std::vector<ObjectId> ids;
   for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
-  DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(spec.actor_id) : LeaseFor(spec);
+  // (Leased workers serve no runtime environment: tasks with one go through the
+  // raylet, which keys workers by it.)
+  DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(spec.actor_id)
+                     : spec.runtime_env.empty()  ? LeaseFor(spec)
+                                                 : nullptr;
   if (peer && spec.kind == ri::kActorTask && spec.max_retries < -1) {
     spec.max_retries = direct_actors_[spec.actor_id].max_task_retries;
   }

@@ -51,6 +51,8 @@ class TaskSubmitter {
 
   // Tasks from now on belong to `job`.
   void SetJob(const JobId& job) { job_ = job; }
+  // See CoreClient::SetRuntimeEnv.
+  void SetRuntimeEnv(std::string canonical) { runtime_env_ = std::move(canonical); }
   // Submits a plugin's TaskRequest (msgpack) for the plugin with content hash
   // `plugin`; returns the ids of the task's results.
   Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
@@ -129,6 +131,7 @@ class TaskSubmitter {
   ObjectClient* objects_;
   ReferenceCounter* refs_;
   JobId job_;
+  std::string runtime_env_;  // canonical; "" none
   std::unordered_map<std::string, std::unique_ptr<DirectPeer>> peers_;  // by endpoint
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
   std::unordered_map<std::string, LeasePool> leases_;           // by resource shape

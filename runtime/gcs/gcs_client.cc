@@ -29,7 +29,9 @@ Status FromReplyError(const std::string& error) {
   if (error.empty()) return Status::Ok();
   if (error == "invalid cluster token") return Status::PermissionDenied(error);
   if (error == "unknown node" || EndsWith(error, " not found")) return Status::NotFound(error);
-  if (EndsWith(error, " is taken")) return Status::AlreadyExists(error);
+  if (EndsWith(error, " is taken") || error.find(" is taken in namespace ") != std::string::npos) {
+    return Status::AlreadyExists(error);
+  }
   if (error.rfind("unknown GCS operation", 0) == 0) return {StatusCode::kUnimplemented, error};
   if (error.rfind("malformed ", 0) == 0 || EndsWith(error, " is empty")) {
     return Status::InvalidArgument(error);
@@ -149,20 +151,25 @@ Result<std::string> GcsClient::GetPlugin(const std::string& hash) {
 }
 
 Status GcsClient::RegisterNamedActor(const std::string& name, const std::string& actor_id,
-                                     const std::string& node_id) {
-  return Call("register_actor", Pack(std::make_tuple(name, actor_id, node_id))).status();
+                                     const std::string& node_id,
+                                     const std::string& ray_namespace) {
+  return Call("register_actor", Pack(std::make_tuple(name, actor_id, node_id, ray_namespace)))
+      .status();
 }
 
-Result<std::string> GcsClient::LookupNamedActor(const std::string& name) {
-  return Call("get_actor", name);
+Result<std::string> GcsClient::LookupNamedActor(const std::string& name,
+                                                const std::string& ray_namespace,
+                                                const std::string& job_id) {
+  return Call("get_actor", Pack(std::make_tuple(name, ray_namespace, job_id)));
 }
 
 Status GcsClient::RemoveActor(const std::string& actor_id) {
   return Call("remove_actor", actor_id).status();
 }
 
-Status GcsClient::AddJob(const std::string& job_id, int pid, const std::string& entry) {
-  return Call("add_job", Pack(std::make_tuple(job_id, pid, entry))).status();
+Status GcsClient::AddJob(const std::string& job_id, int pid, const std::string& entry,
+                         const std::string& ray_namespace) {
+  return Call("add_job", Pack(std::make_tuple(job_id, pid, entry, ray_namespace))).status();
 }
 
 Status GcsClient::FinishJob(const std::string& job_id, int exit_code) {
@@ -184,7 +191,9 @@ Status GcsClient::RecordActors(
 }
 
 Status GcsClient::RegisterActor(const std::string& actor_id, const std::string& node_id) {
-  return Call("register_actor", Pack(std::make_tuple(std::string(), actor_id, node_id))).status();
+  return Call("register_actor",
+              Pack(std::make_tuple(std::string(), actor_id, node_id, std::string())))
+      .status();
 }
 
 Result<std::string> GcsClient::ActorNode(const std::string& actor_id) {

@@ -38,10 +38,13 @@ class GcsClient {
   Status PutPlugin(const std::string& hash, const std::string& name, const std::string& bytes);
   Result<std::string> GetPlugin(const std::string& hash);  // NotFound if absent
 
-  // AlreadyExists if a live actor holds the name.
+  // AlreadyExists if a live actor holds the name in the namespace. An empty
+  // namespace is that of the actor's job (or of `job_id`), as AddJob recorded it.
   Status RegisterNamedActor(const std::string& name, const std::string& actor_id,
-                            const std::string& node_id);
-  Result<std::string> LookupNamedActor(const std::string& name);  // "" if none
+                            const std::string& node_id, const std::string& ray_namespace = "");
+  Result<std::string> LookupNamedActor(const std::string& name,
+                                       const std::string& ray_namespace = "",
+                                       const std::string& job_id = "");  // "" if none
   Status RemoveActor(const std::string& actor_id);
   // Records where an actor lives (any actor, named or not).
   Status RegisterActor(const std::string& actor_id, const std::string& node_id);
@@ -62,7 +65,8 @@ class GcsClient {
   // The last `limit` task events (0: all) of `job_id` ("": every job), oldest first.
   Result<std::vector<TaskEvent>> GetTaskEvents(const std::string& job_id = "", uint64_t limit = 0);
 
-  Status AddJob(const std::string& job_id, int pid, const std::string& entry);
+  Status AddJob(const std::string& job_id, int pid, const std::string& entry,
+                const std::string& ray_namespace = "");
   Status FinishJob(const std::string& job_id, int exit_code);
   Result<std::vector<JobRecord>> GetJobs();
   Status AddTaskEvents(const std::vector<TaskEvent>& events);

@@ -45,16 +45,18 @@ inline constexpr const char* kTaskFinished = "FINISHED";
 inline constexpr const char* kTaskFailed = "FAILED";
 inline constexpr const char* kTaskProfile = "PROFILE";
 
-// "get_actors" rows: tuple<actor_id, name, node_id, job_id, state>. The actor id is
-// its creation task's id (which begins with the job id); name is "" if unnamed;
-// state is ALIVE or DEAD.
+// "get_actors" rows: tuple<actor_id, name, node_id, job_id, state, ray_namespace>.
+// The actor id is its creation task's id (which begins with the job id); name is ""
+// if unnamed; state is ALIVE or DEAD; ray_namespace is the one its name lives in
+// (unnamed actors: their job's).
 struct ActorRecord {
   std::string actor_id;
   std::string name;
   std::string node_id;
   std::string job_id;
   std::string state;
-  MSGPACK_DEFINE_ARRAY(actor_id, name, node_id, job_id, state);
+  std::string ray_namespace;
+  MSGPACK_DEFINE_ARRAY(actor_id, name, node_id, job_id, state, ray_namespace);
 };
 
 // "add_objects" items: tuple<object_id, node_id, size>; size in bytes, 0 if unknown.

@@ -7,6 +7,7 @@
 
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
+#include "runtime/ids/ids.h"
 
 namespace ray::gcs {
 
@@ -392,21 +393,40 @@ Result<std::string> GcsService::GetPlugin(const std::string& hash) {
   return std::move(*bytes);
 }
 
+Result<std::string> GcsService::NamespaceOf(const std::string& ray_namespace,
+                                            const std::string& id) {
+  if (!ray_namespace.empty()) return ray_namespace;
+  // Job ids are the first bytes of task and actor ids.
+  RAY_ASSIGN_OR_RETURN(std::string ns, store_->JobNamespace(id.substr(0, JobId::kSize)));
+  return ns;
+}
+
 Result<std::string> GcsService::RegisterActor(const std::string& body) {
-  using Args = std::tuple<std::string, std::string, std::string>;
+  // body: [name, actor_id, node_id, ray_namespace ("": the actor's job's)]
+  using Args = std::tuple<std::string, std::string, std::string, std::string>;
   RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "register_actor body"));
-  auto& [name, actor_id, node_id] = args;
+  auto& [name, actor_id, node_id, asked_ns] = args;
   if (actor_id.empty()) return Status::InvalidArgument("actor_id is empty");
-  RAY_ASSIGN_OR_RETURN(std::string holder, store_->LiveActorByName(name));
-  if (!holder.empty() && holder != actor_id) {
-    return Status::AlreadyExists("actor name '" + name + "' is taken");
+  std::string ns;
+  if (!name.empty()) {
+    RAY_ASSIGN_OR_RETURN(ns, NamespaceOf(asked_ns, actor_id));
+    RAY_ASSIGN_OR_RETURN(std::string holder, store_->LiveActorByName(name, ns));
+    if (!holder.empty() && holder != actor_id) {
+      return Status::AlreadyExists("actor name '" + name + "' is taken" +
+                                   (ns.empty() ? "" : " in namespace '" + ns + "'"));
+    }
   }
-  RAY_RETURN_IF_ERROR(store_->PutActor(actor_id, name, node_id, /*job_id=*/""));
+  RAY_RETURN_IF_ERROR(store_->PutActor(actor_id, name, node_id, /*job_id=*/"", ns));
   return std::string();
 }
 
-Result<std::string> GcsService::GetActor(const std::string& name) {
-  return store_->LiveActorByName(name);
+Result<std::string> GcsService::GetActor(const std::string& body) {
+  // body: [name, ray_namespace, job_id]; an empty namespace is the job's.
+  using Args = std::tuple<std::string, std::string, std::string>;
+  RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "get_actor body"));
+  auto& [name, asked_ns, job_id] = args;
+  RAY_ASSIGN_OR_RETURN(std::string ns, NamespaceOf(asked_ns, job_id));
+  return store_->LiveActorByName(name, ns);
 }
 
 Result<std::string> GcsService::RemoveActor(const std::string& actor_id) {
@@ -426,11 +446,12 @@ Result<std::string> GcsService::RecordActors(const std::string& body) {
 }
 
 Result<std::string> GcsService::AddJob(const std::string& body) {
-  using Args = std::tuple<std::string, int32_t, std::string>;
+  // body: [job_id, pid, entry, ray_namespace]
+  using Args = std::tuple<std::string, int32_t, std::string, std::string>;
   RAY_ASSIGN_OR_RETURN(Args args, DecodeTuple<Args>(body, "add_job body"));
-  auto& [job_id, pid, entry] = args;
+  auto& [job_id, pid, entry, ns] = args;
   if (job_id.empty()) return Status::InvalidArgument("job_id is empty");
-  RAY_RETURN_IF_ERROR(store_->AddJob(job_id, pid, entry, NowMillis()));
+  RAY_RETURN_IF_ERROR(store_->AddJob(job_id, pid, entry, NowMillis(), ns));
   return std::string();
 }
 

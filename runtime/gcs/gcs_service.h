@@ -72,6 +72,9 @@ class GcsService {
   Result<std::string> GetPlugin(const std::string& body);
   Result<std::string> RegisterActor(const std::string& body);
   Result<std::string> GetActor(const std::string& body);
+  // `ray_namespace`, or if empty the namespace of the job that `id` (a job, task or
+  // actor id) belongs to ("" for a job never added).
+  Result<std::string> NamespaceOf(const std::string& ray_namespace, const std::string& id);
   Result<std::string> RemoveActor(const std::string& body);
   // Unnamed actors, in bulk: [actor_id, node_id, alive] each, in order.
   Result<std::string> RecordActors(const std::string& body);

@@ -9,7 +9,7 @@ namespace ray::gcs {
 
 namespace {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;  // 3: namespaces of jobs and actors
 constexpr int kBusyTimeoutMs = 2000;
 // Task events pending before a flush is due early (FlushDue), and at most kept
 // across failed flushes.
@@ -25,10 +25,13 @@ CREATE TABLE IF NOT EXISTS nodes(
   peer_address BLOB);
 CREATE TABLE IF NOT EXISTS jobs(
   job_id BLOB PRIMARY KEY, pid INTEGER, entry BLOB, start_ms INTEGER, end_ms INTEGER,
-  exit_code INTEGER);
+  exit_code INTEGER, ray_namespace BLOB NOT NULL DEFAULT x'');
+-- ray_namespace: "" for an unnamed actor (it is its job's, see LoadActors).
 CREATE TABLE IF NOT EXISTS actors(
-  actor_id BLOB PRIMARY KEY, name BLOB, node_id BLOB, job_id BLOB, state TEXT);
-CREATE UNIQUE INDEX IF NOT EXISTS actors_live_name ON actors(name)
+  actor_id BLOB PRIMARY KEY, name BLOB, node_id BLOB, job_id BLOB, state TEXT,
+  ray_namespace BLOB NOT NULL DEFAULT x'');
+DROP INDEX IF EXISTS actors_live_name;
+CREATE UNIQUE INDEX IF NOT EXISTS actors_live_ns_name ON actors(ray_namespace, name)
   WHERE state = 'ALIVE' AND length(name) > 0;
 CREATE INDEX IF NOT EXISTS actors_by_node ON actors(node_id, state);
 CREATE TABLE IF NOT EXISTS plugins(
@@ -166,6 +169,12 @@ Status GcsStore::Init() {
         fmt::format("GCS database {} has schema version {}; this build reads up to {}", path_,
                     found, kSchemaVersion));
   }
+  if (found > 0 && found < 3) {
+    // Version 2 tables gain the namespace columns (appended, as in version 3).
+    RAY_RETURN_IF_ERROR(Exec(
+        "ALTER TABLE jobs ADD COLUMN ray_namespace BLOB NOT NULL DEFAULT x'';"
+        "ALTER TABLE actors ADD COLUMN ray_namespace BLOB NOT NULL DEFAULT x'';"));
+  }
   RAY_RETURN_IF_ERROR(Exec(kSchema));
   return Exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
 }
@@ -264,14 +273,18 @@ Result<std::vector<protocol::NodeInfo>> GcsStore::LoadNodes() {
 }
 
 Status GcsStore::PutActor(const std::string& actor_id, const std::string& name,
-                          const std::string& node_id, const std::string& job_id) {
+                          const std::string& node_id, const std::string& job_id,
+                          const std::string& ray_namespace) {
   return Run("writing an actor",
-             "INSERT INTO actors VALUES(?,?,?,?,'ALIVE') ON CONFLICT(actor_id) DO UPDATE SET "
+             "INSERT INTO actors(actor_id, name, node_id, job_id, state, ray_namespace) "
+             "VALUES(?,?,?,?,'ALIVE',?) ON CONFLICT(actor_id) DO UPDATE SET "
              // A record without a name (a placement update) keeps the name it had.
              "name=CASE WHEN length(excluded.name) > 0 THEN excluded.name ELSE actors.name END, "
+             "ray_namespace=CASE WHEN length(excluded.name) > 0 THEN excluded.ray_namespace "
+             "ELSE actors.ray_namespace END, "
              "node_id=excluded.node_id, job_id=excluded.job_id, "
              "state='ALIVE'",
-             {actor_id, name, node_id, job_id});
+             {actor_id, name, node_id, job_id, ray_namespace});
 }
 
 Result<std::string> GcsStore::LiveActorNode(const std::string& actor_id) {
@@ -285,13 +298,15 @@ Result<std::string> GcsStore::LiveActorNode(const std::string& actor_id) {
   return std::string();
 }
 
-Result<std::string> GcsStore::LiveActorByName(const std::string& name) {
+Result<std::string> GcsStore::LiveActorByName(const std::string& name,
+                                              const std::string& ray_namespace) {
   if (name.empty()) return std::string();
   RAY_ASSIGN_OR_RETURN(
       Statement * stmt,
-      Prepared("SELECT actor_id FROM actors WHERE name=? AND state='ALIVE' LIMIT 1"));
+      Prepared("SELECT actor_id FROM actors WHERE ray_namespace=? AND name=? AND state='ALIVE' "
+               "LIMIT 1"));
   Use use(stmt->get());
-  use.Blob(name);
+  use.Blob(ray_namespace).Blob(name);
   int rc = use.Step();
   if (rc == SQLITE_ROW) return use.ColumnBytes(0);
   if (rc != SQLITE_DONE) return Error("looking up an actor");
@@ -310,13 +325,19 @@ Status GcsStore::SetNodeActorsDead(const std::string& node_id) {
 Result<std::vector<ActorRecord>> GcsStore::LoadActors() {
   RAY_ASSIGN_OR_RETURN(
       Statement * stmt,
-      Prepared("SELECT actor_id, name, node_id, job_id, state FROM actors ORDER BY rowid"));
+      // An actor without a namespace of its own is in its job's (its id begins with
+      // its job's id).
+      Prepared("SELECT a.actor_id, a.name, a.node_id, a.job_id, a.state, "
+               "CASE WHEN length(a.ray_namespace) > 0 THEN a.ray_namespace "
+               "ELSE coalesce(j.ray_namespace, x'') END "
+               "FROM actors a LEFT JOIN jobs j ON j.job_id = substr(a.actor_id, 1, length(j.job_id)) "
+               "ORDER BY a.rowid"));
   Use use(stmt->get());
   std::vector<ActorRecord> actors;
   int rc;
   while ((rc = use.Step()) == SQLITE_ROW) {
     actors.push_back(ActorRecord{use.ColumnBytes(0), use.ColumnBytes(1), use.ColumnBytes(2),
-                                 use.ColumnBytes(3), use.ColumnBytes(4)});
+                                 use.ColumnBytes(3), use.ColumnBytes(4), use.ColumnBytes(5)});
   }
   if (rc != SQLITE_DONE) return Error("reading actors");
   return actors;
@@ -365,12 +386,23 @@ Result<std::optional<std::string>> GcsStore::GetPlugin(const std::string& hash) 
 }
 
 Status GcsStore::AddJob(const std::string& job_id, int32_t pid, const std::string& entry,
-                        int64_t now_ms) {
+                        int64_t now_ms, const std::string& ray_namespace) {
   return Run("adding a job",
-             "INSERT INTO jobs VALUES(?,?,?,?,0,0) ON CONFLICT(job_id) DO UPDATE SET "
+             "INSERT INTO jobs(job_id, pid, entry, start_ms, end_ms, exit_code, ray_namespace) "
+             "VALUES(?,?,?,?,0,0,?) ON CONFLICT(job_id) DO UPDATE SET "
              "pid=excluded.pid, entry=excluded.entry, start_ms=excluded.start_ms, "
-             "end_ms=0, exit_code=0",
-             {job_id, pid, entry, now_ms});
+             "end_ms=0, exit_code=0, ray_namespace=excluded.ray_namespace",
+             {job_id, pid, entry, now_ms, ray_namespace});
+}
+
+Result<std::string> GcsStore::JobNamespace(const std::string& job_id) {
+  RAY_ASSIGN_OR_RETURN(Statement * stmt, Prepared("SELECT ray_namespace FROM jobs WHERE job_id=?"));
+  Use use(stmt->get());
+  use.Blob(job_id);
+  int rc = use.Step();
+  if (rc == SQLITE_ROW) return use.ColumnBytes(0);
+  if (rc != SQLITE_DONE) return Error("looking up a job's namespace");
+  return std::string();
 }
 
 Status GcsStore::FinishJob(const std::string& job_id, int32_t exit_code, int64_t now_ms) {

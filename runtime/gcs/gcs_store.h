@@ -50,11 +50,14 @@ class GcsStore {
                        int64_t now_ms);
   Result<std::vector<protocol::NodeInfo>> LoadNodes();
 
-  // Actors. The caller checks name uniqueness with LiveActorByName first.
+  // Actors. The caller checks name uniqueness with LiveActorByName first. A name is
+  // unique among live actors of its namespace; a record without a name (a placement
+  // update) keeps the name and namespace it had.
   Status PutActor(const std::string& actor_id, const std::string& name, const std::string& node_id,
-                  const std::string& job_id);
-  // The ALIVE actor holding `name`, or "" (also for the empty name).
-  Result<std::string> LiveActorByName(const std::string& name);
+                  const std::string& job_id, const std::string& ray_namespace = "");
+  // The ALIVE actor holding `name` in `ray_namespace`, or "" (also for the empty name).
+  Result<std::string> LiveActorByName(const std::string& name,
+                                      const std::string& ray_namespace = "");
   // The node of the ALIVE actor, or "".
   Result<std::string> LiveActorNode(const std::string& actor_id);
   Status SetActorDead(const std::string& actor_id);
@@ -72,7 +75,10 @@ class GcsStore {
   Result<std::optional<std::string>> GetPlugin(const std::string& hash);
 
   // Jobs. FinishJob is NotFound for a job never added.
-  Status AddJob(const std::string& job_id, int32_t pid, const std::string& entry, int64_t now_ms);
+  Status AddJob(const std::string& job_id, int32_t pid, const std::string& entry, int64_t now_ms,
+                const std::string& ray_namespace = "");
+  // The namespace the job was added with; "" for an unknown job.
+  Result<std::string> JobNamespace(const std::string& job_id);
   Status FinishJob(const std::string& job_id, int32_t exit_code, int64_t now_ms);
   Result<std::vector<JobRecord>> LoadJobs();
 

@@ -55,7 +55,7 @@ std::vector<ActorRecord> ActorRows(const std::vector<ActorRecord>& actors) {
   out.reserve(actors.size());
   for (const auto& a : actors) {
     std::string job = a.job_id.empty() ? JobOfHex(a.actor_id) : ToHex(a.job_id);
-    out.push_back({ToHex(a.actor_id), a.name, ToHex(a.node_id), job, a.state});
+    out.push_back({ToHex(a.actor_id), a.name, ToHex(a.node_id), job, a.state, a.ray_namespace});
   }
   return out;
 }

@@ -4,9 +4,11 @@
 
 #include "runtime/api/core_client.h"
 #include "runtime/api/runtime_api.h"
+#include "runtime/base/hex.h"
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_client.h"
 #include "runtime/node/node.h"
+#include "runtime/node/runtime_env_upload.h"
 #include "runtime/worker/plugin.h"
 
 namespace ray::node {
@@ -20,6 +22,13 @@ Status WhileUnavailable(int attempts, Call&& call) {
   Status st = call();
   for (int i = 1; i < attempts && st.code() == StatusCode::kUnavailable; ++i) st = call();
   return st;
+}
+
+// A namespace no other job names: a random UUID, as Ray's anonymous namespaces are.
+std::string AnonymousNamespace() {
+  std::string hex = ToHex(RandomBytes(16));
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
 }
 
 // A live node of the cluster on this machine, found through the GCS.
@@ -61,10 +70,15 @@ Result<std::unique_ptr<DriverSession>> DriverSession::Start(const JobOptions& o,
   if (raylet.empty()) {
     RAY_ASSIGN_OR_RETURN(raylet, LocalRaylet(s->gcs, o.gcs_address));
   }
+  RAY_ASSIGN_OR_RETURN(core::RuntimeEnv asked,
+                       core::ParseRuntimeEnv(o.runtime_env, "the job's --runtime-env"));
+  RAY_ASSIGN_OR_RETURN(core::RuntimeEnv env, ShipRuntimeEnv(asked, s->gcs));
   s->job = JobId::FromRandom();
+  std::string ns = o.ray_namespace.empty() ? AnonymousNamespace() : o.ray_namespace;
   RAY_ASSIGN_OR_RETURN(s->client, core::CoreClient::Connect(raylet, true, s->job, ""));
   RAY_RETURN_IF_ERROR(WhileUnavailable(
-      3, [&] { return s->gcs.AddJob(s->job.Binary(), ::getpid(), o.plugin_path); }));
+      3, [&] { return s->gcs.AddJob(s->job.Binary(), ::getpid(), o.plugin_path, ns); }));
+  s->client->SetRuntimeEnv(core::Canonical(env));  // the job's tasks and actors run in it
   s->binding = std::make_unique<core::RuntimeBinding>(s->client.get(), plugin.hash());
   plugin.Attach(s->binding->api());
   return std::unique_ptr<DriverSession>(new DriverSession(std::move(s)));

@@ -35,6 +35,12 @@ struct JobOptions {
   std::string gcs_address;
   std::string token;
   std::string raylet_socket;  // empty: a node of this machine, found through the GCS
+  // Where the job's named actors live and are looked up (Ray's namespace). Empty: an
+  // anonymous namespace of the job's own, as in Ray 2.x.
+  std::string ray_namespace;
+  // The job's runtime environment, JSON as the user wrote it (runtime/api/
+  // runtime_env.h; local paths): checked and shipped before the job starts. "": none.
+  std::string runtime_env;
 };
 
 // A job's driver connection, open between Start and Finish: the plugin is published

@@ -24,7 +24,10 @@ bool ActorDirectory::Gone(const std::string& id) const {
 }
 
 void ActorDirectory::EraseJob(const std::string& job_id) {
-  std::erase_if(actors_, [&](const auto& a) { return a.second.creation.job_id == job_id; });
+  std::erase_if(actors_, [&](const auto& a) {
+    const Actor& actor = a.second;
+    return actor.creation.job_id == job_id && (!actor.creation.detached || actor.state == Actor::kDead);
+  });
 }
 
 void ActorDirectory::PruneOwned(std::vector<std::string>& owned) const {

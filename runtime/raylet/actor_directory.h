@@ -6,7 +6,8 @@
 //
 // Bookkeeping only: no sockets, no clock; the raylet owns one and carries out what
 // it decides (not thread-safe). Entries stay after an actor dies, so that its calls
-// fail with the cause, until its job ends.
+// fail with the cause, until its job ends. A detached actor (creation.detached, the
+// field lifetime policies test) outlives its job: its entry stays while it lives.
 
 #include <algorithm>
 #include <deque>
@@ -34,7 +35,6 @@ struct Actor {
   std::string death_cause;
   std::set<std::string> direct_callers;  // clients told its worker's endpoint
   bool killed = false;                    // Kill()ed: dies, never restarts
-  bool detached = false;  // lives on when no handle to it is left (Ray's lifetime="detached")
 
   // Whether it may restart after its worker or node died (max_restarts -1: always).
   bool MayRestart() const {
@@ -61,7 +61,7 @@ class ActorDirectory {
   void ForEach(F&& f) {
     for (auto& [id, a] : actors_) f(id, a);
   }
-  // Forgets the actors job `job_id` created.
+  // Forgets the actors job `job_id` created, but its detached ones still alive.
   void EraseJob(const std::string& job_id);
   // Drops from `owned` (a worker's list of the actors it created) those gone or dead.
   void PruneOwned(std::vector<std::string>& owned) const;

@@ -68,7 +68,7 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   Actor& a = *found;
   if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
   NotifyDirectCallers(actor_id, a, cause);
-  bool job_over = finished_jobs_.count(a.creation.job_id) > 0;
+  bool job_over = JobOver(a.creation);
   bool restarts = !job_over && a.MayRestart();
   // Calls that were running or sent: run again on the restarted actor, first and in
   // their order, while they have retries left (max_task_retries); else they fail.
@@ -156,6 +156,7 @@ protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const std::st
 void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {
   for (const auto& id : owned) {
     if (actors_.Gone(id) || !actors_.Find(id)->remote_node.empty()) continue;
+    if (actors_.Find(id)->creation.detached) continue;  // outlives its creator
     RAY_LOG_INFO("actor {} dies with the worker that created it", Hex(id));
     KillActor(id);
   }
@@ -169,12 +170,35 @@ void Raylet::OnActorUnreferenced(const std::string& actor_id) {
     return;
   }
   RAY_LOG_INFO("actor {} dies: all references to it were removed", Hex(actor_id));
-  KillActor(actor_id, "all references to the actor were removed");
+  KillActor(actor_id, /*no_restart=*/true, "all references to the actor were removed");
 }
 
-void Raylet::KillActor(const std::string& actor_id, const std::string& cause) {
+void Raylet::KillActor(const std::string& actor_id, bool no_restart, const std::string& cause) {
+  Actor* found = actors_.Find(actor_id);
+  std::string host = found ? found->remote_node : "";
+  if (!found && MultiNode()) {
+    // A handle from elsewhere (passed along, or looked up by name): the GCS knows.
+    auto node = gcs_.ActorNode(actor_id);
+    if (!node.ok()) {
+      RAY_LOG_WARN("cannot kill actor {}: where it lives is unknown: {}", Hex(actor_id),
+                   node.status().message());
+      return;
+    }
+    host = *node;
+  }
+  if (!host.empty() && host != node_id_.Binary()) {
+    if (found && found->state == Actor::kDead) return;
+    RAY_LOG_INFO("asking node {} to kill actor {}", Hex(host), Hex(actor_id));
+    peers_->KillActor(host, protocol::ActorKill{actor_id, no_restart});
+    return;
+  }
   if (actors_.Gone(actor_id)) return;
   Actor& a = *actors_.Find(actor_id);
+  if (!no_restart) {
+    // As if its worker died: it restarts if it may (calls in flight as for a crash).
+    if (!a.worker.empty()) pool_->Kill(a.worker);
+    return;
+  }
   a.creation.max_restarts = a.restarts;  // no restart after a kill
   a.killed = true;
   if (!cause.empty()) a.death_cause = cause;

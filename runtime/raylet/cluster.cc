@@ -46,13 +46,14 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     gcs_unavailable |= st.code() == StatusCode::kUnavailable;
   };
   if (msg->op == "register_actor_name") {
-    // body: msgpack [name, actor_id]
-    auto args = protocol::DecodeBody<std::tuple<std::string, std::string>>(msg->body, "name");
+    // body: msgpack [name, actor_id, ray_namespace ("": the actor's job's)]
+    auto args = protocol::DecodeBody<std::tuple<std::string, std::string, std::string>>(
+        msg->body, "register_actor_name");
     if (!args.ok()) {
       fail(args.status());
     } else {
       Status st = gcs_.RegisterNamedActor(std::get<0>(*args), std::get<1>(*args),
-                                          node_id_.Binary());
+                                          node_id_.Binary(), std::get<2>(*args));
       if (!st.ok()) fail(st);
     }
   } else if (msg->op == "flush_logs") {
@@ -61,7 +62,12 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   } else if (msg->op == "node_id") {
     reply.body = node_id_.Hex();
   } else if (msg->op == "get_actor") {
-    auto id = gcs_.LookupNamedActor(msg->body);
+    // body: msgpack [name, ray_namespace, job_id] (an empty namespace: the job's)
+    auto args = protocol::DecodeBody<std::tuple<std::string, std::string, std::string>>(
+        msg->body, "get_actor");
+    auto id = args.ok() ? gcs_.LookupNamedActor(std::get<0>(*args), std::get<1>(*args),
+                                                std::get<2>(*args))
+                        : Result<std::string>(args.status());
     if (id.ok()) {
       reply.body = *id;
     } else {
@@ -100,7 +106,13 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       fail(out.status());
     }
   } else if (msg->op == "kill_actor") {
-    KillActor(msg->body);
+    // body: msgpack [actor_id, no_restart]
+    auto args = protocol::DecodeBody<std::tuple<std::string, bool>>(msg->body, "kill_actor");
+    if (!args.ok()) {
+      fail(args.status());
+    } else {
+      KillActor(std::get<0>(*args), std::get<1>(*args));
+    }
   } else if (msg->op == "sync_refs") {
     // Nothing: the client's changes of what it holds, sent before this, are handled.
   } else if (msg->op == "object_stored") {
@@ -141,6 +153,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   if (!stop_->load()) FlushTaskEvents();  // the job's events are in the GCS once it is over
   actors_.ForEach([&](const std::string& id, Actor& a) {
     if (a.creation.job_id != job_id || a.state == Actor::kDead) return;
+    if (a.creation.detached) return;  // outlives its job
     if (!a.worker.empty()) pool_->Kill(a.worker);
     a.state = Actor::kDead;
     a.death_cause = "its job finished";
@@ -296,7 +309,7 @@ void Raylet::RetryInfeasible() {
   held.swap(infeasible_);
   retrying_infeasible_ = true;
   for (auto& t : held) {
-    if (!finished_jobs_.count(t.job_id)) Place(std::move(t), /*may_forward=*/true);
+    if (!JobOver(t)) Place(std::move(t), /*may_forward=*/true);
   }
   retrying_infeasible_ = false;
 }
@@ -354,7 +367,7 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
     RAY_LOG_WARN("dropped a forwarded task: {}", valid.message());
     return;
   }
-  if (finished_jobs_.count(t.spec.job_id)) return;
+  if (JobOver(t.spec)) return;
   remote_.SetOrigin(t.spec.task_id, t.origin_node);
   // Arguments missing here are pulled from the origin, which knows where they are.
   for (const auto& a : t.spec.args) {

@@ -133,6 +133,13 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
       RAY_LOG_WARN("peer {}: malformed ChunkAck", ToHex(in.peer));
       return;
     }
+    case MessageType::kKillActor: {
+      auto k = protocol::DecodeBody<protocol::ActorKill>(env->body, "ActorKill");
+      if (k.ok() && handlers_.actor_kill) return handlers_.actor_kill(*k);
+      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer),
+                   k.ok() ? "ActorKill not handled here" : k.status().message());
+      return;
+    }
     case MessageType::kTaskFinished: {
       auto f = protocol::DecodeBody<protocol::TaskFinished>(env->body, "TaskFinished");
       if (f.ok()) return handlers_.task_finished(*f);
@@ -215,6 +222,10 @@ void ObjectManager::NotifyFinished(const std::string& node_id,
   if (auto* d = DealerFor(node_id)) {
     d->Send(protocol::Encode(MessageType::kTaskFinished, 0, finished));
   }
+}
+
+void ObjectManager::KillActor(const std::string& node_id, const protocol::ActorKill& kill) {
+  if (auto* d = DealerFor(node_id)) d->Send(protocol::Encode(MessageType::kKillActor, 0, kill));
 }
 
 bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {

@@ -40,6 +40,8 @@ class ObjectManager {
     std::function<void(const protocol::TaskFinished& finished)> task_finished;
     // A pulled object is complete here (inline, error, or a sealed segment).
     std::function<void(const protocol::ObjectPayload& object)> object_arrived;
+    // A peer asks this node to kill an actor it hosts.
+    std::function<void(const protocol::ActorKill& kill)> actor_kill = nullptr;
   };
 
   ObjectManager(NodeId self, std::string token, std::string store_tag, Handlers handlers);
@@ -57,6 +59,7 @@ class ObjectManager {
 
   void ForwardTask(const std::string& node_id, const protocol::ForwardTask& task);
   void NotifyFinished(const std::string& node_id, const protocol::TaskFinished& finished);
+  void KillActor(const std::string& node_id, const protocol::ActorKill& kill);
   // Starts pulling `id` from `node_id`; false if a pull of it is already running.
   bool Pull(const ObjectId& id, const std::string& node_id);
   bool Pulling(const ObjectId& id) const { return pulls_.count(id) > 0; }

@@ -43,7 +43,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const std::string& peer, const ObjectId& id) { OnPullRequested(peer, id); },
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
-          [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); }});
+          [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); },
+          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); }});
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
   RAY_LOG_INFO("raylet {} serving at {} with resources {}", node_id_.Hex(), endpoint_,

@@ -97,6 +97,11 @@ struct Client {
   std::string leased_to;             // the caller it runs tasks for, directly
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
   std::vector<std::string> owned_actors;  // created here by this worker: they die with it
+  // The runtime environment (canonical runtime_env) the worker serves, once bound by
+  // its first task or lease: workers of different environments are never shared.
+  bool env_bound = false;
+  std::string runtime_env;
+  bool Serves(const std::string& env) const { return !env_bound || runtime_env == env; }
   // The direct call it runs (see running_task.h), once looked at.
   std::shared_ptr<protocol::RunningTaskSlot> running_slot;
 };
@@ -221,8 +226,16 @@ class Raylet {
   // back to the ready queues, and none go ahead to it until its running task ends.
   void TakeBackTasksAhead(Client& w);
   void StartWorkers(size_t wanted);
-  // The idle worker at the head of `idle_` (which stays there), or null.
-  Client* FirstIdle();
+  // Starts a worker for a task of runtime environment `env` that no idle worker serves.
+  void StartWorkerFor(const std::string& env);
+  // The first idle worker that serves runtime environment `env` (see Client::Serves),
+  // moved to the head of `idle_` (where it stays), or null.
+  Client* FirstIdle(const std::string& env = "");
+  // Binds worker `w` to environment `env` (a no-op if bound already).
+  static void Bind(Client& w, const std::string& env) {
+    w.env_bound = true;
+    w.runtime_env = env;
+  }
   void OnWorkerExit(const WorkerPool::Exit& e);
   void Unblock(Client& c);
 
@@ -231,16 +244,26 @@ class Raylet {
   void PumpActor(Actor& a);
   void OnActorDied(const std::string& actor_id, const std::string& cause);
   // The actors a dead worker created on this node (its `owned_actors`) share its fate,
-  // as in Ray's ownership model. Those it created on other nodes live until the job ends.
+  // as in Ray's ownership model (detached ones excepted). Those it created on other
+  // nodes live until the job ends.
   void KillActorsOwnedBy(const std::vector<std::string>& owned);
-  // Kills an actor for good, whether it runs on a worker or still waits to be placed.
-  // `cause` (if not empty) is recorded as why it died.
-  void KillActor(const std::string& actor_id, const std::string& cause = "");
+  // Kills an actor wherever it runs: here (on its worker, or still waiting to be
+  // placed), or on the node that hosts it (asked over the peer link; the GCS says
+  // where, if this node does not know). no_restart: for good; else its worker is
+  // killed and the actor restarts if it has restarts left. `cause` (if not empty) is
+  // recorded as why it died.
+  void KillActor(const std::string& actor_id, bool no_restart = true,
+                 const std::string& cause = "");
   // The last handle to the actor is gone (its creation result was freed): it dies,
   // unless it outlives its handles.
   void OnActorUnreferenced(const std::string& actor_id);
   // Whether an actor lives on when no handle to it is left (detached actors).
-  static bool OutlivesItsHandles(const Actor& a) { return a.detached; }
+  static bool OutlivesItsHandles(const Actor& a) { return a.creation.detached; }
+  // Whether `t` belongs to a job that has ended (a detached actor's creation does
+  // not: the actor outlives its job).
+  bool JobOver(const TaskSpec& t) const {
+    return finished_jobs_.count(t.job_id) > 0 && !(t.kind == ri::kActorCreation && t.detached);
+  }
   // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
   // for it or its name must be freed, else with the next FlushActorRecords().
   void RecordActor(const std::string& actor_id, const Actor& a);

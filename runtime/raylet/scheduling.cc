@@ -128,7 +128,7 @@ void Raylet::Enqueue(TaskSpec t) {
 }
 
 void Raylet::OnArgsReady(TaskSpec t) {
-  if (finished_jobs_.count(t.job_id)) return;  // waited for arguments past its job's end
+  if (JobOver(t)) return;  // waited for arguments past its job's end
   if (t.kind == ri::kActorCreation) {
     const Actor* a = actors_.Find(t.task_id);
     if (a && a->state == Actor::kDead) return;  // killed while waiting
@@ -139,6 +139,25 @@ void Raylet::OnArgsReady(TaskSpec t) {
     return;
   }
   ready_.Push(need, std::move(t));
+}
+
+void Raylet::StartWorkerFor(const std::string& env) {
+  if (pool_->size() >= static_cast<size_t>(max_workers_)) {
+    // The pool is full: an idle worker of another environment makes room.
+    for (const std::string& peer : idle_) {
+      auto found = clients_.find(peer);
+      if (found == clients_.end()) continue;
+      Client& w = found->second;
+      if (w.state == Client::kIdle && !w.Serves(env)) {
+        RAY_LOG_INFO("ending idle worker {} (runtime_env '{}') to start one for '{}'",
+                     Hex(peer), w.runtime_env, env);
+        w.state = Client::kStarting;  // not idle again; its exit is reaped as usual
+        pool_->Kill(peer);
+        break;
+      }
+    }
+  }
+  StartWorkers(1);
 }
 
 void Raylet::StartWorkers(size_t wanted) {
@@ -155,12 +174,17 @@ void Raylet::StartWorkers(size_t wanted) {
   }
 }
 
-Client* Raylet::FirstIdle() {
-  // Entries whose worker has gone away, or is no longer idle, are skipped for good.
-  while (!idle_.empty()) {
-    auto w = clients_.find(idle_.front());
-    if (w != clients_.end() && w->second.state == Client::kIdle) return &w->second;
-    idle_.pop_front();
+Client* Raylet::FirstIdle(const std::string& env) {
+  // Entries whose worker has gone away, or is no longer idle, are dropped for good.
+  std::erase_if(idle_, [&](const std::string& peer) {
+    auto w = clients_.find(peer);
+    return w == clients_.end() || w->second.state != Client::kIdle;
+  });
+  for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+    Client& w = clients_.at(*it);
+    if (!w.Serves(env)) continue;
+    if (it != idle_.begin()) std::iter_swap(it, idle_.begin());
+    return &w;
   }
   return nullptr;
 }
@@ -170,11 +194,17 @@ void Raylet::Dispatch() {
   ready_.StartFitting(
       available_, [&](const ResourceSet& need) { return GpusFit(need); },
       [&](const ResourceSet& need, TaskSpec& t) {
-        Client* idle = FirstIdle();
-        if (!idle) return false;
+        Client* idle = FirstIdle(t.runtime_env);
+        if (!idle) {
+          // Idle workers of other runtime environments are no use to it: one of its
+          // own starts (making room by ending an idle one if the pool is full).
+          if (!idle_.empty() && starting_ == 0) StartWorkerFor(t.runtime_env);
+          return false;
+        }
         if (!FetchPlugin(t.plugin)) return false;  // the GCS is down: after it is back
         Client& w = *idle;
         idle_.pop_front();
+        Bind(w, t.runtime_env);
         w.held = need;
         if (auto grant = gpus_.Acquire(need.Amount("GPU"))) w.gpus = std::move(*grant);
         if (t.kind == ri::kActorCreation) {
@@ -235,6 +265,7 @@ void Raylet::Pipeline() {
         TaskSpec* t = ready_.Front(need);
         if (!t) return;
         if (!scheduler::TaskMayGoAhead(*t, AheadOf(*w))) continue;
+        if (!w->Serves(t->runtime_env)) continue;
         SendExecute(*w, *t, /*ahead=*/true);
         w->queued.push_back(ready_.PopFront(need));
         sent = true;
@@ -435,6 +466,7 @@ protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::L
   Client& w = *idle;
   if (w.direct_endpoint.empty()) return {};
   idle_.pop_front();
+  Bind(w, "");  // leased tasks have no runtime environment (see TaskSubmitter)
   available_.Subtract(need);
   w.held = w.lease_shape = need;
   w.state = Client::kBusy;

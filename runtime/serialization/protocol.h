@@ -81,6 +81,7 @@ enum class MessageType : uint16_t {
   kObjectChunk = 63,  // ObjectChunk
   kTaskFinished = 64, // TaskFinished: a forwarded task's results exist on the sender
   kChunkAck = 65,     // PullObject: a chunk of the object arrived; the sender may send on
+  kKillActor = 66,    // ActorKill (no reply): kill an actor this node hosts
 };
 
 struct Envelope {
@@ -188,7 +189,8 @@ struct TaskSpec : ray::internal::TaskRequest {
   std::vector<std::string> contained_refs;
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
-                       contained_refs, placement_group_id, bundle_index);
+                       contained_refs, placement_group_id, bundle_index, detached,
+                       ray_namespace, runtime_env);
 };
 
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.
@@ -467,6 +469,14 @@ struct ObjectChunk {
   uint64_t offset = 0;
   std::string data;
   MSGPACK_DEFINE_ARRAY(object_id, state, total, offset, data);
+};
+
+// To the node hosting an actor: kill it (no_restart: for good, else as if its worker
+// died, so that it restarts if it may).
+struct ActorKill {
+  std::string actor_id;
+  bool no_restart = true;
+  MSGPACK_DEFINE_ARRAY(actor_id, no_restart);
 };
 
 struct TaskFinished {

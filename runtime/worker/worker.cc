@@ -14,6 +14,7 @@
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
 #include "runtime/worker/plugin.h"
+#include "runtime/worker/runtime_env_setup.h"
 #include "runtime/worker/task_receiver.h"
 
 namespace ray::worker {
@@ -52,7 +53,13 @@ class ScopedGpuEnv {
 
 class Worker {
  public:
-  explicit Worker(core::CoreClient* client) : client_(client) {}
+  explicit Worker(core::CoreClient* client)
+      : client_(client),
+        env_(client->node().session_dir,
+             [this](const std::string& hash) { return BlobPath(hash); },
+             [this](const std::string& hash, const std::string& path) {
+               return PluginFor(hash, path).status();
+             }) {}
 
   protocol::TaskDone Execute(const protocol::ExecuteTask& task);
   // The GPUs the hosted actor holds (direct calls do not name them).
@@ -64,12 +71,15 @@ class Worker {
     std::unique_ptr<core::RuntimeBinding> binding;
   };
   Result<Loaded*> PluginFor(const std::string& hash, std::string path);
+  // Where this node keeps the blob (plugin, packed working_dir) stored under `hash`.
+  Result<std::string> BlobPath(const std::string& hash);
   protocol::TaskDone Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e);
   std::string Where() const {
     return fmt::format("node {}, pid {}", client_->node().node_address, ::getpid());
   }
 
   core::CoreClient* client_;
+  RuntimeEnvSetup env_;
   std::map<std::string, Loaded> plugins_;
   // The actor this worker hosts, if any.
   Loaded* actor_plugin_ = nullptr;
@@ -84,17 +94,21 @@ Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, std::string p
   if (it != plugins_.end()) return &it->second;
   // Tasks sent directly by their caller do not carry the plugin's local path.
   if (path.empty()) {
-    RAY_ASSIGN_OR_RETURN(auto reply, client_->raylet().Ask<protocol::PluginPathReply>(
-                                         protocol::MessageType::kPluginPath,
-                                         protocol::PluginPathRequest{hash},
-                                         protocol::MessageType::kPluginPathReply));
-    if (!reply.error.empty()) return Status::NotFound(reply.error);
-    path = std::move(reply.path);
+    RAY_ASSIGN_OR_RETURN(path, BlobPath(hash));
   }
   RAY_ASSIGN_OR_RETURN(auto plugin, Plugin::Load(path, hash));
   Loaded loaded{plugin, std::make_unique<core::RuntimeBinding>(client_, hash)};
   plugin->Attach(loaded.binding->api());
   return &(plugins_[hash] = std::move(loaded));
+}
+
+Result<std::string> Worker::BlobPath(const std::string& hash) {
+  RAY_ASSIGN_OR_RETURN(auto reply, client_->raylet().Ask<protocol::PluginPathReply>(
+                                       protocol::MessageType::kPluginPath,
+                                       protocol::PluginPathRequest{hash},
+                                       protocol::MessageType::kPluginPathReply));
+  if (!reply.error.empty()) return Status::NotFound(reply.error);
+  return std::move(reply.path);
 }
 
 protocol::TaskDone Worker::Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e) {
@@ -121,6 +135,12 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     return Fail(spec, ri::ErrorInfo{ri::kSystem, type, message, "", ""});
   };
 
+  if (spec.kind != ri::kActorTask) {
+    // (An actor's calls run in the environment it was created in.)
+    Status entered = env_.Enter(spec.runtime_env);
+    if (!entered.ok()) return system_error("RuntimeEnvSetupError", entered.message());
+    client_->SetRuntimeEnv(spec.runtime_env);  // its tasks inherit it
+  }
   Loaded* loaded = nullptr;
   if (spec.kind == ri::kActorTask) {
     if (!actor_ || spec.actor_id != actor_id_) {

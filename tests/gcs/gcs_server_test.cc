@@ -242,6 +242,33 @@ TEST_F(GcsServerTest, NamedActorsAreUniqueUntilRemoved) {
   EXPECT_EQ(client.LookupNamedActor("").value(), "");
 }
 
+TEST_F(GcsServerTest, NamesAreUniquePerNamespaceAndAnEmptyOneIsTheJobs) {
+  Start();
+  GcsClient client = Client();
+  // Job ids are the first 4 bytes of actor ids.
+  ASSERT_TRUE(client.AddJob("jobA", 1, "a.so", "alpha").ok());
+  ASSERT_TRUE(client.AddJob("jobB", 2, "b.so", "beta").ok());
+  ASSERT_TRUE(client.RegisterNamedActor("svc", "jobA-actor", "n1").ok());
+  ASSERT_TRUE(client.RegisterNamedActor("svc", "jobB-actor", "n1").ok());  // another namespace
+  Status taken = client.RegisterNamedActor("svc", "jobA-other", "n1");
+  EXPECT_EQ(taken.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(taken.message(), "actor name 'svc' is taken in namespace 'alpha'");
+  EXPECT_EQ(client.LookupNamedActor("svc", "", "jobA").value(), "jobA-actor");
+  EXPECT_EQ(client.LookupNamedActor("svc", "", "jobB").value(), "jobB-actor");
+  EXPECT_EQ(client.LookupNamedActor("svc", "beta", "jobA").value(), "jobB-actor");
+  EXPECT_EQ(client.LookupNamedActor("svc", "gamma", "jobA").value(), "");
+  // An explicit namespace at registration.
+  ASSERT_TRUE(client.RegisterNamedActor("svc", "jobA-third", "n1", "gamma").ok());
+  EXPECT_EQ(client.LookupNamedActor("svc", "gamma", "jobB").value(), "jobA-third");
+  std::map<std::string, std::string> ns_of;
+  auto actors = client.GetActors();
+  ASSERT_TRUE(actors.ok()) << actors.status().ToString();
+  for (const auto& a : *actors) ns_of[a.actor_id] = a.ray_namespace;
+  EXPECT_EQ(ns_of["jobA-actor"], "alpha");
+  EXPECT_EQ(ns_of["jobB-actor"], "beta");
+  EXPECT_EQ(ns_of["jobA-third"], "gamma");
+}
+
 TEST_F(GcsServerTest, ActorLocationsAndTheObjectDirectory) {
   Start();
   GcsClient client = Client();

@@ -4,8 +4,13 @@
 // then the instance's registered methods -- and returns its ActorHandle.
 // handle.Task(&Class::Method).Remote(...) calls a method (ray/task.h describes
 // arguments and results); a method of another class does not compile. A named actor
-// can be found from any job with GetActor. The instance lives until the actor is
-// killed, its last handle is gone (see ActorHandle), or its job ends; SetMaxRestarts re-runs the factory when its worker dies,
+// can be found with GetActor in its namespace (the creating job's, unless SetName gives
+// one; a job's namespace is set with `ray run/submit --namespace`, else it is an
+// anonymous one of its own). The instance lives until the actor is killed, its last
+// handle is gone (see ActorHandle), or its job ends -- a detached actor
+// (SetLifetime(ActorLifetime::DETACHED)) outlives its handles, its job and its
+// creator, and ends only when killed (Kill, KillActor) or with the cluster;
+// SetMaxRestarts re-runs the factory when its worker dies,
 // and a call the actor can no longer run fails with ActorDiedError (calls running or
 // sent when the worker died are run again on the restarted actor with
 // SetMaxTaskRetries).
@@ -24,6 +29,10 @@
 #include "ray/wire.h"
 
 namespace ray {
+
+// Ray's actor lifetimes: NON_DETACHED actors end with their job; DETACHED ones live on.
+enum class ActorLifetime { NON_DETACHED, DETACHED };
+
 
 // A handle to an actor. Handles are counted like ObjectRefs, in every process (copies,
 // handles passed to tasks or kept in other actors): once the last one anywhere is gone,
@@ -95,11 +104,15 @@ class ActorHandle {
     return MethodCaller<M>(id_, m);
   }
 
-  // Stops the actor's worker; pending calls fail with ActorDiedError.
-  void Kill() const {
+  // Stops the actor's worker, wherever in the cluster it runs (Ray's ray.kill).
+  // no_restart (the default): the actor is dead for good, its pending calls fail with
+  // ActorDiedError; false: it restarts if it has restarts left (SetMaxRestarts), as
+  // if its worker had died.
+  void Kill(bool no_restart = true) const {
     const auto& api = internal::CheckedApi();
     RayObject reply{};
-    if (api.call(api.ctx, "kill_actor", id_.data(), id_.size(), &reply) != 0) {
+    std::string req = internal::Pack(std::make_tuple(id_, no_restart));
+    if (api.call(api.ctx, "kill_actor", req.data(), req.size(), &reply) != 0) {
       internal::ThrowRuntimeError("cannot kill actor");
     }
     api.release(api.ctx, &reply, 1);
@@ -137,9 +150,19 @@ class ActorCreator : public internal::Options<ActorCreator<F>> {
     this->req_.function = internal::NameOf(f);
     this->req_.max_retries = 0;
   }
-  // A named actor can be found by any job with ray::GetActor<T>(name).
-  ActorCreator& SetName(const std::string& name) {
+  // A named actor can be found with ray::GetActor<T>(name) in its namespace: by
+  // default the creating job's, or `ray_namespace`. A name is unique in its namespace
+  // among live actors.
+  ActorCreator& SetName(const std::string& name, const std::string& ray_namespace = "") {
     this->req_.actor_name = name;
+    this->req_.ray_namespace = ray_namespace;
+    return *this;
+  }
+  // DETACHED: the actor outlives its job and the process that created it; it ends
+  // when killed (handle.Kill(), ray::KillActor) or with the cluster. Name it to find
+  // it from later jobs.
+  ActorCreator& SetLifetime(ActorLifetime lifetime) {
+    this->req_.detached = lifetime == ActorLifetime::DETACHED;
     return *this;
   }
   // Times the actor is restarted (constructor re-run) when its worker dies.
@@ -173,18 +196,27 @@ ActorCreator<F> Actor(F f) {
   return ActorCreator<F>(f);
 }
 
-// The named actor, or nullopt if no live actor has that name.
+// The live actor named `name` in `ray_namespace` ("": the calling job's namespace),
+// or nullopt if there is none.
 template <typename T>
-std::optional<ActorHandle<T>> GetActor(const std::string& name) {
+std::optional<ActorHandle<T>> GetActor(const std::string& name,
+                                       const std::string& ray_namespace = "") {
   const auto& api = internal::CheckedApi();
   RayObject reply{};
-  if (api.call(api.ctx, "get_actor", name.data(), name.size(), &reply) != 0) {
+  std::string req = internal::Pack(std::make_tuple(name, ray_namespace));
+  if (api.call(api.ctx, "get_actor", req.data(), req.size(), &reply) != 0) {
     internal::ThrowRuntimeError("cannot look up actor");
   }
   std::string id(reply.data, reply.size);
   api.release(api.ctx, &reply, 1);
   if (id.empty()) return std::nullopt;
   return ActorHandle<T>(id);
+}
+
+// Ray's ray.kill(actor, no_restart=True): handle.Kill(no_restart), from any node.
+template <typename T>
+void KillActor(const ActorHandle<T>& actor, bool no_restart = true) {
+  actor.Kill(no_restart);
 }
 
 }  // namespace ray

@@ -43,7 +43,8 @@
 //   ray/object_ref.h  ObjectRef, Put, Get, Wait
 //   ray/registry.h    RAY_REMOTE, RAY_REMOTE_NAMED, RAY_MAIN, the plugin entry points
 //   ray/task.h        ray::Task(F).Remote(...) and task options
-//   ray/actor.h       ray::Actor, ActorHandle, GetActor
+//   ray/actor.h       ray::Actor, ActorHandle, GetActor, KillActor
+//   ray/runtime_env.h ray::RuntimeEnv, for SetRuntimeEnv
 //   ray/placement_group.h  CreatePlacementGroup, RemovePlacementGroup, GetPlacementGroup
 //   ray/state.h       Nodes, ClusterResources, GetGpuIds, Profile, ...
 //   ray/init.h        Init, IsInitialized, Shutdown: a program of the user's own
@@ -59,6 +60,7 @@
 #include "ray/object_ref.h"
 #include "ray/placement_group.h"
 #include "ray/registry.h"
+#include "ray/runtime_env.h"
 #include "ray/state.h"
 #include "ray/task.h"
 #include "ray/values.h"

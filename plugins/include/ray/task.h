@@ -23,6 +23,7 @@
 #include "ray/object_ref.h"
 #include "ray/placement_group.h"
 #include "ray/registry.h"
+#include "ray/runtime_env.h"
 #include "ray/values.h"
 #include "ray/wire.h"
 
@@ -119,6 +120,11 @@ class Options {
     }
     req_.placement_group_id = pg.GetID();
     req_.bundle_index = bundle_index;
+    return static_cast<Self&>(*this);
+  }
+  // The runtime environment it runs in (ray/runtime_env.h), over the job's.
+  Self& SetRuntimeEnv(const RuntimeEnv& env) {
+    req_.runtime_env = env.ToJson();
     return static_cast<Self&>(*this);
   }
 

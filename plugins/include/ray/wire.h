@@ -64,8 +64,16 @@ struct TaskRequest {
   // none): the runtime renames `resources` to the bundle's (see ray/placement_group.h).
   std::string placement_group_id;
   int32_t bundle_index = -1;
+  // Actor creation: outlives its job and its creator; ends only when killed (or with
+  // the cluster). Named actors are found in `ray_namespace` ("": the job's).
+  bool detached = false;
+  std::string ray_namespace;
+  // The runtime environment (JSON, as Ray's runtime_env) of the task or actor; "": the
+  // job's. The runtime checks it (runtime/api/runtime_env.h).
+  std::string runtime_env;
   MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
-                       max_restarts, actor_id, actor_name, placement_group_id, bundle_index);
+                       max_restarts, actor_id, actor_name, placement_group_id, bundle_index,
+                       detached, ray_namespace, runtime_env);
 };
 
 // ray::Init's configuration, as a program hands it to the client library (ray/init.h
