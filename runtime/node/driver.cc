@@ -50,6 +50,7 @@ Result<int> Drive(const JobOptions& o, worker::Plugin& plugin, const DriveFn& dr
   core::RuntimeBinding binding(client.get(), plugin.hash());
   plugin.Attach(binding.api());
   int code = drive(plugin, binding.api());
+  binding.StopCallbacks();  // (they may use the client: before it disconnects)
   (void)client->Call("flush_logs", "");  // the job's last worker output, before we go
   std::fflush(stdout);
   client->Disconnect();

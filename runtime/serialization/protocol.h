@@ -184,7 +184,8 @@ struct TaskSpec : ray::internal::TaskRequest {
   std::string plugin;  // content hash of the plugin
   std::string caller;  // worker id of the submitter
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
-                       max_retries, max_calls, max_restarts, actor_id, actor_name, caller);
+                       max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
+                       max_concurrency);
 };
 
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.

@@ -60,8 +60,9 @@ struct TaskRequest {
   int32_t max_restarts = 0;
   std::string actor_id;    // actor tasks
   std::string actor_name;  // named actor creation
+  int32_t max_concurrency = 1;  // actor creation: calls run at once (ray/actor.h)
   MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
-                       max_restarts, actor_id, actor_name);
+                       max_restarts, actor_id, actor_name, max_concurrency);
 };
 
 template <typename T>
