@@ -166,12 +166,16 @@ TEST_F(RayletConnectionTest, ThreadsSharingTheConnectionEachGetTheirOwnReply) {
   std::thread a(call, "a", &got_a);
   std::thread b(call, "b", &got_b);
   // The raylet: both requests, then the answers in reverse order.
-  std::vector<protocol::Envelope> requests{NextFromClient(), NextFromClient()};
-  for (int i = 1; i >= 0; --i) {
-    auto req = protocol::DecodeBody<protocol::CallRequest>(requests[i].body, "CallRequest");
+  std::vector<std::pair<uint64_t, std::string>> requests;  // id, body
+  for (int i = 0; i < 2; ++i) {
+    auto env = NextFromClient();  // (its body is a view of the frame: decoded now)
+    auto req = protocol::DecodeBody<protocol::CallRequest>(env.body, "CallRequest");
     ASSERT_TRUE(req.ok());
-    raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, requests[i].request_id,
-                                         protocol::CallReply{"", "reply to " + req->body}));
+    requests.emplace_back(env.request_id, req->body);
+  }
+  for (int i = 1; i >= 0; --i) {
+    raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, requests[i].first,
+                                         protocol::CallReply{"", "reply to " + requests[i].second}));
   }
   a.join();
   b.join();

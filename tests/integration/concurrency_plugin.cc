@@ -84,8 +84,8 @@ class Meeting {
     return *ray::Get(ref);
   }
 
-  // Blocks in ray::Get until the object exists.
-  int BlockOn(ray::ObjectRef<int> ref) { return *ray::Get(ref) + 1; }
+  // Blocks in ray::Get until a task of its own sees `path` (made by the driver later).
+  int BlockOn(std::string path) { return *ray::Get(ray::Task(WaitForFile).Remote(path, 41)) + 1; }
 
   // Writes its pid to <dir>/<key>-<attempt>; the first attempt then sleeps 60 s (to
   // be killed), later ones return the pid.
@@ -170,13 +170,14 @@ void Many(const Options& o) {
 void GetInside(const Options& o) {
   auto m = NewMeeting(o);
   std::string flag = o.dir + "/go";
-  auto slow = ray::Task(WaitForFile).Remote(flag, 41);
-  auto blocked = m.Task(&Meeting::BlockOn).Remote(slow);
+  auto blocked = m.Task(&Meeting::BlockOn).Remote(flag);
   std::vector<ray::ObjectRef<int>> refs;
   for (int i = 0; i < 200; ++i) refs.push_back(m.Task(&Meeting::Nested).Remote(i));
+  int64_t start = NowMs();
   for (int i = 0; i < 200; ++i) {
     int got = *ray::Get(refs[i], std::chrono::seconds(30));
     CHECK_THAT(got == (i + 1) * 2, "Nested(" << i << ") returned " << got);
+    if (i % 50 == 0) std::printf("Nested(%d) done after %lld ms\n", i, (long long)(NowMs() - start));
   }
   std::vector<ray::ObjectRef<int>> one{blocked};
   CHECK_THAT(ray::Wait(one, 1, 0).ready.empty(), "BlockOn returned before its object existed");
