@@ -20,6 +20,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
                                static_cast<int32_t>(::getpid()), is_driver, job.Binary(),
                                direct_endpoint};
   RAY_ASSIGN_OR_RETURN(c->raylet_, RayletConnection::Connect(raylet_endpoint, reg));
+  c->raylet_->SetLock(c->lock_.get());
   c->objects_ = std::make_unique<ObjectClient>(c->raylet_.get(), &c->refs_);
   c->submitter_ = std::make_unique<TaskSubmitter>(c->raylet_.get(), c->objects_.get(), &c->refs_);
   c->raylet_->OnMessage<protocol::LogLines>(MessageType::kLogLines, "LogLines", &PrintLogLines);
@@ -33,24 +34,43 @@ CoreClient::~CoreClient() {
 }
 
 void CoreClient::Disconnect() {
+  std::lock_guard<ClientLock> hold(*lock_);
   if (disconnected_) return;
   disconnected_ = true;
   raylet_->Send(protocol::Encode(MessageType::kDisconnect, 0, std::string()));
 }
 
 void CoreClient::SetCurrentTask(const TaskId& task, const JobId& job) {
-  current_task_ = task;
-  job_ = job;
-  objects_->SetCurrentTask(task);
-  submitter_->SetJob(job);
+  std::lock_guard<ClientLock> hold(*lock_);
+  contexts_.Set(task, job);
 }
 
 Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
                                                  std::string_view request) {
+  std::lock_guard<ClientLock> hold(*lock_);
+  submitter_->SetJob(contexts_.Current().job);
   return submitter_->Submit(plugin, request);
 }
 
+Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
+  std::lock_guard<ClientLock> hold(*lock_);
+  TaskContext& context = contexts_.Current();
+  return objects_->Put(ObjectId::ForPut(context.task, ++context.put_index), parts);
+}
+
+Result<std::vector<Fetched>> CoreClient::Get(const std::vector<ObjectId>& ids, int64_t timeout_ms) {
+  std::lock_guard<ClientLock> hold(*lock_);
+  return objects_->Get(ids, timeout_ms);
+}
+
+Result<std::vector<bool>> CoreClient::Wait(const std::vector<ObjectId>& ids, size_t num,
+                                           int64_t timeout_ms) {
+  std::lock_guard<ClientLock> hold(*lock_);
+  return objects_->Wait(ids, num, timeout_ms);
+}
+
 Result<std::string> CoreClient::Call(const std::string& op, const std::string& body) {
+  std::lock_guard<ClientLock> hold(*lock_);
   if (op == "create_placement_group") {
     // The group belongs to this job (it is removed when the job ends).
     using Args = std::tuple<std::string, std::string, std::vector<std::map<std::string, double>>>;
@@ -69,10 +89,11 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
   // The raylet may not know what this worker runs (direct calls): say it.
   auto span = protocol::DecodeBody<std::tuple<std::string, int64_t, int64_t>>(body, op.c_str());
   if (!span.ok()) return span.status();
+  const TaskContext& context = contexts_.Current();
   return raylet_->Call(op, ri::Pack(std::tuple_cat(
                                *span, std::make_tuple(is_driver_ ? std::string()
-                                                                 : current_task_.Binary(),
-                                                      job_.Binary()))));
+                                                                 : context.task.Binary(),
+                                                      context.job.Binary()))));
 }
 
 void CoreClient::PrintLogLines(protocol::LogLines lines) {

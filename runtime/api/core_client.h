@@ -9,18 +9,25 @@
 //   task_submitter.h     tasks through the raylet or straight to workers
 // Workers add runtime/worker/task_receiver.h for the tasks they run.
 //
-// Not thread-safe (except RefDelta/RefEscaped): one CoreClient per process, used from
-// one thread. While a call waits for its reply, frames meant for later (tasks for this
-// worker, log lines for this driver) are handled, never lost.
+// Thread-safe: one CoreClient per process, used from any thread. Each public method
+// holds the client's lock (client_lock.h) while it runs; a blocking one (Get, Wait, a
+// request awaiting its reply) lets other threads use the client while it waits, and
+// the waiting threads share the sockets (one polls and handles frames for all). The
+// parts (raylet(), objects()) are not thread-safe: hold lock() while using them.
+// While a call waits for its reply, frames meant for later (tasks for this worker, log
+// lines for this driver, other threads' replies) are handled, never lost. Puts and
+// submissions belong to the calling thread's task (SetCurrentTask; task_context.h).
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "runtime/api/client_lock.h"
 #include "runtime/api/object_client.h"
 #include "runtime/api/raylet_connection.h"
 #include "runtime/api/reference_counter.h"
+#include "runtime/api/task_context.h"
 #include "runtime/api/task_submitter.h"
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
@@ -39,15 +46,11 @@ class CoreClient {
 
   // See TaskSubmitter::Submit.
   Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
-  Result<ObjectId> Put(std::string_view value) { return objects_->Put({value}); }
+  Result<ObjectId> Put(std::string_view value) { return Put(std::vector<std::string_view>{value}); }
   // Put of the concatenation of `parts` (copied once).
-  Result<ObjectId> Put(const std::vector<std::string_view>& parts) { return objects_->Put(parts); }
-  Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms) {
-    return objects_->Get(ids, timeout_ms);
-  }
-  Result<std::vector<bool>> Wait(const std::vector<ObjectId>& ids, size_t num, int64_t timeout_ms) {
-    return objects_->Wait(ids, num, timeout_ms);
-  }
+  Result<ObjectId> Put(const std::vector<std::string_view>& parts);
+  Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms);
+  Result<std::vector<bool>> Wait(const std::vector<ObjectId>& ids, size_t num, int64_t timeout_ms);
   // Named raylet operations (named actors, cluster resources, profile events).
   Result<std::string> Call(const std::string& op, const std::string& body);
   // Reference counting of ObjectRefs (see RayRuntimeApi::ref_delta). Safe from any
@@ -55,7 +58,8 @@ class CoreClient {
   // call, and only for objects still unreferenced then.
   void RefDelta(const ObjectId& id, int32_t delta) { refs_.RefDelta(id, delta); }
   void RefEscaped(const ObjectId& id) { refs_.RefEscaped(id); }
-  // Task whose puts and submissions follow (workers: the running task).
+  // Task whose puts and submissions follow on the calling thread (workers: the task
+  // it runs).
   void SetCurrentTask(const TaskId& task, const JobId& job);
   // The runtime environment (canonical runtime_env) this process's submissions run
   // in unless they set their own: the job's (drivers), the running task's (workers).
@@ -64,6 +68,8 @@ class CoreClient {
   void Disconnect();
 
   const protocol::RegisterReply& node() const { return raylet_->node(); }
+  // Held by every method; hold it to use the parts below from several threads.
+  ClientLock& lock() { return *lock_; }
   RayletConnection& raylet() { return *raylet_; }
   ObjectClient& objects() { return *objects_; }
 
@@ -72,13 +78,13 @@ class CoreClient {
   static void PrintLogLines(protocol::LogLines lines);
 
   // Declared in the order they depend on each other (and are destroyed in reverse).
+  std::unique_ptr<ClientLock> lock_ = std::make_unique<ClientLock>();
+  TaskContexts contexts_;
   std::unique_ptr<RayletConnection> raylet_;
   ReferenceCounter refs_;
   std::unique_ptr<ObjectClient> objects_;
   std::unique_ptr<TaskSubmitter> submitter_;
   bool is_driver_ = false;
-  JobId job_;
-  TaskId current_task_;
   bool disconnected_ = false;
 };
 

@@ -29,11 +29,6 @@ ObjectClient::~ObjectClient() {
   for (const auto& segment : spare_) object_store::UnlinkSegment(segment->name());
 }
 
-void ObjectClient::SetCurrentTask(const TaskId& task) {
-  current_task_ = task;
-  put_index_ = 0;
-}
-
 Result<ObjectPayload> ObjectClient::MakePayload(const ObjectId& id, std::string_view bytes) {
   ObjectPayload p;
   p.id = id.Binary();
@@ -100,9 +95,8 @@ Result<Fetched> ObjectClient::Materialize(const ObjectPayload& p) {
   return Status::DataLoss("object in unknown state " + std::to_string(p.state));
 }
 
-Result<ObjectId> ObjectClient::Put(const std::vector<std::string_view>& parts) {
+Result<ObjectId> ObjectClient::Put(const ObjectId& id, const std::vector<std::string_view>& parts) {
   PromoteEscaped();  // the value may hold refs to direct results
-  ObjectId id = ObjectId::ForPut(current_task_, ++put_index_);
   size_t size = 0;
   for (std::string_view part : parts) size += part.size();
   protocol::PutRequest put;

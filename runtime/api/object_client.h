@@ -5,7 +5,7 @@
 // this process lets objects go (TakeFrees), and hands the raylet the direct results
 // whose ids escaped (PromoteEscaped).
 //
-// Not thread-safe: the client's thread.
+// Not thread-safe: used with the client's lock held (client_lock.h).
 
 #include <cstdint>
 #include <memory>
@@ -40,10 +40,9 @@ class ObjectClient {
   ObjectClient(RayletConnection* raylet, ReferenceCounter* refs);
   ~ObjectClient();  // spare segments are removed
 
-  // Puts from now on get ids derived from `task`.
-  void SetCurrentTask(const TaskId& task);
-  // Put of the concatenation of `parts` (copied once).
-  Result<ObjectId> Put(const std::vector<std::string_view>& parts);
+  // Put of the concatenation of `parts` (copied once) as object `id` (a put's id:
+  // ObjectId::ForPut, of the putting thread's task; see task_context.h).
+  Result<ObjectId> Put(const ObjectId& id, const std::vector<std::string_view>& parts);
   // Objects not ready before the timeout (timeout_ms >= 0) come back kMissing.
   Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms);
   Result<std::vector<bool>> Wait(const std::vector<ObjectId>& ids, size_t num,
@@ -88,8 +87,6 @@ class ObjectClient {
   RayletConnection* raylet_;
   ReferenceCounter* refs_;
   DirectResults direct_;
-  TaskId current_task_;
-  uint32_t put_index_ = 0;
   uint64_t block_epoch_ = 0;
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};

@@ -67,6 +67,9 @@ std::optional<std::string> RayletConnection::Receive(int timeout_ms) {
     // (The buffers are members: this runs for every frame, and allocates nothing.)
     std::vector<zmq::pollitem_t>& items = poll_items_;
     items.assign(1, {dealer_.socket().handle(), 0, ZMQ_POLLIN, 0});
+    // Another thread wanting the client wakes the poll (see ClientLock).
+    if (lock_) items.push_back({nullptr, lock_->wake_fd(), ZMQ_POLLIN, 0});
+    const size_t first_source = items.size();
     source_items_.resize(sources_.size());
     for (size_t s = 0; s < sources_.size(); ++s) {
       size_t before = items.size();
@@ -76,10 +79,15 @@ std::optional<std::string> RayletConnection::Receive(int timeout_ms) {
     if (items.size() > 1) {
       if (zmq::poll(items, std::chrono::milliseconds(timeout_ms)) == 0) return std::nullopt;
       bool raylet_ready = items[0].revents & ZMQ_POLLIN;
-      size_t next = 1;
+      size_t next = first_source;
       for (size_t s = 0; s < sources_.size(); ++s) {
         if (source_items_[s] > 0) sources_[s].ready(&items[next], source_items_[s]);
         next += source_items_[s];
+      }
+      if (lock_ && (items[1].revents & ZMQ_POLLIN)) {
+        // (The raylet's frame, if any, is read at the next poll.)
+        lock_->LetWaitersIn();
+        return std::nullopt;
       }
       if (!raylet_ready) return std::nullopt;
       timeout_ms = 0;
@@ -107,7 +115,14 @@ void RayletConnection::Dispatch(std::string_view frame) {
     RAY_LOG_WARN("dropped a frame from the raylet: {}", env.status().message());
     return;
   }
-  if (env->request_id != 0 && abandoned_.erase(env->request_id)) return;
+  if (env->request_id != 0) {
+    if (abandoned_.erase(env->request_id)) return;
+    auto awaited = awaited_.find(env->request_id);
+    if (awaited != awaited_.end() && awaited->second == env->type) {
+      replies_[env->request_id] = std::string(env->body);  // for the thread awaiting it
+      return;
+    }
+  }
   auto handler = handlers_.find(static_cast<uint16_t>(env->type));
   if (handler == handlers_.end()) {
     RAY_LOG_WARN("dropped unexpected message type {}", static_cast<int>(env->type));
@@ -117,11 +132,17 @@ void RayletConnection::Dispatch(std::string_view frame) {
 }
 
 bool RayletConnection::Pump(int timeout_ms) {
-  if (auto frame = Receive(timeout_ms)) {
-    Dispatch(*frame);
-    return true;
+  if (lock_ && !lock_->TryTakePump()) {
+    lock_->AwaitPump(timeout_ms);  // another thread polls, and handles what comes
+    return RayletAlive();
   }
-  return RayletAlive();
+  auto frame = Receive(timeout_ms);
+  if (frame) Dispatch(*frame);
+  if (lock_) {
+    lock_->NotifyHandled();
+    lock_->ReleasePump();
+  }
+  return frame ? true : RayletAlive();
 }
 
 bool RayletConnection::RayletAlive() {
@@ -144,25 +165,51 @@ Result<std::optional<std::string>> RayletConnection::Request(
     MessageType type, const std::string& body, MessageType reply_type,
     const std::function<bool()>& settled) {
   uint64_t id = next_request_++;
+  awaited_[id] = reply_type;
   SendWithPiggyback(protocol::Encode(type, id, body), /*all=*/true);
+  auto forget = [&] {
+    awaited_.erase(id);
+    replies_.erase(id);
+  };
   while (true) {
+    if (auto it = replies_.find(id); it != replies_.end()) {  // handled by another thread
+      std::string reply = std::move(it->second);
+      forget();
+      return std::optional<std::string>(std::move(reply));
+    }
     if (settled && settled()) {
+      forget();
       abandoned_.insert(id);
       return std::optional<std::string>();
     }
-    auto frame = Receive(1000);
-    if (!frame) {
-      if (!RayletAlive()) {
-        return Status::Unavailable("the raylet (pid " + std::to_string(node_.raylet_pid) +
-                                   ") died");
+    std::optional<std::string> frame;
+    if (lock_ && !lock_->TryTakePump()) {
+      lock_->AwaitPump(1000);
+    } else {
+      frame = Receive(1000);
+      std::optional<std::string> mine;
+      if (frame) {
+        auto env = protocol::DecodeEnvelope(*frame);
+        if (env.ok() && env->type == reply_type && env->request_id == id) {
+          mine = std::string(env->body);
+        } else {
+          Dispatch(*frame);
+        }
       }
-      continue;
+      if (lock_) {
+        lock_->NotifyHandled();
+        lock_->ReleasePump();
+      }
+      if (mine) {
+        forget();
+        return mine;
+      }
     }
-    auto env = protocol::DecodeEnvelope(*frame);
-    if (env.ok() && env->type == reply_type && env->request_id == id) {
-      return std::optional<std::string>(std::string(env->body));
+    if (!frame && !RayletAlive()) {
+      forget();
+      return Status::Unavailable("the raylet (pid " + std::to_string(node_.raylet_pid) +
+                                 ") died");
     }
-    Dispatch(*frame);
   }
 }
 

@@ -6,8 +6,12 @@
 // client (objects, submitter, receiver) never call each other back: frames reach
 // them through here.
 //
-// Not thread-safe: one thread. A frame whose type has no handler is dropped with a
-// warning; so is a reply to a request no longer awaited.
+// Not thread-safe by itself: with SetLock, any thread holding that ClientLock may use
+// it, and the threads waiting in Pump or Request share the sockets through the lock's
+// pump role (client_lock.h): one polls, the others sleep until it has handled
+// something; a reply is kept for the thread that awaits it. Without a lock, one
+// thread. A frame whose type has no handler is dropped with a warning; so is a reply
+// to a request no longer awaited.
 
 #include <deque>
 #include <functional>
@@ -19,6 +23,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/api/client_lock.h"
 #include "runtime/base/logging.h"
 #include "runtime/base/status.h"
 #include "runtime/serialization/protocol.h"
@@ -89,6 +94,9 @@ class RayletConnection {
   // raylet died.
   bool Pump(int timeout_ms);
 
+  // The lock its users hold (outlives this); from now on waits share the sockets.
+  void SetLock(ClientLock* lock) { lock_ = lock; }
+
   const std::string& identity() const { return identity_; }
   const protocol::RegisterReply& node() const { return node_; }
 
@@ -101,6 +109,9 @@ class RayletConnection {
   // Whether the raylet process lives (as of the last look, at most a second ago; once
   // seen dead, for good).
   bool RayletAlive();
+  // One poll by the pump role's holder (false: another thread has it, and the caller
+  // slept until it handled something or timeout_ms passed).
+  bool PumpOnce(int timeout_ms, std::optional<std::string>* frame);
 
   std::string identity_;
   transport::Dealer dealer_;
@@ -111,6 +122,11 @@ class RayletConnection {
   std::function<std::string(bool)> piggyback_;
   std::deque<std::string> inbox_;           // the rest of a batch being read
   std::unordered_set<uint64_t> abandoned_;  // requests whose replies are not awaited
+  // Requests awaited (by reply type), and replies that came for them while another
+  // thread pumped.
+  std::unordered_map<uint64_t, protocol::MessageType> awaited_;
+  std::unordered_map<uint64_t, std::string> replies_;
+  ClientLock* lock_ = nullptr;
   std::vector<zmq::pollitem_t> poll_items_;  // Receive's, kept to reuse
   std::vector<size_t> source_items_;          // how many of them each source added
   int64_t next_alive_check_ms_ = 0;

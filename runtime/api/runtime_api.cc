@@ -20,6 +20,20 @@ std::vector<ObjectId> Ids(const char* ids, size_t n) {
 struct Holder {
   std::shared_ptr<const void> keep;
 };
+
+// What last_error() returns: the calling thread's last failure.
+thread_local std::string last_error;
+
+RayObject ToRayObject(const Fetched& f) {
+  RayObject o;
+  o.data = f.data;
+  o.size = f.size;
+  o.kind = f.state == protocol::ObjectState::kError     ? RAY_OBJECT_ERROR
+           : f.state == protocol::ObjectState::kMissing ? RAY_OBJECT_PENDING
+                                                        : RAY_OBJECT_VALUE;
+  o.handle = f.keep ? new Holder{f.keep} : nullptr;
+  return o;
+}
 }  // namespace
 
 RuntimeBinding::RuntimeBinding(CoreClient* client, std::string plugin_hash)
@@ -33,6 +47,7 @@ RuntimeBinding::RuntimeBinding(CoreClient* client, std::string plugin_hash)
   api_.wait = &Wait;
   api_.call = &Call;
   api_.last_error = &LastError;
+  api_.get_async = &GetAsync;
   api_.ref_delta = [](void* ctx, const char* id, int32_t delta) {
     Self(ctx)->client_->RefDelta(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)), delta);
   };
@@ -55,7 +70,7 @@ RuntimeBinding::RuntimeBinding(CoreClient* client, std::string plugin_hash)
 }
 
 int RuntimeBinding::Fail(const Status& st) {
-  last_error_ = st.message();
+  last_error = st.message();
   return static_cast<int>(st.code());
 }
 
@@ -84,15 +99,7 @@ int RuntimeBinding::Get(void* ctx, const char* ids, size_t n, int64_t timeout_ms
   auto* self = Self(ctx);
   auto fetched = self->client_->Get(Ids(ids, n), timeout_ms);
   if (!fetched.ok()) return self->Fail(fetched.status());
-  for (size_t i = 0; i < n; ++i) {
-    const Fetched& f = (*fetched)[i];
-    out[i].data = f.data;
-    out[i].size = f.size;
-    out[i].kind = f.state == protocol::ObjectState::kError     ? RAY_OBJECT_ERROR
-                  : f.state == protocol::ObjectState::kMissing ? RAY_OBJECT_PENDING
-                                                               : RAY_OBJECT_VALUE;
-    out[i].handle = f.keep ? new Holder{f.keep} : nullptr;
-  }
+  for (size_t i = 0; i < n; ++i) out[i] = ToRayObject((*fetched)[i]);
   return 0;
 }
 
@@ -125,6 +132,18 @@ int RuntimeBinding::Call(void* ctx, const char* op, const char* req, size_t len,
   return 0;
 }
 
-const char* RuntimeBinding::LastError(void* ctx) { return Self(ctx)->last_error_.c_str(); }
+const char* RuntimeBinding::LastError(void*) { return last_error.c_str(); }
+
+int RuntimeBinding::GetAsync(void* ctx, const char* id,
+                             void (*done)(void* user, RayObject* object), void* user) {
+  auto* self = Self(ctx);
+  if (!done) return self->Fail(Status::InvalidArgument("get_async: no callback"));
+  self->async_gets_.Add(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)),
+                        [done, user](const Fetched& f) {
+                          RayObject o = ToRayObject(f);
+                          done(user, &o);  // the plugin releases it
+                        });
+  return 0;
+}
 
 }  // namespace ray::core

@@ -1,12 +1,15 @@
 #pragma once
 // Binds a CoreClient to the C function table a plugin calls (RayRuntimeApi). One
 // binding per loaded plugin: submissions carry that plugin's content hash, so the
-// workers that run them load the same library.
+// workers that run them load the same library. Thread-safe, as the client is
+// (last_error is the calling thread's). It owns the plugin's callback thread
+// (async_gets.h), stopped when the binding goes: keep the plugin loaded until then.
 
 #include <memory>
 #include <string>
 
 #include "ray/abi.h"
+#include "runtime/api/async_gets.h"
 #include "runtime/api/core_client.h"
 
 namespace ray::core {
@@ -15,6 +18,9 @@ class RuntimeBinding {
  public:
   RuntimeBinding(CoreClient* client, std::string plugin_hash);
   const RayRuntimeApi* api() const { return &api_; }
+  // Ends the plugin's callback thread (async_gets.h): callbacks waiting run now with an
+  // error. Drivers call it when the job's main returns, before they disconnect.
+  void StopCallbacks() { async_gets_.Stop(); }
 
  private:
   static int Submit(void* ctx, const char* req, size_t len, char* ids_out, size_t ids_cap);
@@ -25,12 +31,14 @@ class RuntimeBinding {
                   uint8_t* ready_out);
   static int Call(void* ctx, const char* op, const char* req, size_t len, RayObject* reply);
   static const char* LastError(void* ctx);
+  static int GetAsync(void* ctx, const char* id, void (*done)(void* user, RayObject* object),
+                      void* user);
   int Fail(const Status& st);
 
   CoreClient* client_;
   std::string plugin_hash_;
-  std::string last_error_;
   RayRuntimeApi api_;
+  AsyncGets async_gets_{client_};
 };
 
 }  // namespace ray::core

@@ -30,6 +30,8 @@ constexpr int64_t kLeaseMaybeReturnedMs = 5;
 // A direct route to an actor is used at most this long after the raylet's frames were
 // last read: a worker that died since is known before a call is sent to it.
 constexpr int64_t kRouteFreshMs = 1;
+// The most threads a concurrent actor runs calls on (max_concurrency).
+constexpr int32_t kMaxActorConcurrency = 1000;
 
 }  // namespace
 
@@ -111,6 +113,12 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
         "actor {}: max_task_retries is {}; it is -1 (no limit) or more", spec.function,
         spec.max_retries));
   }
+  if (spec.kind == ri::kActorCreation &&
+      (spec.max_concurrency < 1 || spec.max_concurrency > kMaxActorConcurrency)) {
+    return Status::InvalidArgument(fmt::format(
+        "actor {}: max_concurrency is {}; it is between 1 and {}", spec.function,
+        spec.max_concurrency, kMaxActorConcurrency));
+  }
   if (spec.kind == ri::kActorTask) {
     spec.runtime_env.clear();  // it runs in its actor's
   } else if (!spec.runtime_env.empty() || !runtime_env_.empty()) {
@@ -138,10 +146,14 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
     contained.push_back(ObjectId::ForTaskReturn(TaskId::FromBinary(spec.actor_id), 1));
   }
   for (const ObjectId& id : contained) spec.contained_refs.push_back(id.Binary());
-  // Large values travel through the object store, not inside the task.
+  // Large values travel through the object store, not inside the task (their ids
+  // derive from a task id of their own: no one else puts under it).
+  std::optional<TaskId> args_task;
+  uint32_t arg_puts = 0;
   for (auto& arg : spec.args) {
     if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
-      auto put = objects_->Put({arg.data});
+      if (!args_task) args_task = NewTaskId(job_);
+      auto put = objects_->Put(ObjectId::ForPut(*args_task, ++arg_puts), {arg.data});
       if (!put.ok()) refs_->CarrierSent(contained);
       RAY_ASSIGN_OR_RETURN(ObjectId id, std::move(put));
       arg = ri::TaskArg{true, id.Binary()};

@@ -88,6 +88,7 @@ void DriverSession::Finish(int code) {
   State& s = *state_;
   if (s.finished) return;
   s.finished = true;
+  s.binding->StopCallbacks();  // (they may use the client: before it disconnects)
   (void)s.client->Call("flush_logs", "");  // the job's last worker output, before we go
   std::fflush(stdout);
   s.client->Disconnect();

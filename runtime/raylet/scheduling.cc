@@ -355,9 +355,10 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
       PumpActor(actor);
       return;
     }
-    if (!actor.inflight.empty() && actor.inflight.front().task_id == msg->task_id) {
-      actor.inflight.pop_front();
-    }
+    // (A concurrent actor's calls may end out of order.)
+    auto done = std::find_if(actor.inflight.begin(), actor.inflight.end(),
+                             [&](const TaskSpec& t) { return t.task_id == msg->task_id; });
+    if (done != actor.inflight.end()) actor.inflight.erase(done);
     return;
   }
 

@@ -190,7 +190,7 @@ struct TaskSpec : ray::internal::TaskRequest {
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
                        contained_refs, placement_group_id, bundle_index, detached,
-                       ray_namespace, runtime_env);
+                       ray_namespace, runtime_env, max_concurrency);
 };
 
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.

@@ -15,13 +15,17 @@ namespace ray::protocol {
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared between processes");
 
-struct RunningTaskSlot::Layout {
+struct RunningTaskSlot::Entry {
   std::atomic<uint64_t> seq;  // odd while the writer writes
   int64_t start_ms;           // 0: no task running
   uint32_t task_id_size, job_id_size, function_size;
   char task_id[64];
   char job_id[64];
   char function[512];
+};
+
+struct RunningTaskSlot::Layout {
+  Entry entries[kEntries];
 };
 
 namespace {
@@ -69,36 +73,62 @@ std::unique_ptr<RunningTaskSlot> RunningTaskSlot::Open(const std::string& path) 
 
 RunningTaskSlot::~RunningTaskSlot() { ::munmap(slot_, sizeof(Layout)); }
 
-void RunningTaskSlot::Begin(const RunningTask& task) {
-  uint64_t seq = slot_->seq.load(std::memory_order_relaxed);
-  slot_->seq.store(seq + 1, std::memory_order_relaxed);
+int RunningTaskSlot::Begin(const RunningTask& task) {
+  int index = 0;
+  while (index < kEntries && (taken_[index / 64] >> (index % 64) & 1)) ++index;
+  if (index == kEntries) return -1;
+  taken_[index / 64] |= uint64_t{1} << (index % 64);
+  Entry& e = slot_->entries[index];
+  uint64_t seq = e.seq.load(std::memory_order_relaxed);
+  e.seq.store(seq + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
-  slot_->task_id_size = Put(slot_->task_id, sizeof(slot_->task_id), task.task_id);
-  slot_->job_id_size = Put(slot_->job_id, sizeof(slot_->job_id), task.job_id);
-  slot_->function_size = Put(slot_->function, sizeof(slot_->function), task.function);
-  slot_->start_ms = task.start_ms;
-  slot_->seq.store(seq + 2, std::memory_order_release);
+  e.task_id_size = Put(e.task_id, sizeof(e.task_id), task.task_id);
+  e.job_id_size = Put(e.job_id, sizeof(e.job_id), task.job_id);
+  e.function_size = Put(e.function, sizeof(e.function), task.function);
+  e.start_ms = task.start_ms;
+  e.seq.store(seq + 2, std::memory_order_release);
+  return index;
 }
 
-void RunningTaskSlot::End() {
-  uint64_t seq = slot_->seq.load(std::memory_order_relaxed);
-  slot_->seq.store(seq + 1, std::memory_order_relaxed);
+void RunningTaskSlot::End(int index) {
+  if (index < 0 || index >= kEntries) return;
+  taken_[index / 64] &= ~(uint64_t{1} << (index % 64));
+  Entry& e = slot_->entries[index];
+  uint64_t seq = e.seq.load(std::memory_order_relaxed);
+  e.seq.store(seq + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
-  slot_->start_ms = 0;
-  slot_->seq.store(seq + 2, std::memory_order_release);
+  e.start_ms = 0;
+  e.seq.store(seq + 2, std::memory_order_release);
+}
+
+std::optional<RunningTask> RunningTaskSlot::ReadEntry(const Entry& e) {
+  uint64_t before = e.seq.load(std::memory_order_acquire);
+  if (before % 2 != 0) return std::nullopt;
+  RunningTask t;
+  t.start_ms = e.start_ms;
+  if (t.start_ms == 0) return std::nullopt;
+  t.task_id = Get(e.task_id, sizeof(e.task_id), e.task_id_size);
+  t.job_id = Get(e.job_id, sizeof(e.job_id), e.job_id_size);
+  t.function = Get(e.function, sizeof(e.function), e.function_size);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (e.seq.load(std::memory_order_relaxed) != before) return std::nullopt;
+  return t;
+}
+
+std::vector<RunningTask> RunningTaskSlot::ReadAll() const {
+  std::vector<RunningTask> out;
+  for (const Entry& e : slot_->entries) {
+    if (auto t = ReadEntry(e)) out.push_back(std::move(*t));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const RunningTask& a, const RunningTask& b) { return a.start_ms < b.start_ms; });
+  return out;
 }
 
 std::optional<RunningTask> RunningTaskSlot::Read() const {
-  uint64_t before = slot_->seq.load(std::memory_order_acquire);
-  if (before % 2 != 0) return std::nullopt;
-  RunningTask t;
-  t.start_ms = slot_->start_ms;
-  t.task_id = Get(slot_->task_id, sizeof(slot_->task_id), slot_->task_id_size);
-  t.job_id = Get(slot_->job_id, sizeof(slot_->job_id), slot_->job_id_size);
-  t.function = Get(slot_->function, sizeof(slot_->function), slot_->function_size);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (slot_->seq.load(std::memory_order_relaxed) != before || t.start_ms == 0) return std::nullopt;
-  return t;
+  auto all = ReadAll();
+  if (all.empty()) return std::nullopt;
+  return all.front();
 }
 
 }  // namespace ray::protocol

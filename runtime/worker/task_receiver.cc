@@ -136,7 +136,7 @@ std::optional<IncomingTask> TaskReceiver::NextTask() {
         continue;
       }
       if (running_ && !task.reply_to.empty()) {  // the raylet does not know of it
-        running_->Begin({spec.task_id, spec.job_id, spec.function, NowMillis()});
+        task.running_entry = running_->Begin({spec.task_id, spec.job_id, spec.function, NowMillis()});
       }
       // This call may run long: the events of the calls before it go first, unless
       // more calls wait (a stream of them) or the events are recent.
@@ -175,7 +175,7 @@ void TaskReceiver::SendTaskDone(const IncomingTask& task, protocol::TaskDone& do
   done.contained_refs.clear();
   objects_->refs().CarrierSent(contained);
   raylet_->SendPiggyback();  // borrows let go meanwhile, at once
-  if (running_) running_->End();
+  if (running_) running_->End(task.running_entry);
   const protocol::TaskSpec& spec = task.task.spec;
   bool failed = std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {
     return r.state == static_cast<uint8_t>(ObjectState::kError);

@@ -6,7 +6,8 @@
 // reports the direct calls it ran to the raylet in batches (the state API and the
 // timeline show them).
 //
-// Not thread-safe: the worker's thread.
+// Not thread-safe: used with the client's lock held (the worker's thread takes tasks;
+// a concurrent actor's threads answer theirs).
 
 #include <deque>
 #include <memory>
@@ -31,6 +32,7 @@ namespace ray::worker {
 struct IncomingTask {
   protocol::ExecuteTask task;
   std::string reply_to;
+  int running_entry = -1;  // its entry in the running-task slot (direct calls)
 };
 
 class TaskReceiver {

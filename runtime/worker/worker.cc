@@ -13,6 +13,7 @@
 #include "runtime/api/runtime_api.h"
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
+#include "runtime/worker/call_pool.h"
 #include "runtime/worker/plugin.h"
 #include "runtime/worker/runtime_env_setup.h"
 #include "runtime/worker/task_receiver.h"
@@ -51,6 +52,22 @@ class ScopedGpuEnv {
   std::optional<std::string> previous_;
 };
 
+// Releases the client's lock, held once by this thread, for the scope: the user's
+// code runs without it, and takes it through the API when it needs the client.
+class ScopedUnlock {
+ public:
+  explicit ScopedUnlock(core::ClientLock& lock) : lock_(lock) { lock_.unlock(); }
+  ~ScopedUnlock() { lock_.lock(); }
+  ScopedUnlock(const ScopedUnlock&) = delete;
+  ScopedUnlock& operator=(const ScopedUnlock&) = delete;
+
+ private:
+  core::ClientLock& lock_;
+};
+
+// Runs tasks; called with the client's lock held once by the calling thread (it is
+// released while the user's code runs). The worker's thread runs every task, but the
+// calls of a concurrent actor, which run on its CallPool's threads.
 class Worker {
  public:
   explicit Worker(core::CoreClient* client)
@@ -64,6 +81,8 @@ class Worker {
   protocol::TaskDone Execute(const protocol::ExecuteTask& task);
   // The GPUs the hosted actor holds (direct calls do not name them).
   const std::vector<int32_t>& actor_gpus() const { return actor_gpus_; }
+  // The hosted actor's max_concurrency (1: its calls run one at a time, in order).
+  int actor_concurrency() const { return actor_concurrency_; }
 
  private:
   struct Loaded {
@@ -86,6 +105,7 @@ class Worker {
   std::string actor_factory_;
   std::string actor_id_;
   std::vector<int32_t> actor_gpus_;
+  int actor_concurrency_ = 1;
   void* actor_ = nullptr;
 };
 
@@ -200,7 +220,11 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
   }
 
   void* instance = spec.kind == ri::kActorTask ? actor_ : nullptr;
-  RayResult r = loaded->plugin->Invoke(spec.function, instance, args.data(), args.size());
+  RayResult r;
+  {
+    ScopedUnlock unlocked(client_->lock());
+    r = loaded->plugin->Invoke(spec.function, instance, args.data(), args.size());
+  }
   std::string bytes(r.data, r.size);
   r.free_fn(r.data);
 
@@ -220,6 +244,7 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     actor_factory_ = spec.function;
     actor_id_ = spec.task_id;
     actor_gpus_ = task.gpu_ids;
+    actor_concurrency_ = spec.max_concurrency;
   }
 
   std::vector<std::string> parts;
@@ -256,20 +281,46 @@ Status RunWorker(const WorkerOptions& options) {
   RAY_ASSIGN_OR_RETURN(auto receiver, TaskReceiver::Bind(options.raylet_endpoint, *id));
   RAY_ASSIGN_OR_RETURN(auto client, core::CoreClient::Connect(options.raylet_endpoint, false,
                                                               JobId(), *id, receiver->endpoint()));
+  // This thread holds the client's lock but while a task's user code runs, and while
+  // it waits for tasks (NextTask) lets the threads of a concurrent actor use it.
+  std::unique_lock<core::ClientLock> hold(client->lock());
   receiver->Attach(&client->raylet(), &client->objects());
   Worker worker(client.get());
-  while (auto in = receiver->NextTask()) {
-    if (!in->reply_to.empty()) in->task.gpu_ids = worker.actor_gpus();
+  // Runs one task, and answers it (with the lock held).
+  auto run = [&](IncomingTask& in, bool set_gpus) {
+    if (!in.reply_to.empty()) in.task.gpu_ids = worker.actor_gpus();
     int64_t start_ms = NowMillis();
     protocol::TaskDone done;
-    {
-      ScopedGpuEnv gpus(in->task.gpu_ids);
-      done = worker.Execute(in->task);
+    if (set_gpus) {
+      ScopedGpuEnv gpus(in.task.gpu_ids);
+      done = worker.Execute(in.task);
+    } else {
+      done = worker.Execute(in.task);
     }
     done.start_ms = start_ms;
     done.end_ms = NowMillis();
-    receiver->SendTaskDone(*in, done);
+    receiver->SendTaskDone(in, done);
+  };
+  std::unique_ptr<CallPool> pool;  // a concurrent actor's threads
+  std::optional<ScopedGpuEnv> actor_gpus;  // theirs, for the actor's life
+  while (auto in = receiver->NextTask()) {
+    if (pool && in->task.spec.kind == ri::kActorTask) {
+      pool->Post(std::move(*in));
+      continue;
+    }
+    bool creation = in->task.spec.kind == ri::kActorCreation;
+    run(*in, /*set_gpus=*/true);
+    if (creation && !pool && worker.actor_concurrency() > 1) {
+      // (Threads share the environment: set once, not per call.)
+      actor_gpus.emplace(worker.actor_gpus());
+      pool = std::make_unique<CallPool>(worker.actor_concurrency(), [&](IncomingTask& call) {
+        std::lock_guard<core::ClientLock> hold_call(client->lock());
+        run(call, /*set_gpus=*/false);
+      });
+    }
   }
+  hold.unlock();
+  pool.reset();  // the calls running end first
   return Status::Ok();
 }
 

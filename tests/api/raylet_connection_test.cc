@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+#include <mutex>
 #include <thread>
 
 namespace ray::core {
@@ -147,6 +149,64 @@ TEST_F(RayletConnectionTest, PollSourcesAreServedWhileWaiting) {
   sender.Send("hello");
   for (int i = 0; i < 20 && frames == 0; ++i) ASSERT_TRUE(conn_->Pump(100));
   EXPECT_EQ(frames, 1);
+}
+
+// Two threads share the connection through a ClientLock: each sends a request and
+// waits; the raylet answers the second first. Whichever thread polls when a reply
+// comes, each gets its own.
+TEST_F(RayletConnectionTest, ThreadsSharingTheConnectionEachGetTheirOwnReply) {
+  ClientLock lock;
+  conn_->SetLock(&lock);
+  std::string got_a, got_b;
+  auto call = [&](const std::string& body, std::string* got) {
+    std::lock_guard<ClientLock> hold(lock);
+    auto reply = conn_->Call("op", body);
+    *got = reply.ok() ? *reply : "error: " + reply.status().message();
+  };
+  std::thread a(call, "a", &got_a);
+  std::thread b(call, "b", &got_b);
+  // The raylet: both requests, then the answers in reverse order.
+  std::vector<std::pair<uint64_t, std::string>> requests;  // id, body
+  for (int i = 0; i < 2; ++i) {
+    auto env = NextFromClient();  // (its body is a view of the frame: decoded now)
+    auto req = protocol::DecodeBody<protocol::CallRequest>(env.body, "CallRequest");
+    ASSERT_TRUE(req.ok());
+    requests.emplace_back(env.request_id, req->body);
+  }
+  for (int i = 1; i >= 0; --i) {
+    raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, requests[i].first,
+                                         protocol::CallReply{"", "reply to " + requests[i].second}));
+  }
+  a.join();
+  b.join();
+  EXPECT_EQ(got_a, "reply to a");
+  EXPECT_EQ(got_b, "reply to b");
+}
+
+// A thread that wants the connection while another waits in a long poll gets it at
+// once: the poller lets it in.
+TEST_F(RayletConnectionTest, AThreadGetsTheConnectionWhileAnotherWaitsForFrames) {
+  ClientLock lock;
+  conn_->SetLock(&lock);
+  std::promise<void> asked;
+  std::thread waiter([&] {
+    std::lock_guard<ClientLock> hold(lock);
+    auto reply = conn_->Call("slow", "");  // answered only after the other thread's
+    EXPECT_TRUE(reply.ok());
+  });
+  auto slow = NextFromClient();
+  std::thread other([&] {
+    std::lock_guard<ClientLock> hold(lock);  // while the waiter polls
+    conn_->Send(protocol::Encode(MessageType::kReturnLease, 0, std::string()));
+    asked.set_value();
+  });
+  ASSERT_EQ(asked.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the thread waiting for frames kept the connection";
+  EXPECT_EQ(NextFromClient().type, MessageType::kReturnLease);
+  raylet_.Send(peer_, protocol::Encode(MessageType::kCallReply, slow.request_id,
+                                       protocol::CallReply{"", "done"}));
+  other.join();
+  waiter.join();
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RAY_PLUGIN_ABI_VERSION 2u
+#define RAY_PLUGIN_ABI_VERSION 3u  // 3: get_async
 #define RAY_OBJECT_ID_SIZE 20
 
 extern "C" {
@@ -62,6 +62,13 @@ typedef struct RayRuntimeApi {
   // A handle of its own to an argument's bytes (RayArg::handle), freed with
   // release() as a RayObject's handle (may be null).
   void* (*retain)(void* ctx, void* handle);
+  // Since ABI 3. Calls done(user, object) once, when the object with id `id`
+  // (RAY_OBJECT_ID_SIZE bytes) is ready: a VALUE or an ERROR, which `done` release()s.
+  // It runs on the runtime's callback thread, one callback at a time, without any lock
+  // of the runtime held (it may call this table); callbacks still waiting when the
+  // runtime shuts down run then with an ERROR. Returns non-zero if it cannot.
+  int (*get_async)(void* ctx, const char* id, void (*done)(void* user, RayObject* object),
+                   void* user);
 } RayRuntimeApi;
 
 // What a plugin function produced. `data` is freed with `free_fn`.

@@ -14,10 +14,23 @@
 // and a call the actor can no longer run fails with ActorDiedError (calls running or
 // sent when the worker died are run again on the restarted actor with
 // SetMaxTaskRetries).
+//
+// Ordering. By default (max_concurrency 1) an actor runs one call at a time, and the
+// calls from one caller (one process) in the order they were made. With
+// SetMaxConcurrency(n), n > 1 (Ray's threaded actors), the actor's worker runs up to n
+// calls at once, each on one of n threads: calls start in the order they reach the
+// worker, but may run side by side and end in any order, so a later call can see the
+// instance before an earlier one's changes. The class must then be thread-safe (its
+// methods and the factory's instance are shared by the threads). A call may block (in
+// ray::Get, ray::Wait, or on a lock) while the others run; the ray API works from
+// every one of the threads. Restarts, max_task_retries and Kill apply to all calls
+// in flight as they do to one. Ray's async actors (asyncio methods) have no
+// counterpart here: see the README.
 
 #include <msgpack.hpp>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -175,6 +188,17 @@ class ActorCreator : public internal::Options<ActorCreator<F>> {
   // default) never, -1 without limit. Only useful with SetMaxRestarts.
   ActorCreator& SetMaxTaskRetries(int n) {
     this->req_.max_retries = n;
+    return *this;
+  }
+  // Calls run at once, on as many threads of the actor's worker (Ray's
+  // max_concurrency; default 1: one at a time, in order). See "Ordering" above.
+  // Throws std::invalid_argument unless 1 <= n <= 1000.
+  ActorCreator& SetMaxConcurrency(int n) {
+    if (n < 1 || n > 1000) {
+      throw std::invalid_argument("SetMaxConcurrency(" + std::to_string(n) +
+                                  "): max_concurrency is between 1 and 1000");
+    }
+    this->req_.max_concurrency = n;
     return *this;
   }
   template <typename... As>

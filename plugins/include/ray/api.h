@@ -35,12 +35,15 @@
 // - ray::Blob is a byte buffer that Get maps without copying when it lives in the
 //   node's shared-memory store.
 //
-// Thread safety: the API is used from the thread that runs RAY_MAIN or the task.
+// Thread safety: the API may be used from any thread of a job or task (RAY_MAIN's, a
+// task's, the threads of a concurrent actor (SetMaxConcurrency), the callback thread
+// of ObjectRef::Then / GetAsync, or threads the user starts); a thread blocked in Get
+// or Wait does not hold up the others.
 //
 // This header includes the whole SDK; each part can be included on its own:
 //   ray/errors.h      RayException and the errors ray::Get throws
 //   ray/values.h      ray::Blob (zero-copy bytes), ray::Returns<...>
-//   ray/object_ref.h  ObjectRef, Put, Get, Wait
+//   ray/object_ref.h  ObjectRef, Put, Get, Wait, Then, GetAsync
 //   ray/registry.h    RAY_REMOTE, RAY_REMOTE_NAMED, RAY_MAIN, the plugin entry points
 //   ray/task.h        ray::Task(F).Remote(...) and task options
 //   ray/actor.h       ray::Actor, ActorHandle, GetActor, KillActor

@@ -6,12 +6,27 @@
 // whichever process holds it: an object is freed once no ref to it is left anywhere
 // (refs passed to tasks, nested in other objects or results, kept by actors, all
 // count; a process that dies lets go of its refs). Calls need an attached runtime
-// (ray/context.h) and are made from the thread running RAY_MAIN or the task.
+// (ray/context.h); they may be made from any thread (RAY_MAIN's, a task's, the
+// threads of a concurrent actor, a callback, or threads of the user's own).
+//
+// Reacting to results without blocking a thread (Ray's async API): ref.Then(on_value,
+// on_error) and ray::GetAsync(ref) -> std::future. Their callbacks run on the
+// runtime's callback thread (one per plugin in a process), one at a time, once each,
+// soon after the object is ready; not on the caller's thread, and not on the thread
+// that reads the runtime's sockets. They may use the ray API (Get, Put, Remote, Then):
+// a call that blocks delays the callbacks behind it, nothing else. A failed object
+// gives the callback the exception ray::Get would throw (TaskError, ActorDiedError,
+// ObjectLostError, ...). Callbacks still waiting when the job ends (RAY_MAIN returns)
+// or the worker exits run then, with a RayException saying so.
 
 #include <msgpack.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -70,6 +85,14 @@ class ObjectRef {
   }
   bool operator==(const ObjectRef& o) const { return id_ == o.id_; }
 
+  // Calls on_value(value) once the object exists, or on_error(the exception ray::Get
+  // would throw) if it failed, on the runtime's callback thread (see above). Without
+  // on_error, a failure is printed to stderr. An exception a callback throws is
+  // printed to stderr too (nothing else can catch it). Returns at once; throws
+  // RayException if the runtime cannot call back (one older than this SDK).
+  void Then(std::function<void(std::shared_ptr<T>)> on_value,
+            std::function<void(std::exception_ptr)> on_error = nullptr) const;
+
   // msgpack: [id], as MSGPACK_DEFINE(id_) would write it.
   template <typename Packer>
   void msgpack_pack(Packer& pk) const {
@@ -109,6 +132,24 @@ ObjectRef<T> Put(const T& value) {
 
 namespace internal {
 
+// The value of a ready object, or throws its error (as ray::Get does).
+template <typename T>
+std::shared_ptr<T> Decode(const std::shared_ptr<Released>& holder) {
+  const RayObject& o = holder->object;
+  ErrorInfo error;
+  try {
+    if (o.kind != RAY_OBJECT_ERROR) return std::make_shared<T>(Unpack<T>(o.data, o.size, holder));
+    error = Unpack<ErrorInfo>(o.data, o.size);
+  } catch (const msgpack::type_error&) {
+    throw RayException("object cannot be decoded as " +
+                       (o.kind == RAY_OBJECT_ERROR ? std::string("an error")
+                                                   : Demangle(typeid(T).name())));
+  } catch (const msgpack::unpack_error& e) {
+    throw RayException(std::string("object is corrupt: ") + e.what());
+  }
+  ThrowError(error);
+}
+
 template <typename T>
 std::vector<std::shared_ptr<T>> GetMany(const std::vector<const std::string*>& ids,
                                         int64_t timeout_ms) {
@@ -123,28 +164,57 @@ std::vector<std::shared_ptr<T>> GetMany(const std::vector<const std::string*>& i
   for (auto& o : objs) holders.push_back(std::make_shared<Released>(o));
   std::vector<std::shared_ptr<T>> out;
   for (size_t i = 0; i < objs.size(); ++i) {
-    const RayObject& o = objs[i];
-    if (o.kind == RAY_OBJECT_PENDING) {
+    if (objs[i].kind == RAY_OBJECT_PENDING) {
       throw GetTimeoutError("object not ready within " + std::to_string(timeout_ms) + " ms");
     }
-    ErrorInfo error;
-    try {
-      if (o.kind == RAY_OBJECT_ERROR) {
-        error = Unpack<ErrorInfo>(o.data, o.size);
-      } else {
-        out.push_back(std::make_shared<T>(Unpack<T>(o.data, o.size, holders[i])));
-        continue;
-      }
-    } catch (const msgpack::type_error&) {
-      throw RayException("object cannot be decoded as " +
-                         (o.kind == RAY_OBJECT_ERROR ? std::string("an error")
-                                                     : Demangle(typeid(T).name())));
-    } catch (const msgpack::unpack_error& e) {
-      throw RayException(std::string("object is corrupt: ") + e.what());
-    }
-    ThrowError(error);
+    out.push_back(Decode<T>(holders[i]));
   }
   return out;
+}
+
+// Calls done(value, nullptr) or done(nullptr, error) once the object is ready, on the
+// runtime's callback thread (RayRuntimeApi::get_async). `done` must not throw.
+template <typename T>
+void OnReady(const ObjectRef<T>& ref,
+             std::function<void(std::shared_ptr<T>, std::exception_ptr)> done) {
+  const auto& api = CheckedApi();
+  if (api.abi_version < 3 || !api.get_async) {
+    throw RayException("this ray runtime cannot call back on objects (Then, GetAsync)");
+  }
+  struct Pending {
+    ObjectRef<T> ref;  // keeps the object until the callback ran
+    std::function<void(std::shared_ptr<T>, std::exception_ptr)> done;
+  };
+  auto* pending = new Pending{ref, std::move(done)};
+  auto callback = [](void* user, RayObject* object) {
+    std::unique_ptr<Pending> self(static_cast<Pending*>(user));
+    auto holder = std::make_shared<Released>(*object);
+    std::shared_ptr<T> value;
+    std::exception_ptr error;
+    try {
+      value = Decode<T>(holder);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    holder.reset();  // (a value that refers to the bytes keeps them)
+    self->done(std::move(value), error);
+  };
+  if (api.get_async(api.ctx, ref.Binary().data(), callback, pending) != 0) {
+    delete pending;
+    ThrowRuntimeError("cannot call back on object");
+  }
+}
+
+// What a callback threw, or a failure no one handles: said on stderr.
+inline void ReportUnhandled(const char* what, const std::string& id, std::exception_ptr e) {
+  std::string message = "unknown exception";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    message = x.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr, "ray: %s (object %s): %s\n", what, id.c_str(), message.c_str());
 }
 
 template <typename Rep, typename Period>
@@ -170,6 +240,43 @@ std::vector<std::shared_ptr<T>> Get(const std::vector<ObjectRef<T>>& refs) {
   std::vector<const std::string*> ids;
   for (const auto& r : refs) ids.push_back(&r.Binary());
   return internal::GetMany<T>(ids, -1);
+}
+
+template <typename T>
+void ObjectRef<T>::Then(std::function<void(std::shared_ptr<T>)> on_value,
+                        std::function<void(std::exception_ptr)> on_error) const {
+  std::string id = ID();
+  internal::OnReady<T>(*this, [on_value = std::move(on_value), on_error = std::move(on_error),
+                               id](std::shared_ptr<T> value, std::exception_ptr error) {
+    try {
+      if (!error) {
+        on_value(std::move(value));
+      } else if (on_error) {
+        on_error(error);
+      } else {
+        internal::ReportUnhandled("an object failed and its Then has no error callback", id,
+                                  error);
+      }
+    } catch (...) {
+      internal::ReportUnhandled("a Then callback threw", id, std::current_exception());
+    }
+  });
+}
+
+// A std::future of the object's value: get() returns it, or throws what ray::Get
+// would. Nothing blocks until get() or wait() is called on the future.
+template <typename T>
+std::future<std::shared_ptr<T>> GetAsync(const ObjectRef<T>& ref) {
+  auto promise = std::make_shared<std::promise<std::shared_ptr<T>>>();
+  std::future<std::shared_ptr<T>> future = promise->get_future();
+  internal::OnReady<T>(ref, [promise](std::shared_ptr<T> value, std::exception_ptr error) {
+    if (error) {
+      promise->set_exception(error);
+    } else {
+      promise->set_value(std::move(value));
+    }
+  });
+  return future;
 }
 
 template <typename T>

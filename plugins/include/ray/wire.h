@@ -71,9 +71,10 @@ struct TaskRequest {
   // The runtime environment (JSON, as Ray's runtime_env) of the task or actor; "": the
   // job's. The runtime checks it (runtime/api/runtime_env.h).
   std::string runtime_env;
+  int32_t max_concurrency = 1;  // actor creation: calls run at once (ray/actor.h)
   MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
                        max_restarts, actor_id, actor_name, placement_group_id, bundle_index,
-                       detached, ray_namespace, runtime_env);
+                       detached, ray_namespace, runtime_env, max_concurrency);
 };
 
 // ray::Init's configuration, as a program hands it to the client library (ray/init.h
