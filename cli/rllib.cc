@@ -1,16 +1,20 @@
 // `rllib train` / `rllib rollout` (also `ray rllib ...`): RLlib's command line. An
-// algorithm is a plugin shipped with ray (algorithms/<name>/); training runs it as a
-// job on a local cluster started for it.
+// algorithm is a plugin shipped with ray: algorithms/<name>/<name>.so in the build
+// tree, lib/ray/algorithms/<name>.so when installed, <name> being the algorithm's
+// RLlib name in lower case (PPO: ppo.so). Training runs it as a job on a local
+// cluster started for it.
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "runtime/base/fs.h"
 #include "runtime/base/yaml.h"
 #include "runtime/node/node.h"
 #include "runtime/tune/tune_driver.h"
@@ -22,8 +26,28 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// Algorithms with a plugin, by RLlib's name.
-const std::vector<std::string> kAlgorithms = {"PPO"};
+// Installed algorithm plugins by RLlib's name (the file's stem in upper case), with
+// their paths; the build tree's first, then the install tree's.
+std::map<std::string, std::string> InstalledAlgorithms() {
+  std::map<std::string, std::string> out;
+  const fs::path exe_dir = fs::path(SelfExecutable()).parent_path();
+  auto add = [&](const fs::path& so) {
+    std::string name = so.stem().string();
+    std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+    if (!out.count(name)) out[name] = fs::canonical(so).string();
+  };
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator(exe_dir / ".." / "algorithms", ec)) {
+    fs::path so = d.path() / (d.path().filename().string() + ".so");
+    if (d.is_directory() && fs::exists(so)) add(so);
+  }
+  for (const char* lib : {"lib", "lib64"}) {
+    for (const auto& f : fs::directory_iterator(exe_dir / ".." / lib / "ray" / "algorithms", ec)) {
+      if (f.path().extension() == ".so") add(f.path());
+    }
+  }
+  return out;
+}
 
 struct Experiment {
   std::string name = "default";
@@ -55,17 +79,15 @@ struct RolloutOptions {
 };
 
 std::string AlgorithmPlugin(const std::string& command, const std::string& run) {
-  if (std::find(kAlgorithms.begin(), kAlgorithms.end(), run) == kAlgorithms.end()) {
+  const auto installed = InstalledAlgorithms();
+  auto it = installed.find(run);
+  if (it == installed.end()) {
     std::string known;
-    for (const auto& a : kAlgorithms) known += (known.empty() ? "" : ", ") + a;
-    Fail(command, Status::InvalidArgument("unknown algorithm '" + run + "' for --run; available: " +
-                                          known));
+    for (const auto& [name, path] : installed) known += (known.empty() ? "" : ", ") + name;
+    Fail(command, Status::InvalidArgument("unknown algorithm '" + run + "' for --run; installed: " +
+                                          (known.empty() ? "none" : known)));
   }
-  std::string lower = run;
-  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-  auto plugin = FindBundledPlugin("algorithms/" + lower, lower);
-  if (!plugin.ok()) Fail(command, plugin.status());
-  return *plugin;
+  return it->second;
 }
 
 // RLlib's experiment file: {name: {run, env, stop, config, checkpoint_freq, ...}}.
@@ -189,7 +211,7 @@ void AddRllib(CLI::App& app) {
 
   auto t = std::make_shared<TrainOptions>();
   auto* train = rllib->add_subcommand("train", "Train an algorithm on an environment");
-  train->add_option("--run", t->flags.run, "the algorithm (PPO)");
+  train->add_option("--run", t->flags.run, "the algorithm (PPO, PG, A2C: any installed plugin)");
   train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
   train->add_option("--env-plugin", t->flags.env_plugin,
                     "a library of envs to load (RAY_ENV, <ray/rllib/env_plugin.h>), for --env");
@@ -209,7 +231,7 @@ void AddRllib(CLI::App& app) {
   auto r = std::make_shared<RolloutOptions>();
   auto* rollout = rllib->add_subcommand("rollout", "Run a trained policy and report episode returns");
   rollout->add_option("checkpoint", r->checkpoint, "a checkpoint dir (or its policy.pt)")->required();
-  rollout->add_option("--run", r->run, "the algorithm that made it (PPO)")->required();
+  rollout->add_option("--run", r->run, "the algorithm that made it (PPO, PG, A2C)")->required();
   rollout->add_option("--env", r->env, "the environment")->required();
   rollout->add_option("--config", r->config, "the config it was trained with (model keys), JSON");
   rollout->add_option("--steps", r->steps, "steps to run (default 10000)");

@@ -35,7 +35,8 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
   fs::rename(a, b);
   ASSERT_FALSE(fs::exists(a));
 
-  for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/ppo.so", "lib/libray_client.so",
+  for (const char* f : {"bin/ray", "bin/rllib", "bin/tune", "lib/ray/algorithms/ppo.so",
+                        "lib/libray_client.so",
                         "lib/ray/microbenchmark.so", "include/ray/api.h",
                         "include/ray/rllib/env_plugin.h", "include/ray/rllib/env_abi.h",
                         "include/ray/registry.h", "include/ray/wire.h"}) {

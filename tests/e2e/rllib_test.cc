@@ -119,6 +119,8 @@ TEST_F(RllibTest, MistakesAreNamed) {
   auto unknown = Rllib("train --run NOPE --env CartPole-v1");
   EXPECT_NE(unknown.code, 0);
   EXPECT_NE(unknown.err.find("unknown algorithm 'NOPE'"), std::string::npos) << unknown.err;
+  // The installed algorithm plugins are listed.
+  EXPECT_NE(unknown.err.find("installed: A2C, PG, PPO"), std::string::npos) << unknown.err;
 
   auto key = Rllib("train --run PPO --env CartPole-v1 --config '{\"lrr\": 1}' --local-dir " + dir_);
   EXPECT_NE(key.code, 0);
@@ -136,6 +138,48 @@ TEST_F(RllibTest, MistakesAreNamed) {
   auto yaml = Rllib("train -f " + dir_ + "/bad.yaml");
   EXPECT_NE(yaml.code, 0);
   EXPECT_NE(yaml.err.find("exp.stopp"), std::string::npos) << yaml.err;
+}
+
+// PG and A2C train through the same trainer as PPO (rollout-worker actors, the
+// SyncSamplesOptimizer, checkpoints that `rllib rollout` restores); A2C also with
+// microbatch_size. Keys of another algorithm are refused by name.
+TEST_F(RllibTest, PGAndA2CTrainCheckpointAndRollOut) {
+  const std::string small =
+      "\"num_workers\": 1, \"num_envs_per_worker\": 2, \"sample_batch_size\": 20, "
+      "\"train_batch_size\": 80, \"model\": {\"fcnet_hiddens\": [16]}";
+  for (const std::string algo : {"PG", "A2C"}) {
+    std::string extra = algo == "A2C" ? ", \"microbatch_size\": 20, \"min_iter_time_s\": 0" : "";
+    auto r = Rllib("train --run " + algo + " --env CartPole-v1 --stop '{\"training_iteration\": 2}' " +
+                   "--config '{" + small + extra + "}' --checkpoint-at-end --local-dir " + dir_ +
+                   "/results_" + algo + " --experiment-name " + algo);
+    ASSERT_EQ(r.code, 0) << algo << ": " << r.err;
+    std::string trial;
+    for (const auto& e : fs::directory_iterator(dir_ + "/results_" + algo + "/" + algo)) {
+      if (e.is_directory()) trial = e.path();
+    }
+    ASSERT_NE(trial.find(algo + "_CartPole-v1_"), std::string::npos) << trial;
+    auto results = Results(trial);
+    ASSERT_EQ(results.size(), 2u) << algo;
+    const json& last = results.back();
+    EXPECT_EQ(last["timesteps_total"], 160) << algo;
+    EXPECT_EQ(last["info"]["num_steps_sampled"], 160) << algo;
+    EXPECT_EQ(last["info"]["num_steps_trained"], 160) << algo;
+    EXPECT_TRUE(last["info"].contains("sample_time_ms")) << algo;
+    EXPECT_TRUE(last["info"].contains("grad_time_ms")) << algo;
+    EXPECT_TRUE(last["info"]["learner"]["default_policy"].contains("policy_loss")) << algo;
+    EXPECT_EQ(last["config"]["num_workers"], 1) << algo;
+    ASSERT_TRUE(fs::exists(trial + "/checkpoint_2/policy.pt")) << algo;
+    auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run " + algo +
+                         " --env CartPole-v1 --episodes 2");
+    ASSERT_EQ(rollout.code, 0) << algo << ": " << rollout.err;
+    EXPECT_NE(rollout.out.find("Episode #2: reward:"), std::string::npos) << rollout.out;
+  }
+  auto key = Rllib("train --run PG --env CartPole-v1 --config '{\"clip_param\": 0.2}' --local-dir " + dir_);
+  EXPECT_NE(key.code, 0);
+  EXPECT_NE(key.err.find("'clip_param'"), std::string::npos) << key.err;
+  auto async = Rllib("train --run A2C --env CartPole-v1 --config '{\"sample_async\": true}' --local-dir " + dir_);
+  EXPECT_NE(async.code, 0);
+  EXPECT_NE(async.err.find("'sample_async'"), std::string::npos) << async.err;
 }
 
 // A rollout worker killed during training is replaced, and the restart is counted.
@@ -231,6 +275,22 @@ TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
   const json& last = results.back();
   EXPECT_GE(last["episode_reward_mean"].get<double>(), 475.0) << r.out;
   EXPECT_LE(last["timesteps_total"].get<int64_t>(), 100000);
+}
+
+// The tuned PG and A2C examples solve CartPole-v1 (475) within RLlib's 500k budget
+// (seed 1; tests/bench/rllib_learning_bench.sh runs 3 seeds).
+TEST_F(RllibTest, TunedCartPolePGAndA2CExamplesSolveIt) {
+  for (const std::string name : {"cartpole-pg", "cartpole-a2c"}) {
+    auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR + "/share/tuned_examples/" + name +
+                       ".yaml --local-dir " + dir_ + "/results",
+                   300);
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    auto results = Results(TrialDir(name));
+    ASSERT_FALSE(results.empty()) << name;
+    const json& last = results.back();
+    EXPECT_GE(last["episode_reward_mean"].get<double>(), 475.0) << name << ": " << r.out;
+    EXPECT_LE(last["timesteps_total"].get<int64_t>(), 500000) << name;
+  }
 }
 
 // The tuned Pendulum example swings up and balances: -200 within 200k steps.

@@ -1,4 +1,4 @@
-#include "runtime/rllib/ppo/action_dist.h"
+#include "runtime/rllib/policy/action_dist.h"
 
 #include <gtest/gtest.h>
 

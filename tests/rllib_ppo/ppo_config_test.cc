@@ -1,4 +1,4 @@
-#include "runtime/rllib/ppo/ppo_config.h"
+#include "algorithms/ppo/ppo_config.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "runtime/rllib/ppo/ppo_policy.h"
+#include "algorithms/ppo/ppo_policy.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
-#include "runtime/rllib/ppo/postprocessing.h"
+#include "runtime/rllib/policy/postprocessing.h"
 
 namespace ray::rllib {
 namespace {
@@ -36,18 +36,17 @@ SampleBatch SyntheticBatch(PPOPolicy& policy, int n) {
   b.obs_dim = 3;
   for (int i = 0; i < n; ++i) {
     std::vector<float> o = {0.01f * i, -0.02f * i, 0.5f};
-    auto a = policy.ComputeActions(o);
-    EXPECT_TRUE(a.ok());
-    b.dist_dim = a->dist_dim;
+    const ActionBatch a = policy.ComputeActions(o);
+    b.dist_dim = a.dist_dim;
     b.obs.insert(b.obs.end(), o.begin(), o.end());
-    b.actions.push_back(a->actions[0]);
-    b.rewards.push_back(a->actions[0] == 1 ? 1.f : 0.f);
+    b.actions.push_back(a.actions[0]);
+    b.rewards.push_back(a.actions[0] == 1 ? 1.f : 0.f);
     b.terminateds.push_back(i == n - 1);
     b.truncateds.push_back(0);
-    b.action_dist_inputs.insert(b.action_dist_inputs.end(), a->action_dist_inputs.begin(),
-                                a->action_dist_inputs.end());
-    b.action_logp.push_back(a->action_logp[0]);
-    b.vf_preds.push_back(a->vf_preds[0]);
+    b.action_dist_inputs.insert(b.action_dist_inputs.end(), a.action_dist_inputs.begin(),
+                                a.action_dist_inputs.end());
+    b.action_logp.push_back(a.action_logp[0]);
+    b.vf_preds.push_back(a.vf_preds[0]);
     b.eps_id.push_back(0);
   }
   EXPECT_TRUE(ComputeGaeForTrajectory(&b, 0.f, 0.99, 0.95, true).ok());
@@ -63,21 +62,20 @@ TEST(PPOPolicyTest, CreateRejectsBadSpecAndConfig) {
 
 TEST(PPOPolicyTest, ComputeActionsShapes) {
   auto discrete = MakePolicy(1);
-  auto a = discrete->ComputeActions(kObs);
-  ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->actions.size(), 2u);
-  EXPECT_EQ(a->dist_dim, 2);
-  EXPECT_EQ(a->action_dist_inputs.size(), 4u);
-  EXPECT_EQ(a->vf_preds.size(), 2u);
-  for (float x : a->actions) EXPECT_TRUE(x == 0.f || x == 1.f);
-  EXPECT_FALSE(discrete->ComputeActions({1.f, 2.f}).ok());  // not a multiple of obs_dim
+  const ActionBatch a = discrete->ComputeActions(kObs);
+  EXPECT_EQ(a.actions.size(), 2u);
+  EXPECT_EQ(a.dist_dim, 2);
+  EXPECT_EQ(a.action_dist_inputs.size(), 4u);
+  EXPECT_EQ(a.vf_preds.size(), 2u);
+  for (float x : a.actions) EXPECT_TRUE(x == 0.f || x == 1.f);
+  EXPECT_THROW(discrete->ComputeActions({1.f, 2.f}), std::invalid_argument);  // not a multiple of obs_dim
 
   for (bool free_log_std : {false, true}) {
     PPOConfig c = SmallConfig(0);
     c.model.free_log_std = free_log_std;
     auto box = MakePolicy(1, {3, 2, false}, c);
-    auto b = box->ComputeActions(kObs, /*explore=*/false);
-    ASSERT_TRUE(b.ok());
+    const ActionBatch bb = box->ComputeActions(kObs, /*explore=*/false);
+    const ActionBatch* b = &bb;
     EXPECT_EQ(b->action_dim, 2);
     EXPECT_EQ(b->dist_dim, 4);
     EXPECT_EQ(b->actions.size(), 4u);
@@ -95,45 +93,42 @@ TEST(PPOPolicyTest, WeightsRoundTripMakesOutputsIdentical) {
   auto a = MakePolicy(1);
   auto b = MakePolicy(2);
   EXPECT_EQ(a->WeightsLayout(), b->WeightsLayout());
-  auto out_a = a->ComputeActions(kObs, false);
-  auto out_b = b->ComputeActions(kObs, false);
-  ASSERT_TRUE(out_a.ok() && out_b.ok());
-  EXPECT_NE(out_a->action_dist_inputs, out_b->action_dist_inputs);
+  ActionBatch out_a = a->ComputeActions(kObs, false);
+  ActionBatch out_b = b->ComputeActions(kObs, false);
+  EXPECT_NE(out_a.action_dist_inputs, out_b.action_dist_inputs);
 
   const std::vector<float> w = a->GetWeights();
   EXPECT_EQ(static_cast<int64_t>(w.size()), a->NumWeights());
-  ASSERT_TRUE(b->SetWeights(w).ok());
+  b->SetWeights(w);
   EXPECT_EQ(b->GetWeights(), w);
   out_b = b->ComputeActions(kObs, false);
-  EXPECT_EQ(out_a->action_dist_inputs, out_b->action_dist_inputs);
-  EXPECT_EQ(out_a->vf_preds, out_b->vf_preds);
-  EXPECT_EQ(out_a->action_logp, out_b->action_logp);
+  EXPECT_EQ(out_a.action_dist_inputs, out_b.action_dist_inputs);
+  EXPECT_EQ(out_a.vf_preds, out_b.vf_preds);
+  EXPECT_EQ(out_a.action_logp, out_b.action_logp);
 
   std::vector<float> short_w(w.begin(), w.end() - 1);
-  EXPECT_EQ(b->SetWeights(short_w).code(), StatusCode::kInvalidArgument);
+  EXPECT_THROW(b->SetWeights(short_w), std::invalid_argument);
 }
 
 TEST(PPOPolicyTest, SaveRestoreRoundTripAndLayoutCheck) {
   auto a = MakePolicy(1);
   SampleBatch batch = SyntheticBatch(*a, 64);
-  ASSERT_TRUE(a->LearnOnBatch(batch).ok());  // non-trivial optimiser state and kl_coeff
+  a->LearnOnBatch(batch);  // non-trivial optimiser state and kl_coeff
   const std::string path = ::testing::TempDir() + "/ppo_policy_test.pt";
-  ASSERT_TRUE(a->Save(path).ok());
+  a->SaveState(path);
 
   auto b = MakePolicy(2);
-  ASSERT_TRUE(b->Restore(path).ok());
+  b->RestoreState(path);
   EXPECT_EQ(b->GetWeights(), a->GetWeights());
   EXPECT_DOUBLE_EQ(b->kl_coeff(), a->kl_coeff());
-  auto out_a = a->ComputeActions(kObs, false);
-  auto out_b = b->ComputeActions(kObs, false);
-  ASSERT_TRUE(out_a.ok() && out_b.ok());
-  EXPECT_EQ(out_a->action_dist_inputs, out_b->action_dist_inputs);
+  EXPECT_EQ(a->ComputeActions(kObs, false).action_dist_inputs,
+            b->ComputeActions(kObs, false).action_dist_inputs);
 
   PPOConfig wide = SmallConfig(0);
   wide.model.fcnet_hiddens = {8};
   auto c = MakePolicy(3, {3, 2, true}, wide);
-  EXPECT_EQ(c->Restore(path).code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(c->Restore(path + ".missing").code(), StatusCode::kDataLoss);
+  EXPECT_THROW(c->RestoreState(path), std::invalid_argument);  // another layout
+  EXPECT_THROW(c->RestoreState(path + ".missing"), std::runtime_error);
   std::remove(path.c_str());
 }
 
@@ -141,21 +136,20 @@ TEST(PPOPolicyTest, LearnOnBatchReportsRllibStatsAndAdaptsKl) {
   PPOConfig low = SmallConfig(0);
   low.kl_target = 1e3;  // any KL is < 0.5 * target -> coefficient halves
   auto p = MakePolicy(1, {3, 2, true}, low);
-  auto stats = p->LearnOnBatch(SyntheticBatch(*p, 64));
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-  EXPECT_DOUBLE_EQ(stats->cur_kl_coeff, 0.2);
+  LearnerStats stats = p->LearnOnBatch(SyntheticBatch(*p, 64));
+  EXPECT_DOUBLE_EQ(stats.at("cur_kl_coeff"), 0.2);
   EXPECT_DOUBLE_EQ(p->kl_coeff(), 0.1);
-  EXPECT_EQ(stats->num_sgd_steps, 2 * 4);  // 2 epochs x 64/16 minibatches
+  EXPECT_EQ(stats.at("num_sgd_steps"), 2 * 4);  // 2 epochs x 64/16 minibatches
   for (const char* key : {"policy_loss", "vf_loss", "vf_explained_var", "kl", "entropy",
                           "cur_kl_coeff", "cur_lr", "total_loss"}) {
-    EXPECT_EQ(stats->ToMap().count(key), 1u) << key;
+    EXPECT_EQ(stats.count(key), 1u) << key;
   }
 
   PPOConfig high = SmallConfig(0);
   high.kl_target = 1e-12;  // any nonzero KL is > 2 * target -> coefficient grows
   high.lr = 1e-2;
   auto q = MakePolicy(1, {3, 2, true}, high);
-  ASSERT_TRUE(q->LearnOnBatch(SyntheticBatch(*q, 64)).ok());
+  q->LearnOnBatch(SyntheticBatch(*q, 64));
   EXPECT_DOUBLE_EQ(q->kl_coeff(), 0.3);
 }
 
@@ -164,7 +158,7 @@ TEST(PPOPolicyTest, LearnOnBatchNeedsPostprocessedBatch) {
   SampleBatch raw = SyntheticBatch(*p, 8);
   raw.advantages.clear();
   raw.value_targets.clear();
-  EXPECT_EQ(p->LearnOnBatch(raw).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THROW(p->LearnOnBatch(raw), std::invalid_argument);
 }
 
 }  // namespace

@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "runtime/base/status.h"
-#include "runtime/rllib/ppo/postprocessing.h"
-#include "runtime/rllib/ppo/ppo_policy.h"
-#include "runtime/rllib/ppo/sample_batch.h"
+#include <ray/rllib/sample_batch.h>
+
+#include "algorithms/ppo/ppo_policy.h"
+#include "runtime/rllib/policy/postprocessing.h"
 
 namespace ray::rllib::ppo_testing {
 
@@ -121,7 +122,7 @@ inline Result<TrainResult> TrainCartPole(
     const auto t_sample = Clock::now();
     std::vector<SampleBatch> done;
     for (int64_t t = 0; t < fragment; ++t) {
-      RAY_ASSIGN_OR_RETURN(ActionBatch act, policy.ComputeActions(obs));
+      ActionBatch act = policy.ComputeActions(obs);
       std::vector<int> truncated_envs;
       std::vector<float> final_obs;
       for (int i = 0; i < num_envs; ++i) {
@@ -148,7 +149,7 @@ inline Result<TrainResult> TrainCartPole(
             truncated_envs.push_back(i);
             final_obs.insert(final_obs.end(), &obs[i * obs_dim], &obs[(i + 1) * obs_dim]);
           } else {
-            RAY_RETURN_IF_ERROR(policy.PostprocessTrajectory(&b, {}));
+            policy.Postprocess(&b, {});
             done.push_back(std::move(b));
             b = SampleBatch();
           }
@@ -162,7 +163,7 @@ inline Result<TrainResult> TrainCartPole(
       }
       if (!truncated_envs.empty()) {
         // One batched value call for every truncated episode's final observation.
-        RAY_ASSIGN_OR_RETURN(std::vector<float> v, policy.ComputeValues(final_obs));
+        std::vector<float> v = policy.ComputeValues(final_obs);
         const PPOConfig& c = policy.config();
         for (size_t k = 0; k < truncated_envs.size(); ++k) {
           SampleBatch& b = open[truncated_envs[k]];
@@ -174,7 +175,7 @@ inline Result<TrainResult> TrainCartPole(
       }
     }
     // Fragment ends mid-episode: bootstrap every open trajectory from V(current obs).
-    RAY_ASSIGN_OR_RETURN(std::vector<float> v, policy.ComputeValues(obs));
+    std::vector<float> v = policy.ComputeValues(obs);
     for (int i = 0; i < num_envs; ++i) {
       if (open[i].size() == 0) continue;
       const PPOConfig& c = policy.config();
@@ -183,11 +184,11 @@ inline Result<TrainResult> TrainCartPole(
       done.push_back(std::move(open[i]));
       open[i] = SampleBatch();
     }
-    RAY_ASSIGN_OR_RETURN(SampleBatch batch, SampleBatch::Concat(done));
+    SampleBatch batch = SampleBatch::Concat(done);
     const auto t_learn = Clock::now();
     r.sample_s += secs(t_sample, t_learn);
     r.timesteps_total += batch.size();
-    RAY_ASSIGN_OR_RETURN(r.last_stats, policy.LearnOnBatch(batch));
+    r.last_stats = policy.LearnOnBatch(batch);
     r.learn_s += secs(t_learn, Clock::now());
     ++r.iterations;
     r.episode_reward_mean =

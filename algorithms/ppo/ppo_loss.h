@@ -19,7 +19,7 @@
 
 #include <torch/torch.h>
 
-#include "runtime/rllib/ppo/action_dist.h"
+#include "runtime/rllib/policy/action_dist.h"
 
 namespace ray::rllib {
 

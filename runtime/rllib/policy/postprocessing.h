@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "runtime/base/status.h"
-#include "runtime/rllib/ppo/sample_batch.h"
+#include "ray/rllib/sample_batch.h"
 
 namespace ray::rllib {
 

@@ -1,4 +1,4 @@
-#include "runtime/rllib/ppo/ppo_loss.h"
+#include "algorithms/ppo/ppo_loss.h"
 
 namespace ray::rllib {
 

@@ -1,4 +1,4 @@
-#include "runtime/rllib/ppo/postprocessing.h"
+#include "runtime/rllib/policy/postprocessing.h"
 
 #include <algorithm>
 #include <cmath>

@@ -19,14 +19,14 @@
 
 #include <utility>
 
-#include "runtime/rllib/ppo/ppo_config.h"
+#include "runtime/rllib/common_config.h"
 
 namespace ray::rllib {
 
 class FullyConnectedNetworkImpl : public torch::nn::Module {
  public:
   // `discrete`: Discrete(num_actions) else Box(num_actions). The config must have
-  // passed PPOConfig::Validate (activation name).
+  // passed CommonConfig::ValidateCommon (activation name).
   FullyConnectedNetworkImpl(int obs_dim, int num_actions, bool discrete, const ModelConfig& config);
 
   // obs [B, obs_dim] -> (distribution inputs [B, dist_dim], values [B]).

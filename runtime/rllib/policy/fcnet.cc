@@ -1,4 +1,4 @@
-#include "runtime/rllib/ppo/fcnet.h"
+#include "runtime/rllib/policy/fcnet.h"
 
 namespace ray::rllib {
 namespace {

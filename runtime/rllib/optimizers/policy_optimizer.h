@@ -1,0 +1,71 @@
+#pragma once
+// What every policy optimizer reports, as RLlib's PolicyOptimizer (catalog RL-110):
+// num_steps_sampled, num_steps_trained and the timers of its phases (RLlib's TimerStat,
+// reported as the mean over the last steps in ms). Pure code; not thread-safe.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <ray/rllib/policy.h>
+
+namespace ray::rllib {
+
+// RLlib's TimerStat: the mean of the last `window` durations.
+class TimerStat {
+ public:
+  explicit TimerStat(size_t window = 10) : window_(window) {}
+  void Push(double ms) {
+    samples_.push_back(ms);
+    if (samples_.size() > window_) samples_.pop_front();
+  }
+  double mean_ms() const {
+    return samples_.empty() ? 0 : std::accumulate(samples_.begin(), samples_.end(), 0.0) / samples_.size();
+  }
+  // Times the scope it lives in into `stat`.
+  class Scope {
+   public:
+    explicit Scope(TimerStat* stat) : stat_(stat), start_(std::chrono::steady_clock::now()) {}
+    ~Scope() {
+      stat_->Push(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count());
+    }
+
+   private:
+    TimerStat* stat_;
+    std::chrono::steady_clock::time_point start_;
+  };
+
+ private:
+  size_t window_;
+  std::deque<double> samples_;
+};
+
+// What one optimizer step produced: the learner's stats and the episodes that ended
+// on the workers while it sampled.
+struct OptimizerStep {
+  LearnerStats learner;
+  std::vector<double> episode_returns;
+  std::vector<int64_t> episode_lengths;
+  int64_t steps_sampled = 0;  // env steps this step
+};
+
+// The counters every optimizer keeps; the result's "info" holds them.
+struct PolicyOptimizerStats {
+  int64_t num_steps_sampled = 0;
+  int64_t num_steps_trained = 0;
+  std::map<std::string, TimerStat> timers;  // "sample", "grad", "update", ...
+
+  // {"num_steps_sampled": ..., "num_steps_trained": ..., "<timer>_time_ms": ...}.
+  std::map<std::string, double> ToMap() const {
+    std::map<std::string, double> out = {{"num_steps_sampled", static_cast<double>(num_steps_sampled)},
+                                         {"num_steps_trained", static_cast<double>(num_steps_trained)}};
+    for (const auto& [name, t] : timers) out[name + "_time_ms"] = t.mean_ms();
+    return out;
+  }
+};
+
+}  // namespace ray::rllib

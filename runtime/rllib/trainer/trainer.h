@@ -1,0 +1,315 @@
+#pragma once
+// Trainer: what RLlib's build_trainer gives every algorithm that samples
+// synchronously (PG, A2C, PPO), as a Tune trainable. An algorithm plugin supplies a
+// traits struct and registers it with RAY_RLLIB_ALGORITHM:
+//
+//   struct PG {
+//     static constexpr char kName[] = "PG";             // `rllib train --run PG`
+//     using Config = PGConfig;                          // derives from CommonConfig
+//     static Result<Config> ParseConfig(const std::string& json);  // overlay + Validate
+//     static std::string ConfigJson(const Config& c);   // every key, defaults included
+//     static Result<std::unique_ptr<Policy>> MakePolicy(const PolicySpec&, const Config&);
+//     static SyncSamplesOptions OptimizerOptions(const Config& c);
+//   };
+//   RAY_RLLIB_ALGORITHM(PG);
+//
+// That registers the trainable kName (Tune, `rllib train`), the rollout-worker actor
+// (RemoteRolloutWorker<PG>) and the plugin's main, `rollout CHECKPOINT --env E
+// [--config JSON] [--steps N] [--episodes N]` (`rllib rollout`).
+//
+// Setup: parses the config (unknown keys refused), builds the learning policy in a
+// local RolloutWorker, and num_workers rollout-worker actors (or, with none, one
+// sampler in this process) in an EnvRunnerGroup. Step: one SyncSamplesOptimizer step,
+// then RLlib's result keys (episode_reward_mean/min/max over the last
+// metrics_smoothing_episodes episodes, episode_len_mean, episodes_this_iter,
+// timesteps_this_iter, info/learner/default_policy/*, info/num_steps_sampled,
+// num_steps_trained, *_time_ms). Save/Restore: the policy's state (policy.pt) and the
+// optimizer's counters (algorithm_state.json). Header-only, for plugins.
+
+#include <ray/api.h>
+#include <ray/tune.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/base/util.h"
+#include "runtime/rllib/env/env_plugin_loader.h"
+#include "runtime/rllib/execution/env_runner_group.h"
+#include "runtime/rllib/optimizers/sync_samples_optimizer.h"
+#include "runtime/rllib/policy/torch_policy.h"
+#include "runtime/rllib/rollout_worker.h"
+
+namespace ray::rllib {
+
+namespace internal {
+
+template <typename T>
+T OrThrow(Result<T> r) {
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r).value();
+}
+
+inline void OrThrow(const Status& st) {
+  if (!st.ok()) throw std::runtime_error(st.message());
+}
+
+template <typename Algo>
+typename Algo::Config ParseOrThrow(const std::string& json) {
+  return OrThrow(Algo::ParseConfig(json.empty() ? "{}" : json));
+}
+
+template <typename Algo>
+RolloutWorker::PolicyFactory FactoryFor(const typename Algo::Config& config) {
+  return [config](const PolicySpec& spec, std::optional<int64_t> seed) {
+    typename Algo::Config c = config;
+    c.seed = seed;
+    return Algo::MakePolicy(spec, c);
+  };
+}
+
+// The policy file inside a checkpoint directory (or the file itself).
+inline std::string PolicyFile(const std::string& checkpoint) {
+  if (std::filesystem::is_directory(checkpoint)) return checkpoint + "/policy.pt";
+  return checkpoint;
+}
+
+}  // namespace internal
+
+// A rollout worker hosted by an actor: sets the weights it is given, then samples.
+template <typename Algo>
+class RemoteRolloutWorker {
+ public:
+  static RemoteRolloutWorker* Create(std::string env, std::string config_json, int index) {
+    SetTorchNumThreads(1);
+    auto config = internal::ParseOrThrow<Algo>(config_json);
+    return new RemoteRolloutWorker(
+        internal::OrThrow(RolloutWorker::Create(env, config, index, internal::FactoryFor<Algo>(config))));
+  }
+  SampleResult Sample(std::vector<float> weights) {
+    internal::OrThrow(worker_->SetWeights(weights));
+    return internal::OrThrow(worker_->Sample());
+  }
+  bool Ping() { return true; }
+
+ private:
+  explicit RemoteRolloutWorker(std::unique_ptr<RolloutWorker> w) : worker_(std::move(w)) {}
+  std::unique_ptr<RolloutWorker> worker_;
+};
+
+template <typename Algo>
+class Trainer : public ray::tune::Trainable {
+  using Json = nlohmann::json;
+  using Worker = RemoteRolloutWorker<Algo>;
+
+ public:
+  // The trainer's CPU and its rollout workers', as RLlib's default_resource_request.
+  static Json DefaultResourceRequest(const Json& config) {
+    typename Algo::Config defaults;
+    auto number = [&](const char* key, double fallback) {
+      return config.contains(key) && config[key].is_number() ? config[key].get<double>() : fallback;
+    };
+    return {{"cpu", number("num_cpus_for_driver", defaults.num_cpus_for_driver)},
+            {"extra_cpu", number("num_workers", defaults.num_workers) *
+                              number("num_cpus_per_worker", defaults.num_cpus_per_worker)}};
+  }
+
+  void Setup(const Json& trial_config) override {
+    Json c = trial_config;
+    env_ = c.value("env", "");
+    if (env_.empty()) throw std::invalid_argument("config.env is required (e.g. CartPole-v1)");
+    c.erase("env");
+    config_ = internal::ParseOrThrow<Algo>(c.dump());
+    config_.env = env_;
+    SetTorchNumThreads(1);
+    local_ = internal::OrThrow(RolloutWorker::Create(env_, config_, 0, internal::FactoryFor<Algo>(config_)));
+    config_json_ = Algo::ConfigJson(config_);
+    full_config_ = Json::parse(config_json_);
+    // The samplers: num_workers actors, or (with none) one in this process.
+    typename EnvRunnerGroup<Worker>::Spec spec;
+    spec.create_remote = [this](int id) {
+      return ray::Actor(Worker::Create)
+          .SetResource("CPU", config_.num_cpus_per_worker)
+          .Remote(env_, config_json_, id);
+    };
+    spec.create_local = [this] { return std::unique_ptr<Worker>(Worker::Create(env_, config_json_, 0)); };
+    spec.probe = HealthProbe<Worker>(&Worker::Ping);
+    typename EnvRunnerGroup<Worker>::Options options;
+    options.num_workers = config_.num_workers;
+    options.local_worker = config_.num_workers == 0;
+    options.recreate_failed_workers = config_.recreate_failed_workers;
+    workers_ = std::make_unique<EnvRunnerGroup<Worker>>(spec, options);
+    optimizer_ = std::make_unique<SyncSamplesOptimizer<Worker>>(workers_.get(), &local_->policy(),
+                                                                 Algo::OptimizerOptions(config_));
+  }
+
+  ~Trainer() override {
+    try {
+      if (workers_) workers_->Stop();  // null when Setup failed
+    } catch (const std::exception&) {
+    }
+  }
+
+  Json Step() override {
+    // Optimizer steps until min_iter_time_s and timesteps_per_iteration are both met.
+    const auto start = std::chrono::steady_clock::now();
+    int64_t steps_this_iter = 0, episodes_this_iter = 0;
+    LearnerStats learner;
+    do {
+      OptimizerStep step = optimizer_->Step();
+      learner = std::move(step.learner);
+      steps_this_iter += step.steps_sampled;
+      episodes_this_iter += static_cast<int64_t>(step.episode_returns.size());
+      for (size_t k = 0; k < step.episode_returns.size(); ++k) {
+        window_.push_back(step.episode_returns[k]);
+        lengths_.push_back(step.episode_lengths[k]);
+        if (window_.size() > static_cast<size_t>(config_.metrics_smoothing_episodes)) {
+          window_.pop_front();
+          lengths_.pop_front();
+        }
+      }
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+                 config_.min_iter_time_s ||
+             steps_this_iter < config_.timesteps_per_iteration);
+    auto mean = [](const auto& d) {
+      return d.empty() ? Json(nullptr) : Json(std::accumulate(d.begin(), d.end(), 0.0) / d.size());
+    };
+    auto extreme = [&](bool max) {
+      if (window_.empty()) return Json(nullptr);
+      return Json(max ? *std::max_element(window_.begin(), window_.end())
+                      : *std::min_element(window_.begin(), window_.end()));
+    };
+    Json r;
+    r["episode_reward_mean"] = mean(window_);
+    r["episode_reward_min"] = extreme(false);
+    r["episode_reward_max"] = extreme(true);
+    r["episode_len_mean"] = mean(lengths_);
+    r["episodes_this_iter"] = episodes_this_iter;
+    r["timesteps_this_iter"] = steps_this_iter;
+    r["num_healthy_workers"] = workers_->num_healthy_remote_workers();
+    r["num_remote_worker_restarts"] = workers_->num_remote_worker_restarts();
+    r["config"] = full_config_;  // the trainer's config, defaults included (params.json: the trial's)
+    Json info = optimizer_->stats().ToMap();
+    info["learner"] = {{"default_policy", learner}};
+    r["info"] = info;
+    return r;
+  }
+
+  void Save(const std::string& dir) override {
+    local_->policy().SaveState(dir + "/policy.pt");
+    const auto& s = optimizer_->stats();
+    Json state = {{"env", env_}, {"algorithm", Algo::kName},
+                  {"num_steps_sampled", s.num_steps_sampled}, {"num_steps_trained", s.num_steps_trained}};
+    internal::OrThrow(ray::WriteFile(dir + "/algorithm_state.json", state.dump(2) + "\n"));
+  }
+
+  void Restore(const std::string& dir) override {
+    local_->policy().RestoreState(internal::PolicyFile(dir));
+    if (auto text = ray::ReadFile(dir + "/algorithm_state.json"); text.ok()) {
+      Json state = Json::parse(*text, nullptr, false);
+      int64_t sampled = state.value("num_steps_sampled", int64_t{0});
+      optimizer_->RestoreCounters(sampled, state.value("num_steps_trained", sampled));
+    }
+  }
+
+ private:
+  std::string env_;
+  typename Algo::Config config_;
+  std::string config_json_;
+  Json full_config_;
+  std::unique_ptr<RolloutWorker> local_;  // the policy that learns
+  std::unique_ptr<EnvRunnerGroup<Worker>> workers_;
+  std::unique_ptr<SyncSamplesOptimizer<Worker>> optimizer_;
+  std::deque<double> window_;
+  std::deque<int64_t> lengths_;
+};
+
+// `rollout CHECKPOINT --env E [--config JSON] [--steps N] [--episodes N]`: runs the
+// checkpoint's policy greedily and prints each episode's return.
+template <typename Algo>
+int RolloutMain(int argc, char** argv) {
+  namespace fs = std::filesystem;
+  using Json = nlohmann::json;
+  std::string mode = argc > 1 ? argv[1] : "";
+  if (mode != "rollout") {
+    std::fprintf(stderr, "unknown mode '%s' (rollout; training runs through Tune)\n", mode.c_str());
+    return 2;
+  }
+  std::string env_name, config_json = "{}", checkpoint;
+  int64_t steps = 10000, episodes = 0;
+  for (int i = 2; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(k + " needs a value");
+      return argv[++i];
+    };
+    if (k == "--env") env_name = value();
+    else if (k == "--config") config_json = value();
+    else if (k == "--steps") steps = std::stoll(value());
+    else if (k == "--episodes") episodes = std::stoll(value());
+    else if (checkpoint.empty() && k.rfind("--", 0) != 0) checkpoint = k;
+    else throw std::invalid_argument("unknown argument '" + k + "'");
+  }
+  if (env_name.empty()) throw std::invalid_argument("--env is required");
+  if (checkpoint.empty()) throw std::invalid_argument("rollout needs a CHECKPOINT");
+  // As RLlib: the config the policy was trained with is the trial's params.json, beside
+  // the checkpoint directory; --config overrides it.
+  fs::path dir = fs::is_directory(checkpoint) ? fs::path(checkpoint) : fs::path(checkpoint).parent_path();
+  fs::path params = dir.parent_path() / "params.json";
+  if (config_json == "{}" && fs::exists(params)) {
+    std::ifstream in(params);
+    Json p = Json::parse(in);
+    p.erase("env");
+    config_json = p.dump();
+  }
+  auto config = internal::ParseOrThrow<Algo>(config_json);
+  config.num_envs_per_worker = 1;
+  if (!config.env_plugin.empty()) internal::OrThrow(LoadEnvPlugin(config.env_plugin));
+  SetTorchNumThreads(1);
+  auto env = internal::OrThrow(VectorEnv::Make(env_name, 1));
+  auto policy = internal::OrThrow(Algo::MakePolicy(RolloutWorker::SpecFor(*env), config));
+  policy->RestoreState(internal::PolicyFile(checkpoint));
+  std::vector<float> obs = env->VectorReset(std::nullopt);
+  VectorStepResult step;
+  double episode_return = 0;
+  int64_t done = 0;
+  std::vector<double> returns;
+  for (int64_t t = 0; episodes > 0 ? done < episodes : t < steps; ++t) {
+    ActionBatch act = policy->ComputeActions(obs, /*explore=*/false);
+    Action action = env->action_space().is_discrete() ? Action::OfIndex(static_cast<int64_t>(act.actions[0]))
+                                                      : Action::OfValues(act.actions);
+    env->VectorStep({action}, &step);
+    episode_return += step.rewards[0];
+    obs = step.obs;
+    if (step.done(0)) {
+      ++done;
+      returns.push_back(episode_return);
+      std::printf("Episode #%lld: reward: %.1f\n", static_cast<long long>(done), episode_return);
+      episode_return = 0;
+    }
+  }
+  double mean = returns.empty() ? 0 : std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();
+  std::printf("%lld episodes, mean reward %.2f\n", static_cast<long long>(done), mean);
+  return 0;
+}
+
+}  // namespace ray::rllib
+
+// Registers algorithm `Algo` (a traits struct, see above): its trainable, its
+// rollout-worker actor and the plugin's `rollout` main. Once per plugin.
+#define RAY_RLLIB_ALGORITHM(Algo)                                                        \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::Create", ::ray::rllib::RemoteRolloutWorker<Algo>::Create); \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::Sample", &::ray::rllib::RemoteRolloutWorker<Algo>::Sample); \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::Ping", &::ray::rllib::RemoteRolloutWorker<Algo>::Ping);     \
+  RAY_TUNE_TRAINABLE(Algo::kName, ::ray::rllib::Trainer<Algo>);                            \
+  RAY_MAIN(int argc, char** argv) { return ::ray::rllib::RolloutMain<Algo>(argc, argv); }
