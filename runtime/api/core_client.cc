@@ -76,14 +76,16 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
     using Args = std::tuple<std::string, std::string, std::vector<std::map<std::string, double>>>;
     auto args = protocol::DecodeBody<Args>(body, op.c_str());
     if (!args.ok()) return args.status();
-    return raylet_->Call(op, ri::Pack(std::tuple_cat(*args, std::make_tuple(job_.Binary()))));
+    return raylet_->Call(
+        op, ri::Pack(std::tuple_cat(*args, std::make_tuple(contexts_.Current().job.Binary()))));
   }
   if (op == "get_actor") {
     // [name, namespace]: the raylet is told the caller's job, whose namespace an empty
     // one means.
     auto args = protocol::DecodeBody<std::tuple<std::string, std::string>>(body, "get_actor");
     if (!args.ok()) return args.status();
-    return raylet_->Call(op, ri::Pack(std::tuple_cat(*args, std::make_tuple(job_.Binary()))));
+    return raylet_->Call(
+        op, ri::Pack(std::tuple_cat(*args, std::make_tuple(contexts_.Current().job.Binary()))));
   }
   if (op != "profile_event") return raylet_->Call(op, body);
   // The raylet may not know what this worker runs (direct calls): say it.

@@ -268,7 +268,8 @@ std::string RayErrorOf(F&& f) {
 TEST(NoRuntimeTest, EveryCallThrowsAHelpfulRayException) {
   ASSERT_EQ(ri::Api(), nullptr);
   ray::ObjectRef<int> ref(std::string(20, 'r'));
-  const std::string hint = "ray runtime is not attached: run this plugin with `ray run`";
+  const std::string hint =
+      "ray runtime is not attached: run this plugin with `ray run`, or call ray::Init() first";
   EXPECT_EQ(RayErrorOf([&] { ray::Get(ref); }), hint);
   EXPECT_EQ(RayErrorOf([&] { ray::Get(ref, std::chrono::seconds(1)); }), hint);
   EXPECT_EQ(RayErrorOf([&] { ray::Get(std::vector<ray::ObjectRef<int>>{ref}); }), hint);

@@ -52,7 +52,8 @@ TEST(PPOCartPoleLearningTest, SolvesCartPoleWithin100kSteps) {
         if (iter % 10 == 0) {
           std::printf("iter %3d  steps %6ld  episode_reward_mean %6.1f  kl %.4f  entropy %.3f"
                       "  vf_explained_var %.2f\n",
-                      iter, static_cast<long>(steps), mean, s.kl, s.entropy, s.vf_explained_var);
+                      iter, static_cast<long>(steps), mean, s.at("kl"), s.at("entropy"),
+                      s.at("vf_explained_var"));
         }
       });
   ASSERT_TRUE(result.ok()) << result.status().ToString();
