@@ -51,7 +51,14 @@ void AsyncGets::Stop() {
   }
 }
 
+namespace {
+thread_local bool on_callback_thread = false;
+}  // namespace
+
+bool AsyncGets::OnCallbackThread() { return on_callback_thread; }
+
 void AsyncGets::Run() {
+  on_callback_thread = true;
   while (true) {
     std::vector<ObjectId> ids;
     {

@@ -35,7 +35,12 @@ class AsyncGets {
 
   // `done` runs once `id`'s object is ready (the thread starts on first use).
   void Add(const ObjectId& id, Callback done);
+  // Ends the callback thread; callbacks still waiting run with an error. Not from a
+  // callback (see OnCallbackThread).
   void Stop();
+  // Whether the calling thread is a callback thread (of any AsyncGets): ray::Shutdown
+  // is refused there, since shutting down joins that very thread.
+  static bool OnCallbackThread();
 
  private:
   void Run();

@@ -42,7 +42,7 @@ void ReferenceCounter::Changed(const ObjectId& id,
 
 void ReferenceCounter::RefEscaped(const ObjectId& id) {
   std::lock_guard<std::mutex> lock(mu_);
-  contained_.insert(id);
+  contained_[std::this_thread::get_id()].insert(id);
   auto it = refs_.find(id);
   if (it == refs_.end() || it->second.escaped) return;
   it->second.escaped = true;
@@ -58,9 +58,11 @@ void ReferenceCounter::ClearDirect(const std::vector<ObjectId>& ids) {
 
 std::vector<ObjectId> ReferenceCounter::TakeContained() {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<ObjectId> ids(contained_.begin(), contained_.end());
+  auto mine = contained_.find(std::this_thread::get_id());
+  if (mine == contained_.end()) return {};
+  std::vector<ObjectId> ids(mine->second.begin(), mine->second.end());
   for (const ObjectId& id : ids) ++in_transit_[id];
-  contained_.clear();
+  contained_.erase(mine);
   return ids;
 }
 

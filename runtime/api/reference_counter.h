@@ -12,17 +12,19 @@
 // A borrow's start and end are reconciled when changes are taken, so a ref made and
 // dropped between two sends costs no message.
 //
-// Ids serialized (RefEscaped) since the last TakeContained() are "contained" in the
-// next carrier this process sends (a task's arguments, a put value, a task's results):
+// Ids a thread serialized (RefEscaped) since its last TakeContained() are "contained"
+// in the next carrier that thread sends (a task's arguments, a put value, a task's results):
 // the raylet holds them for as long as the carrier lives. Until that carrier is sent
 // (CarrierSent), no free or unborrow of those ids goes out, so that the raylet always
 // hears of the carrier's hold before this process's release.
 //
-// Thread-safe: plugins drop ObjectRefs on any thread; the client's own thread takes
-// what is due. (Contained ids are attributed to the next carrier of whichever thread:
-// the API is called from one thread per process.)
+// Thread-safe: plugins drop ObjectRefs on any thread; the client takes what is due.
+// Contained ids are kept per thread, because a thread serializes a carrier's refs and
+// then sends that carrier itself (a submission, a put, a concurrent actor call's
+// results), while other threads do the same with theirs.
 
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -86,7 +88,8 @@ class ReferenceCounter {
   std::vector<ObjectId> unreferenced_;  // owned objects whose count reached 0
   std::vector<ObjectId> borrow_changes_;  // borrowed objects whose holding may differ
   std::vector<ObjectId> to_promote_;      // direct results whose ids escaped
-  std::unordered_set<ObjectId, IdHash> contained_;   // serialized since the last carrier
+  // Per thread: serialized since that thread's last carrier.
+  std::unordered_map<std::thread::id, std::unordered_set<ObjectId, IdHash>> contained_;
   std::unordered_map<ObjectId, int, IdHash> in_transit_;  // in carriers being sent
 
   void CallDelta(const ObjectId& id, int32_t delta);
@@ -95,7 +98,11 @@ class ReferenceCounter {
                bool inserted);
   // Whether a release of `id` must wait: its carrier is not sent yet.
   bool HeldBack(const ObjectId& id) const {
-    return contained_.count(id) > 0 || in_transit_.count(id) > 0;
+    if (in_transit_.count(id) > 0) return true;
+    for (const auto& [thread, ids] : contained_) {
+      if (ids.count(id) > 0) return true;
+    }
+    return false;
   }
 };
 

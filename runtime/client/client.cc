@@ -1,5 +1,6 @@
 // The client library (libray_client.so): a program of the user's own as a job's
-// driver, behind ray/init.h's two C entry points. One job per process at a time; the
+// driver, behind ray/init.h's two C entry points. ray_client_shutdown returns 0 (the
+// job ended), 1 (it ended, with an error), or 2 (refused: the job goes on). One job per process at a time; the
 // entry points are called from one thread (ray::Init's contract).
 
 #include <dlfcn.h>
@@ -13,6 +14,7 @@
 
 #include "ray/abi.h"
 #include "ray/wire.h"
+#include "runtime/api/async_gets.h"
 #include "runtime/base/fs.h"
 #include "runtime/base/status.h"
 #include "runtime/node/driver.h"
@@ -171,6 +173,12 @@ RAY_CLIENT_EXPORT int ray_client_init(const char* request, size_t len, const Ray
 
 RAY_CLIENT_EXPORT int ray_client_shutdown(char* error, size_t error_cap) {
   if (!ray::client::g_job) return 0;
+  if (ray::core::AsyncGets::OnCallbackThread()) {
+    ray::client::Report(ray::Status::FailedPrecondition(
+                            "not from a Then/GetAsync callback (the job goes on)"),
+                        error, error_cap);
+    return 2;
+  }
   ray::Status st = ray::client::Finish();
   return st.ok() ? 0 : ray::client::Report(st, error, error_cap);
 }

@@ -162,8 +162,10 @@ void Raylet::FinishJob(const std::string& job_id) {
   FlushActorRecords();  // the job's actors are DEAD in the GCS once it is over
   // Nothing calls them any more (their handles died with the job): the GCS keeps them.
   actors_.EraseJob(job_id);
-  std::erase_if(infeasible_, [&](const TaskSpec& t) { return t.job_id == job_id; });
-  ready_.EraseIf([&](const TaskSpec& t) { return t.job_id == job_id; });
+  // Its queued work goes, but a detached actor's creation: the actor outlives the job.
+  auto dropped = [&](const TaskSpec& t) { return t.job_id == job_id && JobOver(t); };
+  std::erase_if(infeasible_, dropped);
+  ready_.EraseIf(dropped);
   // Its tasks shown RUNNING here end with it.
   for (auto& [peer, c] : clients_) {
     auto r = RunningTaskOf(c);

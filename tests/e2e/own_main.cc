@@ -2,12 +2,15 @@
 //   own_main MODE [ADDRESS]
 // MODE: run (squares and a counter actor, then Shutdown), twice (Init twice), early (a
 // task before Init), missing (a code_search_path that does not exist), exit (no
-// Shutdown: the program just returns).
+// Shutdown: the program just returns), callback (Shutdown from a Then callback is
+// refused, and the job goes on).
 
 #include <ray/api.h>
 
 #include <cstdio>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <string>
 
 int Square(int x) { return x * x; }
@@ -48,6 +51,18 @@ int main(int argc, char** argv) {
     ray::Init(config);
     std::printf("initialized after Init: %d\n", ray::IsInitialized());
     if (mode == "twice") ray::Init(config);
+    if (mode == "callback") {
+      std::promise<std::string> said;
+      ray::Task(Square).Remote(3).Then([&](std::shared_ptr<int>) {
+        try {
+          ray::Shutdown();
+          said.set_value("shut down");
+        } catch (const ray::RayException& e) {
+          said.set_value(e.what());
+        }
+      });
+      std::printf("Shutdown from a callback: %s\n", said.get_future().get().c_str());
+    }
     int code = Work();
     if (mode == "exit") return code;
     ray::Shutdown();

@@ -40,6 +40,18 @@ TEST(OwnMainTest, ExitWithoutShutdownStillStopsItsCluster) {
   EXPECT_TRUE(AwaitNoProcessesMentioning(dir.path()).empty());
 }
 
+TEST(OwnMainTest, ShutdownFromACallbackIsRefusedAndTheJobGoesOn) {
+  TempDir dir;
+  RunResult r = RunProgram(dir, {"callback"});
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_NE(r.out.find("Shutdown from a callback: ray::Shutdown: not from a Then/GetAsync "
+                       "callback (the job goes on)"),
+            std::string::npos)
+      << r.all();
+  EXPECT_NE(r.out.find("sum of squares 285, counter 15"), std::string::npos) << r.all();
+  EXPECT_NE(r.out.find("initialized after Shutdown: 0"), std::string::npos) << r.all();
+}
+
 TEST(OwnMainTest, JoinsARunningClusterAndLeavesItRunning) {
   TempDir dir;
   RunResult start = RunRay({"start", "--head", "--port", "0", "--num-cpus", "2", "--temp-dir",

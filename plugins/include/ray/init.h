@@ -16,7 +16,8 @@
 //
 // Init connects this process to a cluster as a new job's driver; Shutdown ends the
 // job (its actors and objects are freed) and stops a cluster Init started. A program
-// that exits without Shutdown is shut down at exit. Call them from one thread; the
+// that exits without Shutdown is shut down at exit. Shutdown is refused (RayException,
+// the job goes on) from a Then/GetAsync callback. Call them from one thread; the
 // rest of the API follows ray/api.h's thread rules. Errors throw ray::RayException.
 
 #include <cstdio>
@@ -97,11 +98,10 @@ inline void Init() { Init(RayConfig{}); }
 
 inline void Shutdown() {
   if (!IsInitialized() || !ray_client_shutdown) return;
-  internal::Api() = nullptr;
   char error[1024] = {0};
-  if (ray_client_shutdown(error, sizeof(error)) != 0) {
-    throw RayException(std::string("ray::Shutdown: ") + error);
-  }
+  int code = ray_client_shutdown(error, sizeof(error));
+  if (code != 2) internal::Api() = nullptr;  // 2: refused, the job goes on
+  if (code != 0) throw RayException(std::string("ray::Shutdown: ") + error);
 }
 
 }  // namespace ray
