@@ -121,7 +121,9 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   if (spec.kind == ri::kActorTask) {
     spec.runtime_env.clear();  // it runs in its actor's
-  } else if (!spec.runtime_env.empty() || !runtime_env_.empty()) {
+  } else if (spec.runtime_env.empty()) {
+    spec.runtime_env = runtime_env_;  // the job's (or parent's), canonical already
+  } else {
     std::string what = fmt::format("{} {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                                    spec.function);
     RAY_ASSIGN_OR_RETURN(RuntimeEnv own, ParseRuntimeEnv(spec.runtime_env, what));
