@@ -60,6 +60,7 @@ struct Experiment {
   std::string local_dir;
   std::string restore;
   std::string env_plugin;
+  std::vector<std::string> loggers = tune::DefaultLoggers();
 };
 
 struct TrainOptions {
@@ -105,7 +106,7 @@ std::vector<Experiment> LoadExperiments(const std::string& file) {
     if (!e.is_object()) Fail("rllib train", Status::InvalidArgument(where("") + " is not a mapping"));
     static const std::vector<std::string> kKeys = {"run", "env", "stop", "config",
                                                    "checkpoint_freq", "checkpoint_at_end",
-                                                   "local_dir", "restore"};
+                                                   "local_dir", "restore", "loggers"};
     for (auto k = e.begin(); k != e.end(); ++k) {
       if (std::find(kKeys.begin(), kKeys.end(), k.key()) == kKeys.end()) {
         Fail("rllib train", Status::InvalidArgument(where(k.key()) + ": unknown key"));
@@ -123,6 +124,13 @@ std::vector<Experiment> LoadExperiments(const std::string& file) {
     x.checkpoint_at_end = e.value("checkpoint_at_end", false);
     x.local_dir = e.value("local_dir", "");
     x.restore = e.value("restore", "");
+    if (e.contains("loggers")) {
+      const json& loggers = e["loggers"];
+      bool strings = loggers.is_array() && std::all_of(loggers.begin(), loggers.end(),
+                                                       [](const json& l) { return l.is_string(); });
+      if (!strings) Fail("rllib train", Status::InvalidArgument(where("loggers") + ": expected a list of names"));
+      x.loggers = loggers.get<std::vector<std::string>>();
+    }
     if (x.run.empty()) Fail("rllib train", Status::InvalidArgument(where("run") + " is missing"));
     out.push_back(std::move(x));
   }
@@ -147,6 +155,7 @@ tune::ExperimentSpec ToSpec(const Experiment& x) {
   spec.checkpoint_at_end = x.checkpoint_at_end;
   spec.local_dir = x.local_dir;
   spec.restore = x.restore;
+  spec.loggers = x.loggers;
   spec.metric = "episode_reward_mean";
   spec.mode = "max";
   return spec;  // resources: the trainer's DefaultResourceRequest
@@ -176,6 +185,7 @@ void Train(const TrainOptions& o) {
       }
     }
     if (x.env.empty()) Fail("rllib train", Status::InvalidArgument("--env is required"));
+    if (auto loggers = tune::CheckLoggers(x.loggers); !loggers.ok()) Fail("rllib train", loggers);
     specs.push_back(ToSpec(x));
   }
   std::string plugin = AlgorithmPlugin("rllib train", experiments[0].run);

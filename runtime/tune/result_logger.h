@@ -3,16 +3,14 @@
 //
 //   <local_dir>/<experiment>/<trial>/
 //     params.json     the trial's config
-//     result.json     one JSON object per line, one line per reported result
-//     progress.csv    the same results, flattened ("info/learner/kl"), header from
-//                     the first result
+//     result.json, progress.csv, events.out.tfevents.*, ...: the results, as the
+//                     experiment's loggers write them (trial_logger.h)
 //
 // The trial's actor fills in the fields measured where the trainable runs
 // (training_iteration, time_*, timesteps_total, pid, hostname, node_ip, ...; see
 // <ray/tune.h>); Log() adds the driver's: trial_id, experiment_id, date, timestamp,
 // done and config, unless the result sets them. Not thread-safe.
 
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/status.h"
+#include "runtime/tune/trial_logger.h"
 
 namespace ray::tune {
 
@@ -29,14 +28,15 @@ std::string DefaultLocalDir();
 class ResultLogger {
  public:
   // Opens (appending to) the trial's files. An empty trial_id picks a random one.
-  static Result<std::unique_ptr<ResultLogger>> Create(const std::string& trial_dir,
-                                                      const nlohmann::json& config,
-                                                      const std::string& experiment_id,
-                                                      const std::string& trial_id = "");
-  // Adds the auto-filled fields and appends the result to result.json and
-  // progress.csv; returns the completed result.
+  static Result<std::unique_ptr<ResultLogger>> Create(
+      const std::string& trial_dir, const nlohmann::json& config,
+      const std::string& experiment_id, const std::string& trial_id = "",
+      const std::vector<std::string>& loggers = DefaultLoggers());
+  // Adds the auto-filled fields and gives the result to every logger; returns the
+  // completed result.
   Result<nlohmann::json> Log(nlohmann::json result);
-  // A new config for the results that follow (PBT); params.json is rewritten.
+  // A new config for the results that follow (PBT); params.json is rewritten and
+  // the loggers told.
   Status SetConfig(const nlohmann::json& config);
   const std::string& dir() const { return dir_; }
   const std::string& trial_id() const { return trial_id_; }
@@ -49,9 +49,7 @@ class ResultLogger {
   nlohmann::json config_;
   std::string trial_id_;
   std::string experiment_id_;
-  std::ofstream json_;
-  std::ofstream csv_;
-  std::vector<std::string> csv_columns_;
+  std::vector<std::unique_ptr<TrialLogger>> loggers_;
 };
 
 // RLlib/Tune stop criteria: {"episode_reward_mean": 475, "training_iteration": 50}

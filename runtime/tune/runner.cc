@@ -28,7 +28,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExperimentSpec, name, trainable,
                                                 scheduler,
                                                 scheduler_config, search_alg, search_config,
                                                 metric, mode, verbose, reuse_actors,
-                                                status_interval_s)
+                                                status_interval_s, loggers)
 
 Json ExperimentSpec::ToJson() const { return *this; }
 
@@ -284,7 +284,7 @@ Status Runner::Start(TrialState& s) {
   s.actor = actor;
   if (!s.logger) {
     RAY_ASSIGN_OR_RETURN(s.logger, ResultLogger::Create(t.logdir, t.config, experiment_id_,
-                                                        t.trial_id));
+                                                        t.trial_id, spec_.loggers));
   }
   bool resumed = t.status == TrialStatus::kPaused || !s.restore_from.empty();
   t.status = TrialStatus::kRunning;
@@ -860,6 +860,7 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
     return Status::NotFound("no experiment to resume in " + dir +
                             ": check --name and --local-dir, or run without --resume to start it");
   }
+  RAY_RETURN_IF_ERROR(CheckLoggers(spec.loggers));
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::PermissionDenied("cannot create " + dir + ": " + ec.message());

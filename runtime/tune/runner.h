@@ -18,6 +18,7 @@
 #include "runtime/base/status.h"
 #include "runtime/tune/search.h"
 #include "runtime/tune/trial.h"
+#include "runtime/tune/trial_logger.h"
 
 namespace ray::tune {
 
@@ -48,6 +49,8 @@ struct ExperimentSpec {
   int verbose = 2;     // 0 silent, 1 status tables, 2 also trial events
   bool reuse_actors = true;
   double status_interval_s = 2;  // between status tables
+  // Where results go (trial_logger.h): json, csv, tensorboard, or logger plugins.
+  std::vector<std::string> loggers = DefaultLoggers();
 
   Json ToJson() const;
   // Unknown keys or wrong types are InvalidArgument naming the key.

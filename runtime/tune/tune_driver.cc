@@ -107,6 +107,9 @@ Result<std::vector<ExperimentSpec>> BuildExperiments(const ExperimentSources& so
     if (spec->mode != "" && spec->mode != "max" && spec->mode != "min") {
       return Status::InvalidArgument(where + "mode must be max or min");
     }
+    if (auto loggers = CheckLoggers(spec->loggers); !loggers.ok()) {
+      return Status::InvalidArgument(where + loggers.message());
+    }
     out.push_back(std::move(*spec));
   }
   return out;

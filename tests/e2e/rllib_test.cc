@@ -107,6 +107,11 @@ TEST_F(RllibTest, TrainWritesResultsAndCheckpointsThatRolloutRestores) {
   EXPECT_NE(csv.find("episode_reward_mean"), std::string::npos);
   EXPECT_NE(csv.find("info/learner/default_policy/kl"), std::string::npos);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << "header + 2 rows";
+  int event_files = 0;
+  for (const auto& e : fs::directory_iterator(trial)) {
+    event_files += e.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
+  }
+  EXPECT_EQ(event_files, 1) << "TensorBoard's file beside result.json";
   ASSERT_TRUE(fs::exists(trial + "/checkpoint_1/policy.pt"));
   ASSERT_TRUE(fs::exists(trial + "/checkpoint_2/policy.pt"));
 
@@ -138,6 +143,15 @@ TEST_F(RllibTest, MistakesAreNamed) {
   auto yaml = Rllib("train -f " + dir_ + "/bad.yaml");
   EXPECT_NE(yaml.code, 0);
   EXPECT_NE(yaml.err.find("exp.stopp"), std::string::npos) << yaml.err;
+
+  std::ofstream(dir_ + "/loggers.yaml") << "exp:\n  run: PPO\n  env: CartPole-v1\n  loggers: csv\n";
+  auto loggers = Rllib("train -f " + dir_ + "/loggers.yaml");
+  EXPECT_NE(loggers.code, 0);
+  EXPECT_NE(loggers.err.find("exp.loggers: expected a list"), std::string::npos) << loggers.err;
+  std::ofstream(dir_ + "/nojson.yaml") << "exp:\n  run: PPO\n  env: CartPole-v1\n  loggers: [csv]\n";
+  auto nojson = Rllib("train -f " + dir_ + "/nojson.yaml --local-dir " + dir_);
+  EXPECT_NE(nojson.code, 0);
+  EXPECT_NE(nojson.err.find("json cannot be left out"), std::string::npos) << nojson.err;
 }
 
 // PG and A2C train through the same trainer as PPO (rollout-worker actors, the

@@ -22,7 +22,16 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kExamples = std::string(RAY_EXAMPLES_DIR) + "/tune_trainables.so";
+const std::string kExamplesDir = RAY_EXAMPLES_DIR;
+const std::string kExamples = kExamplesDir + "/tune_trainables.so";
+
+int CountEventFiles(const std::string& dir) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    n += e.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
+  }
+  return n;
+}
 
 class TuneRunTest : public ::testing::Test {
  protected:
@@ -306,6 +315,26 @@ TEST_F(TuneRunTest, ExperimentFileRunsEachExperiment) {
   ASSERT_EQ(r.exit_code, 0) << r.all();
   EXPECT_EQ(State("first")["trials"].size(), 2u);
   EXPECT_EQ(State("second")["trials"].size(), 1u);
+  // By default every trial also writes a TensorBoard event file.
+  for (const auto& t : State("first")["trials"]) {
+    EXPECT_EQ(CountEventFiles(t["logdir"]), 1) << t["logdir"];
+  }
+
+  // `loggers` chooses: here result.json and a logger plugin, no CSV or TensorBoard.
+  std::ofstream(dir_.path() + "/loggers.yaml")
+      << "chosen:\n  run: quadratic\n  stop: {training_iteration: 2}\n"
+         "  loggers: [json, " << kExamplesDir << "/tsv_logger.so]\n";
+  auto chosen = Tune(kExamples, {"-f", dir_.path() + "/loggers.yaml"});
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.all();
+  std::string trial = State("chosen")["trials"][0]["logdir"];
+  EXPECT_EQ(CountEventFiles(trial), 0);
+  EXPECT_FALSE(fs::exists(trial + "/progress.csv"));
+  EXPECT_EQ(CountLines(ReadText(trial + "/progress.tsv"), "\t"), 3);  // header and two rows
+  std::ofstream(dir_.path() + "/bad_loggers.yaml")
+      << "bad:\n  run: quadratic\n  loggers: [csv, tensorboard]\n";
+  auto no_json = Tune(kExamples, {"-f", dir_.path() + "/bad_loggers.yaml"});
+  EXPECT_EQ(no_json.exit_code, 1);
+  EXPECT_NE(no_json.err.find("loggers: json cannot be left out"), std::string::npos) << no_json.err;
 
   std::ofstream(dir_.path() + "/bad.yaml") << "bad:\n  run: quadratic\n  stopp: {}\n";
   auto bad = Tune(kExamples, {"-f", dir_.path() + "/bad.yaml"});
