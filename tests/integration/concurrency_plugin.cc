@@ -1,5 +1,5 @@
 // Concurrent actors and callbacks on results, end to end:
-//   ray run concurrency_plugin.so <case> [--dir D] [--concurrency N]
+//   ray run concurrency_plugin.so <case> [--dir D] [--concurrency N] [--meet-wait-ms MS]
 // Each case returns 0 when every check passes; a failed check prints "CHECK FAILED"
 // and the job exits 1. --concurrency sets the actors' max_concurrency (default 4), so
 // that a test can show what a case does without it.
@@ -57,13 +57,13 @@ class Meeting {
   static Meeting* Create(std::string dir) { return new Meeting(std::move(dir)); }
   explicit Meeting(std::string dir) : dir_(std::move(dir)) {}
 
-  // Returns once `n` calls of Meet are in it at the same time, or after 10 s (then
-  // false): with fewer than n calls able to run at once, it cannot be reached.
-  bool Meet(int n) {
+  // Returns once `n` calls of Meet are in it at the same time, or after `wait_ms`
+  // (then false): with fewer than n calls able to run at once, it cannot be reached.
+  bool Meet(int n, int wait_ms) {
     std::unique_lock<std::mutex> g(mu_);
     ++arrived_;
     cv_.notify_all();
-    return cv_.wait_for(g, std::chrono::seconds(10), [&] { return arrived_ >= n; });
+    return cv_.wait_for(g, std::chrono::milliseconds(wait_ms), [&] { return arrived_ >= n; });
   }
 
   // Echoes x after a short while, and counts how many calls ran at once.
@@ -123,6 +123,7 @@ RAY_REMOTE(Plus, Fail, WaitForFile, Meeting::Create, &Meeting::Meet, &Meeting::E
 struct Options {
   std::string dir = "/nonexistent";
   int concurrency = 4;
+  int meet_wait_ms = 10000;  // how long a Meet waits for the others
 };
 
 ray::ActorHandle<Meeting> NewMeeting(const Options& o) {
@@ -133,7 +134,7 @@ ray::ActorHandle<Meeting> NewMeeting(const Options& o) {
 void Barrier(const Options& o) {
   auto m = NewMeeting(o);
   std::vector<ray::ObjectRef<bool>> refs;
-  for (int i = 0; i < 4; ++i) refs.push_back(m.Task(&Meeting::Meet).Remote(4));
+  for (int i = 0; i < 4; ++i) refs.push_back(m.Task(&Meeting::Meet).Remote(4, o.meet_wait_ms));
   auto met = ray::Get(refs);
   for (int i = 0; i < 4; ++i) {
     CHECK_THAT(*met[i], "call " << i << " of Meet(4) never saw 4 calls running at once");
@@ -379,6 +380,8 @@ RAY_MAIN(int argc, char** argv) {
       o.dir = argv[++i];
     } else if (a == "--concurrency" && i + 1 < argc) {
       o.concurrency = std::stoi(argv[++i]);
+    } else if (a == "--meet-wait-ms" && i + 1 < argc) {
+      o.meet_wait_ms = std::stoi(argv[++i]);
     } else {
       names.push_back(a);
     }

@@ -39,9 +39,10 @@ class ConcurrencyTest : public ::testing::Test {
 // Four calls that each wait for the other three end only if all four run at once.
 TEST_F(ConcurrencyTest, CallsOfAConcurrentActorRunAtOnce) { ExpectPassed("barrier"); }
 
-// The default (max_concurrency 1) runs one call at a time: the same calls never meet.
+// The default (max_concurrency 1) runs one call at a time: the same calls never meet
+// (each of the first three waits its 1 s in turn).
 TEST_F(ConcurrencyTest, ByDefaultAnActorRunsOneCallAtATime) {
-  RunResult r = RunCase("barrier", {"--concurrency", "1"});
+  RunResult r = RunCase("barrier", {"--concurrency", "1", "--meet-wait-ms", "1000"});
   EXPECT_EQ(r.exit_code, 1) << r.all();
   EXPECT_NE(r.err.find("never saw 4 calls running at once"), std::string::npos) << r.all();
 }
