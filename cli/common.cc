@@ -190,9 +190,11 @@ void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flag
 }
 
 void DriveOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
-                         const std::string& plugin, const node::DriveFn& drive) {
+                         const std::string& plugin, const node::DriveFn& drive,
+                         const std::function<void(const node::JobOptions&)>& started) {
   OnLocalCluster(command, flags, [&](node::JobOptions o) {
     o.plugin_path = plugin;
+    if (started) started(o);
     return node::RunDriver(o, drive);
   });
 }

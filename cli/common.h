@@ -82,9 +82,11 @@ void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flag
 // The same for the job `ray run` was given, with its config.
 void RunOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
                        const JobFlags& job);
-// The same, with `drive` as the driver instead of the plugin's RAY_MAIN.
+// The same, with `drive` as the driver instead of the plugin's RAY_MAIN; `started`
+// (if given) learns the cluster's address and token first.
 void DriveOnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
-                         const std::string& plugin, const node::DriveFn& drive);
+                         const std::string& plugin, const node::DriveFn& drive,
+                         const std::function<void(const node::JobOptions&)>& started = nullptr);
 
 // A plugin shipped with ray (`name`.so): in the build tree at <build>/<build_subdir>,
 // or installed in <prefix>/lib/ray.

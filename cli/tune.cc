@@ -17,6 +17,8 @@ using tune::Json;
 struct TuneRunOptions {
   std::string plugin;
   bool resume = false;
+  bool with_server = false;
+  int server_port = 4321;
   std::string address, token;
   LocalClusterFlags cluster;
   // -f and the experiment keys given on the command line (they win over -f).
@@ -27,11 +29,14 @@ void Run(const TuneRunOptions& o) {
   auto experiments = tune::BuildExperiments(o.experiments);
   if (!experiments.ok()) Fail("tune run", experiments.status());
   tune::DriveOptions drive_options{"tune run", o.plugin, *experiments, o.resume};
+  drive_options.with_server = o.with_server;
+  drive_options.server_port = o.server_port;
   auto drive = [&](worker::Plugin& plugin, const RayRuntimeApi* api) {
     return tune::DriveExperiments(drive_options, plugin, api);
   };
   if (o.address.empty()) {
-    DriveOnLocalCluster("tune run", o.cluster, o.plugin, drive);
+    DriveOnLocalCluster("tune run", o.cluster, o.plugin, drive,
+                        [&](const node::JobOptions& job) { drive_options.token = job.token; });
     return;
   }
   ClusterFlags flags;
@@ -40,6 +45,7 @@ void Run(const TuneRunOptions& o) {
   flags.temp_dir = o.cluster.temp_dir;
   auto target = ResolveCluster(flags);
   if (!target.ok()) Fail("tune run", target.status());
+  drive_options.token = target->token;
   auto code = node::RunDriver({o.plugin, {}, target->gcs_address, target->token,
                                target->raylet_socket}, drive);
   if (!code.ok()) Fail("tune run", code.status());
@@ -102,6 +108,10 @@ void AddTune(CLI::App& app) {
   run->add_flag_function("--no-reuse-actors", [o](int64_t) { o->experiments.given["reuse_actors"] = false; },
                          "a new actor for every trial");
   run->add_flag("--resume", o->resume, "continue the experiment of this name where it stopped");
+  run->add_flag("--server", o->with_server,
+                "answer Tune's Client API (GET/PUT/POST /trials) while the experiments run");
+  run->add_option("--server-port", o->server_port, "the Client API's port on 127.0.0.1 (default 4321; 0: any)")
+      ->check(CLI::Range(0, 65535));
   run->add_option("--address", o->address, "run on this cluster (GCS HOST:PORT) instead of a local one");
   run->add_option("--token", o->token, "the cluster's token (with --address)");
   o->cluster.Add(run);

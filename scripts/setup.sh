@@ -8,6 +8,7 @@ packages=(
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libsqlite3-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libboost-dev libboost-filesystem-dev libsodium-dev
+  libcpp-httplib-dev  # the HTTP APIs (Tune's Client API)
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev
   libopenblas0-serial  # libtorch's BLAS: 2-4x the reference BLAS for PPO (one thread per process)

@@ -17,6 +17,7 @@
 #include "runtime/base/util.h"
 #include "runtime/tune/result_logger.h"
 #include "runtime/tune/scheduler.h"
+#include "runtime/tune/tune_server.h"
 
 namespace ray::tune {
 
@@ -79,7 +80,8 @@ struct TrialState {
   std::optional<ray::ObjectRef<std::string>> step;  // the Step in flight, if any
   std::string restore_from;   // checkpoint to restore at the next start
   bool restart = false;       // call Start before the next Step
-  int searcher_index = -1;    // its order among the searcher's suggestions
+  int searcher_index = -1;    // its order among the searcher's suggestions; -1: added by a client
+  bool stop_requested = false;  // by a client: the trial ends at its next result
 };
 
 // A trial's resources may hold "extra_CPU" / "extra_GPU" (Ray's extra_cpu): room the
@@ -145,12 +147,15 @@ std::string Sanitize(std::string s, size_t max) {
 class Runner final : public TrialRunner {
  public:
   Runner(ExperimentSpec spec, std::string dir, std::unique_ptr<Searcher> searcher,
-         std::unique_ptr<TrialScheduler> scheduler, ResourceRequestFn resource_request)
+         std::unique_ptr<TrialScheduler> scheduler, ResourceRequestFn resource_request,
+         SampleFromFn sample_from, TuneServer* server)
       : spec_(std::move(spec)),
         dir_(std::move(dir)),
         searcher_(std::move(searcher)),
         scheduler_(std::move(scheduler)),
         resource_request_(std::move(resource_request)),
+        sample_from_(std::move(sample_from)),
+        server_(server),
         experiment_id_(ToHex(RandomBytes(16))) {}
 
   // The trials of an earlier run of this experiment: resumed (`resume`) or kept as
@@ -173,6 +178,20 @@ class Runner final : public TrialRunner {
  private:
   TrialState& StateOf(const Trial& t) { return *trials_[t.index]; }
   Status AddTrials();
+  // A new pending trial of `config` (the searcher's suggestion number `searcher_index`,
+  // or -1 for a client's).
+  Result<Trial*> NewTrial(Json config, const std::string& tag, int searcher_index);
+  // The Client API: carries out the calls that came and publishes the trials.
+  void ServeClients();
+  Result<Json> AddClientTrials(const Json& spec);
+  Json TrialInfo(const Trial& t) const;
+  // The searcher hears only of its own suggestions.
+  void SearcherResult(const TrialState& s, const Json& result) {
+    if (s.searcher_index >= 0) searcher_->OnTrialResult(s.searcher_index, result);
+  }
+  void SearcherComplete(const TrialState& s, const Json& result, bool error) {
+    if (s.searcher_index >= 0) searcher_->OnTrialComplete(s.searcher_index, result, error);
+  }
   Result<Resources> ResourcesFor(const std::string& trainable, const Json& config);
   Status Start(TrialState& s);
   void SubmitStep(TrialState& s);
@@ -198,6 +217,8 @@ class Runner final : public TrialRunner {
   std::unique_ptr<Searcher> searcher_;
   std::unique_ptr<TrialScheduler> scheduler_;
   ResourceRequestFn resource_request_;
+  SampleFromFn sample_from_;
+  TuneServer* server_;  // null: no Client API
   std::string experiment_id_;
   std::vector<std::unique_ptr<TrialState>> trials_;
   int first_index_ = 0;  // trials_ before it belong to earlier runs of the experiment
@@ -338,7 +359,7 @@ Status Runner::Unrunnable(TrialState& s) {
                   ": lower resources_per_trial, or give the cluster more (--num-cpus, more nodes)";
   Event(fmt::format("Trial {} cannot run: {}", Name(s.trial), s.trial.error));
   scheduler_->OnTrialError(*this, s.trial);
-  searcher_->OnTrialComplete(s.searcher_index, s.trial.last_result, true);
+  SearcherComplete(s, s.trial.last_result, true);
   return Status::Ok();
 }
 
@@ -373,15 +394,15 @@ Status Runner::OnResult(TrialState& s, Json result) {
   Trial& t = s.trial;
   t.last_result = result;
   auto iteration = static_cast<int64_t>(NumberOr(result, "training_iteration", 0));
-  bool done = Done(result) || ShouldStop(spec_.stop, result);
+  bool done = Done(result) || ShouldStop(spec_.stop, result) || s.stop_requested;
   Decision decision = Decision::kStop;
   if (done) {
     scheduler_->OnTrialComplete(*this, t, result);
-    searcher_->OnTrialComplete(s.searcher_index, result, false);
+    SearcherComplete(s, result, false);
   } else {
     decision = scheduler_->OnTrialResult(*this, t, result);
-    searcher_->OnTrialResult(s.searcher_index, result);
-    if (decision == Decision::kStop) searcher_->OnTrialComplete(s.searcher_index, result, false);
+    SearcherResult(s, result);
+    if (decision == Decision::kStop) SearcherComplete(s, result, false);
   }
   // The trial's last result says it is done, however it ended (as Ray logs it).
   if (decision == Decision::kStop) result["done"] = true;
@@ -441,7 +462,7 @@ void Runner::OnFailure(TrialState& s, const std::string& error, bool actor_died)
   t.error = error;
   Event(fmt::format("Trial {} errored: {}", Name(t), error));
   scheduler_->OnTrialError(*this, t);
-  searcher_->OnTrialComplete(s.searcher_index, t.last_result, true);
+  SearcherComplete(s, t.last_result, true);
 }
 
 // ---------------------------------------------------------------------------
@@ -531,7 +552,7 @@ void Runner::StopTrial(Trial& trial) {
   TrialState& s = StateOf(trial);
   if (s.actor) return;  // running trials stop through their next result's decision
   trial.status = TrialStatus::kTerminated;
-  searcher_->OnTrialComplete(s.searcher_index, trial.last_result, false);
+  SearcherComplete(s, trial.last_result, false);
   Event(fmt::format("Stopped {} (paused)", Name(trial)));
 }
 
@@ -579,28 +600,102 @@ Status Runner::AddTrials() {
   while (waiting < slots && !searcher_->Finished()) {
     RAY_ASSIGN_OR_RETURN(auto next, searcher_->Next());
     if (!next) break;
-    auto s = std::make_unique<TrialState>();
-    Trial& t = s->trial;
-    t.index = static_cast<int>(trials_.size());
-    t.trial_id = ToHex(RandomBytes(4));
-    t.trainable = spec_.trainable;
-    t.experiment_tag = next->tag.empty() ? std::to_string(t.index)
-                                         : fmt::format("{}_{}", t.index, next->tag);
-    t.config = std::move(next->config);
-    RAY_ASSIGN_OR_RETURN(t.resources, ResourcesFor(t.trainable, t.config));
-    // Ray's trial names carry the env, when the config has one (PPO_CartPole-v1_0...).
-    std::string env = t.config.is_object() && t.config.contains("env") && t.config["env"].is_string()
-                          ? "_" + Sanitize(t.config["env"].get<std::string>(), 40)
-                          : "";
-    t.logdir = fmt::format("{}/{}{}_{}_{}", dir_, Sanitize(t.trainable, 40), env,
-                           Sanitize(t.experiment_tag, 80), t.trial_id);
-    s->searcher_index = t.index - first_index_;
-    s->restore_from = spec_.restore;
-    trials_.push_back(std::move(s));
-    scheduler_->OnTrialAdd(*this, t);
+    RAY_RETURN_IF_ERROR(NewTrial(std::move(next->config), next->tag,
+                                 static_cast<int>(trials_.size()) - first_index_).status());
     ++waiting;
   }
   return Status::Ok();
+}
+
+Result<Trial*> Runner::NewTrial(Json config, const std::string& tag, int searcher_index) {
+  auto s = std::make_unique<TrialState>();
+  Trial& t = s->trial;
+  t.index = static_cast<int>(trials_.size());
+  t.trial_id = ToHex(RandomBytes(4));
+  t.trainable = spec_.trainable;
+  t.experiment_tag = tag.empty() ? std::to_string(t.index) : fmt::format("{}_{}", t.index, tag);
+  t.config = std::move(config);
+  RAY_ASSIGN_OR_RETURN(t.resources, ResourcesFor(t.trainable, t.config));
+  // Ray's trial names carry the env, when the config has one (PPO_CartPole-v1_0...).
+  std::string env = t.config.is_object() && t.config.contains("env") && t.config["env"].is_string()
+                        ? "_" + Sanitize(t.config["env"].get<std::string>(), 40)
+                        : "";
+  t.logdir = fmt::format("{}/{}{}_{}_{}", dir_, Sanitize(t.trainable, 40), env,
+                         Sanitize(t.experiment_tag, 80), t.trial_id);
+  s->searcher_index = searcher_index;
+  s->restore_from = spec_.restore;
+  trials_.push_back(std::move(s));
+  scheduler_->OnTrialAdd(*this, t);
+  return &t;
+}
+
+// ---------------------------------------------------------------------------
+// The Client API.
+
+Json Runner::TrialInfo(const Trial& t) const {
+  return {{"id", t.trial_id},
+          {"trainable_name", t.trainable},
+          {"status", ToString(t.status)},
+          {"experiment_tag", t.experiment_tag},
+          {"config", t.config},
+          {"logdir", t.logdir},
+          {"last_result", t.last_result}};
+}
+
+Result<Json> Runner::AddClientTrials(const Json& spec) {
+  for (auto it = spec.begin(); it != spec.end(); ++it) {
+    bool known = it.key() == "config" || it.key() == "num_samples" ||
+                 (it.key() == "run" && *it == spec_.trainable);
+    if (!known) {
+      return Status::InvalidArgument("spec." + it.key() +
+                                     ": a client adds trials of this experiment's trainable by "
+                                     "config and num_samples only");
+    }
+  }
+  Json space = spec.value("config", Json::object());
+  Json samples = spec.value("num_samples", Json(1));
+  if (!space.is_object() || !samples.is_number_integer() || samples.get<int64_t>() < 1) {
+    return Status::InvalidArgument("spec: config must be an object and num_samples a positive integer");
+  }
+  RAY_ASSIGN_OR_RETURN(auto variants,
+                       MakeVariantGenerator(space, samples.get<int64_t>(), spec_.seed, sample_from_));
+  Json ids = Json::array();
+  while (!variants->Finished()) {
+    RAY_ASSIGN_OR_RETURN(auto next, variants->Next());
+    if (!next) break;
+    RAY_ASSIGN_OR_RETURN(Trial * t, NewTrial(std::move(next->config), next->tag, -1));
+    Event(fmt::format("Added {} for a client", Name(*t)));
+    ids.push_back(t->trial_id);
+  }
+  return Json{{"trial_ids", ids}};
+}
+
+void Runner::ServeClients() {
+  if (!server_) return;
+  for (auto& r : server_->TakeRequests()) {
+    if (r.kind == TuneServer::Request::Kind::kAddTrials) {
+      r.Answer(AddClientTrials(r.spec));
+      continue;
+    }
+    auto it = std::find_if(trials_.begin(), trials_.end(),
+                           [&](const auto& s) { return s->trial.trial_id == r.trial_id; });
+    if (it == trials_.end()) {
+      r.Answer(Status::NotFound("no trial " + r.trial_id));
+      continue;
+    }
+    Trial& t = (*it)->trial;
+    if (t.status == TrialStatus::kRunning) {
+      (*it)->stop_requested = true;
+      Event(fmt::format("Stopping {} for a client", Name(t)));
+    } else if (t.status == TrialStatus::kPending || t.status == TrialStatus::kPaused) {
+      scheduler_->OnTrialRemove(*this, t);
+      StopTrial(t);
+    }
+    r.Answer(Json{{"trial", TrialInfo(t)}});
+  }
+  Json infos = Json::array();
+  for (const auto& s : trials_) infos.push_back(TrialInfo(s->trial));
+  server_->Publish(std::move(infos));
 }
 
 Result<ExperimentOutcome> Runner::Run() {
@@ -608,6 +703,7 @@ Result<ExperimentOutcome> Runner::Run() {
   std::printf("Tune: experiment %s in %s\n", spec_.name.c_str(), dir_.c_str());
   std::fflush(stdout);
   while (true) {
+    ServeClients();
     RAY_RETURN_IF_ERROR(AddTrials());
     while (Trial* t = scheduler_->ChooseTrialToRun(*this)) {
       TrialState& s = StateOf(*t);
@@ -839,7 +935,8 @@ Result<std::map<std::string, double>> ParseTrialResources(const Json& r) {
 
 Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume,
                                         const SampleFromFn& sample_from,
-                                        const ResourceRequestFn& resource_request) {
+                                        const ResourceRequestFn& resource_request,
+                                        TuneServer* server) {
   ExperimentSpec spec = given;
   std::string dir = ExperimentDir(spec);
   if (!spec.restore.empty() && !fs::is_directory(spec.restore)) {
@@ -891,9 +988,13 @@ Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& given, bool resume
   Json scheduler_config = spec.scheduler == "FIFO" ? spec.scheduler_config
                                                    : with_defaults(spec.scheduler_config);
   RAY_ASSIGN_OR_RETURN(auto scheduler, MakeScheduler(spec.scheduler, scheduler_config, spec.seed));
-  Runner runner(spec, dir, std::move(searcher), std::move(scheduler), resource_request);
+  Runner runner(spec, dir, std::move(searcher), std::move(scheduler), resource_request,
+                sample_from, server);
   if (!state.is_null()) RAY_RETURN_IF_ERROR(runner.Load(state, resume));
-  return runner.Run();
+  if (server) server->SetRunning(true);
+  auto outcome = runner.Run();
+  if (server) server->SetRunning(false);
+  return outcome;
 }
 
 }  // namespace ray::tune

@@ -22,6 +22,8 @@
 
 namespace ray::tune {
 
+class TuneServer;
+
 // One experiment, with Ray's parameter names and defaults (tune.run).
 struct ExperimentSpec {
   std::string name;       // the experiment dir under local_dir
@@ -86,8 +88,11 @@ Result<std::optional<ExperimentSpec>> StoredExperiment(const ExperimentSpec& spe
 // its trials beside the earlier runs' (as Ray's results dirs accumulate); earlier
 // trials that never finished are recorded as ERROR. Errors: a bad spec or search
 // space, nothing to resume, an unwritable dir.
+// With a `server`, the experiment answers Tune's Client API while it runs
+// (tune_server.h): trials are listed, stopped and added by clients.
 Result<ExperimentOutcome> RunExperiment(const ExperimentSpec& spec, bool resume,
                                         const SampleFromFn& sample_from,
-                                        const ResourceRequestFn& resource_request = nullptr);
+                                        const ResourceRequestFn& resource_request = nullptr,
+                                        TuneServer* server = nullptr);
 
 }  // namespace ray::tune

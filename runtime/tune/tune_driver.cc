@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <utility>
 
 #include "runtime/base/yaml.h"
 #include "runtime/tune/analysis.h"
+#include "runtime/tune/tune_server.h"
 #include "runtime/worker/plugin.h"
 
 namespace ray::tune {
@@ -137,6 +139,21 @@ int DriveExperiments(const DriveOptions& options, worker::Plugin& plugin,
   ResourceRequestFn resource_request = [&](const std::string& trainable, const Json& config) {
     return RequestResources(plugin, trainable, config);
   };
+  std::unique_ptr<TuneServer> server;
+  if (options.with_server) {
+    TuneServer::Options server_options;
+    server_options.port = options.server_port;
+    server_options.token = options.token;
+    auto started = TuneServer::Start(server_options);
+    if (!started.ok()) {
+      std::fprintf(stderr, "%s%s\n", prefix.c_str(), started.status().message().c_str());
+      return 1;
+    }
+    server = std::move(started).value();
+    std::printf("Tune's Client API at %s/trials (send the cluster token: "
+                "-H \"Authorization: Bearer TOKEN\")\n", server->url().c_str());
+    std::fflush(stdout);
+  }
   int code = 0;
   for (ExperimentSpec spec : options.experiments) {
     if (spec.trainable.empty() && names.size() == 1) spec.trainable = names[0];
@@ -157,7 +174,7 @@ int DriveExperiments(const DriveOptions& options, worker::Plugin& plugin,
                    known.c_str());
       return 1;
     }
-    auto outcome = RunExperiment(spec, options.resume, sample_from, resource_request);
+    auto outcome = RunExperiment(spec, options.resume, sample_from, resource_request, server.get());
     if (!outcome.ok()) {
       std::fprintf(stderr, "%s%s\n", prefix.c_str(), outcome.status().message().c_str());
       return 1;

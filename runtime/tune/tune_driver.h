@@ -37,6 +37,10 @@ struct DriveOptions {
   std::string plugin_path;           // named in messages
   std::vector<ExperimentSpec> experiments;
   bool resume = false;  // continue experiments of the same name where they stopped
+  // Tune's Client API on 127.0.0.1:server_port (tune_server.h), checked against `token`.
+  bool with_server = false;
+  int server_port = 4321;
+  std::string token;
 };
 
 // Runs the experiments over the trainables of `plugin` (loaded in this driver, whose

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/ray_harness.h"
@@ -340,6 +341,90 @@ TEST_F(TuneRunTest, ExperimentFileRunsEachExperiment) {
   auto bad = Tune(kExamples, {"-f", dir_.path() + "/bad.yaml"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("bad.stopp: unknown key"), std::string::npos) << bad.err;
+}
+
+
+// Tune's Client API: a running experiment lists its trials, takes new ones and stops
+// them, for callers with the cluster token only.
+TEST_F(TuneRunTest, TheClientApiListsAddsAndStopsTrials) {
+  int pid = SpawnRay({"tune", "run", IT_TUNE_PLUGIN, "--local-dir", Results(), "--num-cpus", "2",
+                      "--temp-dir", dir_.path(), "--run", "counter", "--name", "served",
+                      "--config", R"({"sleep_ms": 50})", "--stop",
+                      R"({"training_iteration": 100000})", "--server", "--server-port", "0"},
+                     dir_.path());
+  std::string url;
+  for (int i = 0; i < 300 && url.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::string out = SpawnedOutput(dir_.path(), ".out");
+    auto at = out.find("Client API at http://127.0.0.1:");
+    if (at != std::string::npos) url = out.substr(at + 14, out.find("/trials", at) - at - 14);
+  }
+  ASSERT_FALSE(url.empty()) << SpawnedOutput(dir_.path(), ".out") << SpawnedOutput(dir_.path(), ".err");
+  std::string token = ReadText(dir_.path() + "/session_latest/token");
+  ASSERT_FALSE(token.empty());
+  httplib::Client client(url);
+  client.set_read_timeout(20, 0);
+  httplib::Headers auth = {{"Authorization", "Bearer " + token}};
+
+  auto anonymous = client.Get("/trials");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  auto wrong = client.Get("/trials", {{"Authorization", "Bearer " + std::string(token.size(), 'x')}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+
+  auto trials = [&] {
+    auto r = client.Get("/trials", auth);
+    return r && r->status == 200 ? json::parse(r->body)["trials"] : json::array();
+  };
+  std::string first;
+  for (int i = 0; i < 200 && first.empty(); ++i) {
+    for (const auto& t : trials()) {
+      if (t["status"] == "RUNNING") first = t["id"];
+    }
+    if (first.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(first.empty()) << trials().dump();
+
+  auto added = client.Post("/trials", auth,
+                           R"({"spec": {"config": {"sleep_ms": 50, "rate": {"grid_search": [2, 3]}}}})",
+                           "application/json");
+  ASSERT_TRUE(added);
+  ASSERT_EQ(added->status, 200) << added->body;
+  json ids = json::parse(added->body)["trial_ids"];
+  ASSERT_EQ(ids.size(), 2u);
+  auto one = client.Get("/trials/" + ids[1].get<std::string>(), auth);
+  ASSERT_TRUE(one);
+  ASSERT_EQ(one->status, 200);
+  EXPECT_EQ(json::parse(one->body)["trial"]["config"]["rate"], 3);
+
+  auto bad = client.Post("/trials", auth, R"({"spec": {"stop": {}}})", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("spec.stop"), std::string::npos) << bad->body;
+  auto unknown = client.Get("/trials/nope", auth);
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+
+  // Stopping every trial ends the experiment (its stop criterion is far away).
+  for (const std::string& id : {first, ids[0].get<std::string>(), ids[1].get<std::string>()}) {
+    auto stopped = client.Put("/trials/" + id, auth, "", "application/json");
+    ASSERT_TRUE(stopped);
+    EXPECT_EQ(stopped->status, 200) << stopped->body;
+  }
+  int status = -1;
+  for (int i = 0; i < 300 && ::waitpid(pid, &status, WNOHANG) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (status == -1) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    FAIL() << "tune run did not end after its trials were stopped: " << trials().dump();
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << SpawnedOutput(dir_.path(), ".err");
+  json state = State("served");
+  ASSERT_EQ(state["trials"].size(), 3u);
+  for (const auto& t : state["trials"]) EXPECT_EQ(t["status"], "TERMINATED") << t.dump();
 }
 
 }  // namespace
