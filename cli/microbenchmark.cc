@@ -19,6 +19,7 @@ struct BenchOptions {
   std::optional<int> repeat;       // measurements per metric (Ray: 4, quick: 3)
   bool json = false;
   std::string filter;
+  std::string skip;
   LocalClusterFlags cluster;
 };
 
@@ -40,6 +41,7 @@ void Run(const BenchOptions& o) {
   if (o.repeat) args.insert(args.end(), {"--repeat", std::to_string(*o.repeat)});
   if (o.json) args.push_back("--json");
   if (!o.filter.empty()) args.insert(args.end(), {"--filter", o.filter});
+  if (!o.skip.empty()) args.insert(args.end(), {"--skip", o.skip});
   LocalClusterFlags cluster = o.cluster;
   // Ray's placement group metric runs on a cluster started with {"custom": 100}.
   if (cluster.resources.resources_json.empty()) cluster.resources.resources_json = R"({"custom": 100})";
@@ -61,7 +63,9 @@ void AddMicrobenchmark(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json, "print the results as JSON");
   cmd->add_option("--filter", o->filter,
-                  "only metrics whose name contains this (an error if none does)");
+                  "only metrics whose name contains this (Ray's TESTS_TO_RUN; an error if "
+                  "none does)");
+  cmd->add_option("--skip", o->skip, "no metric whose name contains this (Ray's TESTS_TO_SKIP)");
   o->cluster.Add(cmd);
   cmd->callback([o] { Run(*o); });
 }

@@ -4,7 +4,7 @@
 // are listed as missing, with the reason.
 //
 //   args: [--quick] [--duration SECONDS] [--repeat N] [--json] [--filter SUBSTRING]
-//         [--floor-roundtrips R] [--floor-messages M]
+//         [--skip SUBSTRING] [--floor-roundtrips R] [--floor-messages M]
 
 #include <ray/api.h>
 
@@ -31,6 +31,7 @@ struct Settings {
   std::optional<int> repeat;       // and its number of measurements
   bool json = false;
   std::string filter;  // only metrics whose name contains it (Ray's TESTS_TO_RUN)
+  std::string skip;    // no metric whose name contains it (Ray's TESTS_TO_SKIP)
   // The hardware floor, measured by `ray microbenchmark` just before (0: unknown):
   // raw ZeroMQ round trips and one-way messages per second between two processes.
   double floor_roundtrips = 0;
@@ -47,6 +48,8 @@ struct Settings {
   }
 };
 
+const char* kFloorRoundtrips = "zeromq_roundtrips (hardware floor)";
+const char* kFloorMessages = "zeromq_one_way_messages (hardware floor)";
 const char* kMemcpyFloor = "memcpy_gigabytes (hardware floor)";
 
 std::string JsonString(const std::string& s) {
@@ -115,17 +118,20 @@ class Printer {
 
 // The floor a metric's rate is read against: a sync call is at best a round trip, an
 // async one at best a one-way message, a put of bytes at best a memcpy (0: none).
+bool FloorsOnMemcpy(const std::string& name) {
+  return name.rfind("single_client_put_gigabytes", 0) == 0;
+}
+
 double FloorOf(const Settings& s, const std::string& name, double memcpy_gb) {
-  if (name.find("put_gigabytes") != std::string::npos && name.find("single") == 0) {
-    return memcpy_gb;
-  }
+  if (FloorsOnMemcpy(name)) return memcpy_gb;
   if (name.size() > 5 && name.compare(name.size() - 5, 5, "_sync") == 0) return s.floor_roundtrips;
   if (name.size() > 6 && name.compare(name.size() - 6, 6, "_async") == 0) return s.floor_messages;
   return 0;
 }
 
 bool Selected(const Settings& s, const std::string& name) {
-  return s.filter.empty() || name.find(s.filter) != std::string::npos;
+  return (s.filter.empty() || name.find(s.filter) != std::string::npos) &&
+         (s.skip.empty() || name.find(s.skip) == std::string::npos);
 }
 
 // The memcpy floor: 100 MiB copied between two buffers, in GB/s.
@@ -172,6 +178,8 @@ RAY_MAIN(int argc, char** argv) {
       s.json = true;
     } else if (a == "--filter" && has_value) {
       s.filter = argv[++i];
+    } else if (a == "--skip" && has_value) {
+      s.skip = argv[++i];
     } else if (a == "--floor-roundtrips" && has_value) {
       s.floor_roundtrips = std::atof(argv[++i]);
     } else if (a == "--floor-messages" && has_value) {
@@ -182,7 +190,7 @@ RAY_MAIN(int argc, char** argv) {
   }
   std::vector<MetricDef> ray_set = ray::bench::RayMetrics();
   std::vector<MetricDef> extra = ray::bench::ExtraMetrics();
-  std::vector<std::string> names = {kMemcpyFloor};
+  std::vector<std::string> names = {kFloorRoundtrips, kFloorMessages, kMemcpyFloor};
   for (const auto* set : {&ray_set, &extra}) {
     for (const auto& m : *set) names.push_back(m.name);
   }
@@ -190,8 +198,10 @@ RAY_MAIN(int argc, char** argv) {
                    [&](const std::string& n) { return Selected(s, n); })) {
     std::string all;
     for (const auto& n : names) all += "\n  " + n;
-    std::fprintf(stderr, "microbenchmark: --filter '%s' matches no metric; the metrics are:%s\n",
-                 s.filter.c_str(), all.c_str());
+    std::fprintf(stderr,
+                 "microbenchmark: --filter '%s' --skip '%s' selects no metric; the metrics "
+                 "are:%s\n",
+                 s.filter.c_str(), s.skip.c_str(), all.c_str());
     return 2;
   }
 
@@ -200,16 +210,26 @@ RAY_MAIN(int argc, char** argv) {
   int failures = 0;
   {
     Printer out(s.json);
-    out.Heading(s.quick ? "Timing: one warm-up call, then " + std::to_string(timing.repeat) +
-                              " x " + std::to_string(timing.interval_s) + " s (--quick)"
-                        : "Timing: Ray's (warm-up, then " + std::to_string(timing.repeat) +
-                              " x " + std::to_string(timing.interval_s) + " s; mean +- std)");
+    char heading[160];
+    if (s.quick) {
+      std::snprintf(heading, sizeof heading, "Timing: one warm-up call, then %d x %g s (--quick)",
+                    timing.repeat, timing.interval_s);
+    } else {
+      std::snprintf(heading, sizeof heading,
+                    "Timing: Ray's (a %g s warm-up, then %d x %g s; mean +- std)", timing.warmup_s,
+                    timing.repeat, timing.interval_s);
+    }
+    out.Heading(heading);
     if (s.floor_roundtrips > 0) {
-      out.Rate("zeromq_roundtrips (hardware floor)", "floor", {s.floor_roundtrips, 0}, 0);
-      out.Rate("zeromq_one_way_messages (hardware floor)", "floor", {s.floor_messages, 0}, 0);
+      out.Rate(kFloorRoundtrips, "floor", {s.floor_roundtrips, 0}, 0);
+      out.Rate(kFloorMessages, "floor", {s.floor_messages, 0}, 0);
     }
     double memcpy_gb = 0;
-    if (Selected(s, kMemcpyFloor)) {
+    // Measured when selected, or for the metrics it is the floor of.
+    bool memcpy_wanted = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return (n == kMemcpyFloor || FloorsOnMemcpy(n)) && Selected(s, n);
+    });
+    if (memcpy_wanted) {
       ray::bench::Rate r = MeasureMemcpy(timing);
       memcpy_gb = r.mean;
       out.Rate(kMemcpyFloor, "floor", r, 0);
