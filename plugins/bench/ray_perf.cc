@@ -13,7 +13,9 @@
 // The easier variants (cached Get, one-way put, ...) are in extra_metrics.cc.
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
