@@ -117,7 +117,7 @@ TEST(InstallTest, MovedPrefixBuildsAndRunsPlugins) {
 
   // A bundled plugin (lib/ray/microbenchmark.so) found by the moved binary.
   RunResult bench =
-      RunCommand({b + "/bin/ray", "microbenchmark", "--duration", "0.05", "--repeat", "1",
+      RunCommand({b + "/bin/ray", "microbenchmark", "--quick", "--duration", "0.05", "--repeat", "1",
                   "--filter", "single_client_tasks_sync", "--json", "--temp-dir", cluster},
                  scratch, 120);
   EXPECT_EQ(bench.exit_code, 0) << bench.all();
