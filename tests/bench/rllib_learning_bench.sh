@@ -6,7 +6,10 @@
 #
 #   tests/bench/rllib_learning_bench.sh BUILD_DIR YAML [SEED...]   (seeds default: 1 2 3)
 #
-# The YAML's `seed:` line is replaced for each run; results go to a temp dir.
+# The YAML's `seed:` line is replaced for each run; results go to a temp dir. With
+# EVAL_EPISODES=N (and `checkpoint_at_end: true` in the YAML) the final checkpoint is
+# also rolled out greedily (`rllib rollout`) for N episodes and their mean return
+# printed as eval_mean.
 set -euo pipefail
 build=${1:?usage: rllib_learning_bench.sh BUILD_DIR YAML [SEED...]}
 yaml=${2:?usage: rllib_learning_bench.sh BUILD_DIR YAML [SEED...]}
@@ -17,7 +20,19 @@ grep -q '^ *seed:' "$yaml" || { echo "$yaml has no 'seed:' line to vary" >&2; ex
 target=$(sed -n 's/^ *episode_reward_mean: *\([-0-9.]*\).*/\1/p' "$yaml" | head -1)
 work=$(mktemp -d /tmp/rllib_learning_bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-printf '%-5s %-7s %10s %6s %9s %9s %s\n' seed solved steps iters train_s wall_s final_reward
+# The greedy mean return of the trial's last checkpoint over EVAL_EPISODES episodes ("-": off).
+eval_mean() {
+  [ -n "${EVAL_EPISODES:-}" ] || { echo -; return; }
+  local trial run env ckpt
+  trial=$(dirname "$1")
+  ckpt=$(ls -d "$trial"/checkpoint_* 2>/dev/null | sort -t_ -k2 -n | tail -1)
+  [ -n "$ckpt" ] || { echo "no-checkpoint"; return; }
+  run=$(sed -n 's/^ *run: *\([A-Za-z0-9_]*\).*/\1/p' "$yaml" | head -1)
+  env=$(sed -n 's/^ *env: *\([A-Za-z0-9_-]*\).*/\1/p' "$yaml" | head -1)
+  "$build/cli/rllib" rollout "$ckpt" --run "$run" --env "$env" --episodes "$EVAL_EPISODES" \
+      --temp-dir "$work/rollout_tmp" 2>/dev/null | sed -n 's/.*episodes, mean reward \([-0-9.]*\).*/\1/p'
+}
+printf '%-5s %-7s %10s %6s %9s %9s %12s %s\n' seed solved steps iters train_s wall_s final_reward eval_mean
 for s in "${seeds[@]}"; do
   sed "s/^\( *\)seed:.*/\1seed: $s/" "$yaml" >"$work/exp.yaml"
   start=$(date +%s.%N)
@@ -29,5 +44,5 @@ for s in "${seeds[@]}"; do
     '[$s, (.episode_reward_mean != null and .episode_reward_mean >= $target), .timesteps_total,
       .training_iteration, (.time_total_s * 10 | round / 10), ($wall * 10 | round / 10),
       ((.episode_reward_mean // 0) * 10 | round / 10)] | @tsv' |
-    awk -F'\t' '{printf "%-5s %-7s %10s %6s %9s %9s %s\n", $1, $2, $3, $4, $5, $6, $7}'
+    awk -F'\t' -v ev="$(eval_mean "$result")" '{printf "%-5s %-7s %10s %6s %9s %9s %12s %s\n", $1, $2, $3, $4, $5, $6, $7, ev}'
 done

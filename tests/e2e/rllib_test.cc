@@ -125,7 +125,7 @@ TEST_F(RllibTest, MistakesAreNamed) {
   EXPECT_NE(unknown.code, 0);
   EXPECT_NE(unknown.err.find("unknown algorithm 'NOPE'"), std::string::npos) << unknown.err;
   // The installed algorithm plugins are listed.
-  EXPECT_NE(unknown.err.find("installed: A2C, PG, PPO"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("installed: A2C, DQN, PG, PPO"), std::string::npos) << unknown.err;
 
   auto key = Rllib("train --run PPO --env CartPole-v1 --config '{\"lrr\": 1}' --local-dir " + dir_);
   EXPECT_NE(key.code, 0);
@@ -194,6 +194,49 @@ TEST_F(RllibTest, PGAndA2CTrainCheckpointAndRollOut) {
   auto async = Rllib("train --run A2C --env CartPole-v1 --config '{\"sample_async\": true}' --local-dir " + dir_);
   EXPECT_NE(async.code, 0);
   EXPECT_NE(async.err.find("'sample_async'"), std::string::npos) << async.err;
+}
+
+// DQN trains through the same trainer with SyncReplayOptimizer: with the learner's
+// own sampler (num_workers 0) and with a rollout-worker actor that samples at the
+// global timestep; checkpoints restore in `rllib rollout`; unsupported keys are
+// refused by name.
+TEST_F(RllibTest, DQNTrainsCheckpointsAndRollsOut) {
+  for (int workers : {0, 1}) {
+    const std::string name = "DQN" + std::to_string(workers);
+    auto r = Rllib("train --run DQN --env CartPole-v0 --stop '{\"training_iteration\": 2}' --config '{"
+                   "\"num_workers\": " + std::to_string(workers) + ", \"timesteps_per_iteration\": 200, "
+                   "\"min_iter_time_s\": 0, \"learning_starts\": 100, \"target_network_update_freq\": 50, "
+                   "\"hiddens\": [16], \"model\": {\"fcnet_hiddens\": [16]}}' --checkpoint-at-end "
+                   "--local-dir " + dir_ + "/results --experiment-name " + name);
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    auto results = Results(TrialDir(name));
+    ASSERT_EQ(results.size(), 2u) << name;
+    const json& last = results.back();
+    const json& info = last["info"];
+    EXPECT_EQ(last["timesteps_total"], 400) << name;
+    EXPECT_EQ(info["num_steps_sampled"], 400) << name;
+    // One train_batch_size (32) learn step per 4-step sample once 100 steps were sampled.
+    EXPECT_EQ(info["num_steps_trained"], 32 * (400 - 100) / 4) << name;
+    EXPECT_EQ(info["learning_starts"], 100) << name;
+    EXPECT_EQ(info["num_target_updates"], 7) << name;  // every > 50 steps: at 52, 104, ..., 364
+    EXPECT_EQ(info["replay_buffer_size"], 400) << name;
+    EXPECT_TRUE(info.contains("replay_time_ms")) << name;
+    EXPECT_TRUE(info["learner"]["default_policy"].contains("mean_q")) << name;
+    EXPECT_EQ(last["config"]["num_workers"], workers) << name;
+    EXPECT_EQ(last["config"]["dueling"], true) << name;
+    const std::string trial = TrialDir(name);
+    ASSERT_TRUE(fs::exists(trial + "/checkpoint_2/policy.pt")) << name;
+    auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run DQN --env CartPole-v0 --episodes 2");
+    ASSERT_EQ(rollout.code, 0) << name << ": " << rollout.err;
+    EXPECT_NE(rollout.out.find("Episode #2: reward:"), std::string::npos) << rollout.out;
+  }
+  for (const std::string key : {"num_atoms\": 51"}) {
+    auto bad = Rllib("train --run DQN --env CartPole-v0 --config '{\"" + key + "}' --local-dir " + dir_);
+    EXPECT_NE(bad.code, 0);
+    const std::string name = key.substr(0, key.find('"'));
+    EXPECT_NE(bad.err.find("'" + name + "'"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("not supported"), std::string::npos) << bad.err;
+  }
 }
 
 // A rollout worker killed during training is replaced, and the restart is counted.

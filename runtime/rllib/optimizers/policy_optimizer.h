@@ -1,7 +1,8 @@
 #pragma once
 // What every policy optimizer reports, as RLlib's PolicyOptimizer (catalog RL-110):
 // num_steps_sampled, num_steps_trained and the timers of its phases (RLlib's TimerStat,
-// reported as the mean over the last steps in ms). Pure code; not thread-safe.
+// reported as the mean over the last steps in ms), and the PolicyOptimizer interface
+// the trainer drives. Pure code; not thread-safe.
 
 #include <chrono>
 #include <cstdint>
@@ -58,14 +59,26 @@ struct PolicyOptimizerStats {
   int64_t num_steps_sampled = 0;
   int64_t num_steps_trained = 0;
   std::map<std::string, TimerStat> timers;  // "sample", "grad", "update", ...
+  std::map<std::string, double> values;     // an optimizer's own figures (reported as is)
 
   // {"num_steps_sampled": ..., "num_steps_trained": ..., "<timer>_time_ms": ...}.
   std::map<std::string, double> ToMap() const {
     std::map<std::string, double> out = {{"num_steps_sampled", static_cast<double>(num_steps_sampled)},
                                          {"num_steps_trained", static_cast<double>(num_steps_trained)}};
     for (const auto& [name, t] : timers) out[name + "_time_ms"] = t.mean_ms();
+    for (const auto& [name, v] : values) out[name] = v;
     return out;
   }
+};
+
+// What the trainer drives: one Step() per call, its counters, and the counters a
+// checkpoint restores.
+class PolicyOptimizer {
+ public:
+  virtual ~PolicyOptimizer() = default;
+  virtual OptimizerStep Step() = 0;
+  virtual const PolicyOptimizerStats& stats() const = 0;
+  virtual void RestoreCounters(int64_t sampled, int64_t trained) = 0;
 };
 
 }  // namespace ray::rllib

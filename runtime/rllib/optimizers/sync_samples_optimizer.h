@@ -34,7 +34,7 @@ struct SyncSamplesOptions {
 
 // `Worker` is an actor class with `SampleResult Sample(std::vector<float> weights)`.
 template <typename Worker>
-class SyncSamplesOptimizer {
+class SyncSamplesOptimizer : public PolicyOptimizer {
  public:
   using Options = SyncSamplesOptions;
 
@@ -45,7 +45,7 @@ class SyncSamplesOptimizer {
     }
   }
 
-  OptimizerStep Step() {
+  OptimizerStep Step() override {
     OptimizerStep out;
     std::vector<SampleBatch> batches;
     {
@@ -72,9 +72,9 @@ class SyncSamplesOptimizer {
     return out;
   }
 
-  const PolicyOptimizerStats& stats() const { return stats_; }
+  const PolicyOptimizerStats& stats() const override { return stats_; }
   // After a restore: the counters the checkpoint kept.
-  void RestoreCounters(int64_t sampled, int64_t trained) {
+  void RestoreCounters(int64_t sampled, int64_t trained) override {
     stats_.num_steps_sampled = sampled;
     stats_.num_steps_trained = trained;
   }

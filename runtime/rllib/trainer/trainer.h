@@ -1,6 +1,6 @@
 #pragma once
 // Trainer: what RLlib's build_trainer gives every algorithm that samples
-// synchronously (PG, A2C, PPO), as a Tune trainable. An algorithm plugin supplies a
+// synchronously (PG, A2C, PPO; DQN with replay), as a Tune trainable. An algorithm plugin supplies a
 // traits struct and registers it with RAY_RLLIB_ALGORITHM:
 //
 //   struct PG {
@@ -10,6 +10,8 @@
 //     static std::string ConfigJson(const Config& c);   // every key, defaults included
 //     static Result<std::unique_ptr<Policy>> MakePolicy(const PolicySpec&, const Config&);
 //     static SyncSamplesOptions OptimizerOptions(const Config& c);
+//     // or, for an off-policy algorithm (DQN), instead of OptimizerOptions:
+//     static SyncReplayOptions ReplayOptions(const Config& c);
 //   };
 //   RAY_RLLIB_ALGORITHM(PG);
 //
@@ -19,7 +21,10 @@
 //
 // Setup: parses the config (unknown keys refused), builds the learning policy in a
 // local RolloutWorker, and num_workers rollout-worker actors (or, with none, one
-// sampler in this process) in an EnvRunnerGroup. Step: one SyncSamplesOptimizer step,
+// sampler in this process) in an EnvRunnerGroup. With ReplayOptions the optimizer is
+// SyncReplayOptimizer: the remote workers sample with the learner's weights and the
+// global timestep (RemoteRolloutWorker::SampleAt), or, with none, the learner's own
+// rollout worker samples, as RLlib's local worker. Step: optimizer steps,
 // then RLlib's result keys (episode_reward_mean/min/max over the last
 // metrics_smoothing_episodes episodes, episode_len_mean, episodes_this_iter,
 // timesteps_this_iter, info/learner/default_policy/*, info/num_steps_sampled,
@@ -46,6 +51,7 @@
 #include "runtime/base/util.h"
 #include "runtime/rllib/env/env_plugin_loader.h"
 #include "runtime/rllib/execution/env_runner_group.h"
+#include "runtime/rllib/optimizers/sync_replay_optimizer.h"
 #include "runtime/rllib/optimizers/sync_samples_optimizer.h"
 #include "runtime/rllib/policy/torch_policy.h"
 #include "runtime/rllib/rollout_worker.h"
@@ -100,6 +106,11 @@ class RemoteRolloutWorker {
     internal::OrThrow(worker_->SetWeights(weights));
     return internal::OrThrow(worker_->Sample());
   }
+  // As Sample, after telling the policy the global timestep (its schedules read it).
+  SampleResult SampleAt(std::vector<float> weights, int64_t global_timestep) {
+    worker_->policy().OnGlobalVarUpdate(global_timestep);
+    return Sample(std::move(weights));
+  }
   bool Ping() { return true; }
 
  private:
@@ -149,8 +160,13 @@ class Trainer : public ray::tune::Trainable {
     options.local_worker = config_.num_workers == 0;
     options.recreate_failed_workers = config_.recreate_failed_workers;
     workers_ = std::make_unique<EnvRunnerGroup<Worker>>(spec, options);
-    optimizer_ = std::make_unique<SyncSamplesOptimizer<Worker>>(workers_.get(), &local_->policy(),
-                                                                 Algo::OptimizerOptions(config_));
+    if constexpr (requires { Algo::ReplayOptions(config_); }) {
+      optimizer_ = std::make_unique<SyncReplayOptimizer>([this](int64_t t) { return SampleForReplay(t); },
+                                                         &local_->policy(), Algo::ReplayOptions(config_));
+    } else {
+      optimizer_ = std::make_unique<SyncSamplesOptimizer<Worker>>(workers_.get(), &local_->policy(),
+                                                                   Algo::OptimizerOptions(config_));
+    }
   }
 
   ~Trainer() override {
@@ -223,13 +239,28 @@ class Trainer : public ray::tune::Trainable {
   }
 
  private:
+  // One round of SyncReplayOptimizer sampling at global timestep t.
+  std::vector<SampleResult> SampleForReplay(int64_t t) {
+    std::vector<SampleResult> out;
+    if (workers_->num_remote_workers() == 0) {
+      local_->policy().OnGlobalVarUpdate(t);
+      out.push_back(internal::OrThrow(local_->Sample()));
+      return out;
+    }
+    auto weights = ray::Put(local_->policy().GetWeights());
+    typename EnvRunnerGroup<Worker>::ForeachOptions o;
+    o.local_worker = false;
+    for (auto& r : workers_->ForeachWorker(o, &Worker::SampleAt, weights, t)) out.push_back(std::move(r.value));
+    return out;
+  }
+
   std::string env_;
   typename Algo::Config config_;
   std::string config_json_;
   Json full_config_;
   std::unique_ptr<RolloutWorker> local_;  // the policy that learns
   std::unique_ptr<EnvRunnerGroup<Worker>> workers_;
-  std::unique_ptr<SyncSamplesOptimizer<Worker>> optimizer_;
+  std::unique_ptr<PolicyOptimizer> optimizer_;
   std::deque<double> window_;
   std::deque<int64_t> lengths_;
 };
@@ -310,6 +341,7 @@ int RolloutMain(int argc, char** argv) {
 #define RAY_RLLIB_ALGORITHM(Algo)                                                        \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::Create", ::ray::rllib::RemoteRolloutWorker<Algo>::Create); \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::Sample", &::ray::rllib::RemoteRolloutWorker<Algo>::Sample); \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::SampleAt", &::ray::rllib::RemoteRolloutWorker<Algo>::SampleAt); \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::Ping", &::ray::rllib::RemoteRolloutWorker<Algo>::Ping);     \
   RAY_TUNE_TRAINABLE(Algo::kName, ::ray::rllib::Trainer<Algo>);                            \
   RAY_MAIN(int argc, char** argv) { return ::ray::rllib::RolloutMain<Algo>(argc, argv); }

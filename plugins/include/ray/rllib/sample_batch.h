@@ -37,25 +37,30 @@ struct SampleBatch {
   std::vector<int64_t> eps_id;            // episode id, equal along one episode
   std::vector<float> advantages;          // filled by postprocessing (else empty)
   std::vector<float> value_targets;       // filled by postprocessing (else empty)
+  // Off-policy columns (empty when unused): the observation after the step (DQN's
+  // postprocessing fills it, n-step adjusted) and each row's importance weight
+  // (prioritized replay).
+  std::vector<float> new_obs;
+  std::vector<float> weights;
 
   MSGPACK_DEFINE_MAP(obs_dim, action_dim, dist_dim, obs, actions, rewards, terminateds,
                      truncateds, action_dist_inputs, action_logp, vf_preds, eps_id,
-                     advantages, value_targets);
+                     advantages, value_targets, new_obs, weights);
 
   // Rows (the length of `rewards`).
   int64_t size() const { return static_cast<int64_t>(rewards.size()); }
   bool postprocessed() const { return !advantages.empty() || size() == 0; }
 
   // Checks every column has size() rows of its width; advantages/value_targets
-  // may be empty (not yet postprocessed), vf_preds too (a policy without a critic). Throws std::invalid_argument naming the
-  // offending column.
+  // may be empty (not yet postprocessed), vf_preds, new_obs and weights too. Throws
+  // std::invalid_argument naming the offending column.
   void Validate() const {
     const int64_t n = size();
     ForEachColumn([&](auto col, const char* name, WidthField w) {
       const auto& c = this->*col;
       const std::string_view column = name;
-      const bool optional =
-          column == "advantages" || column == "value_targets" || column == "vf_preds";
+      const bool optional = column == "advantages" || column == "value_targets" ||
+                            column == "vf_preds" || column == "new_obs" || column == "weights";
       if (optional && c.empty()) return;
       const int64_t want = n * Width(*this, w);
       if (static_cast<int64_t>(c.size()) != want) {
@@ -147,6 +152,8 @@ struct SampleBatch {
     fn(&SampleBatch::eps_id, "eps_id", WidthField{});
     fn(&SampleBatch::advantages, "advantages", WidthField{});
     fn(&SampleBatch::value_targets, "value_targets", WidthField{});
+    fn(&SampleBatch::new_obs, "new_obs", &SampleBatch::obs_dim);
+    fn(&SampleBatch::weights, "weights", WidthField{});
   }
 
   SampleBatch EmptyLike() const {

@@ -1,0 +1,67 @@
+#pragma once
+// DQN's config: RLlib 0.7's DQN DEFAULT_CONFIG (catalog §6, "DQN / Rainbow") over
+// COMMON_CONFIG. Keys this implementation does not support are refused with a message
+// naming them: num_atoms > 1 (distributional), noisy, soft_q, parameter_noise,
+// per_worker_exploration, worker_side_prioritization, compress_observations and a
+// non-empty evaluation_config. v_min, v_max, sigma0 and softmax_temp are accepted:
+// as in RLlib they only matter with num_atoms > 1, noisy or soft_q. Torch-free.
+
+#include <string>
+#include <vector>
+
+#include "runtime/base/status.h"
+#include "runtime/rllib/common_config.h"
+#include "runtime/rllib/optimizers/sync_replay_optimizer.h"
+
+namespace ray::rllib {
+
+struct DQNConfig : CommonConfig {
+  DQNConfig() {
+    num_workers = 0;
+    lr = 5e-4;
+    train_batch_size = 32;
+    sample_batch_size = 4;
+    grad_clip = 40.0;  // grad_norm_clipping
+    min_iter_time_s = 1;
+    timesteps_per_iteration = 1000;
+  }
+  // Model.
+  int num_atoms = 1;
+  double v_min = -10.0, v_max = 10.0;
+  bool noisy = false;
+  double sigma0 = 0.5;
+  bool dueling = true;
+  bool double_q = true;
+  std::vector<int> hiddens = {256};  // Q head layers (relu) after the model's trunk
+  int n_step = 1;
+  // Exploration.
+  int64_t schedule_max_timesteps = 100000;
+  double exploration_fraction = 0.1;
+  double exploration_final_eps = 0.02;
+  int64_t target_network_update_freq = 500;
+  double softmax_temp = 1.0;
+  // Replay.
+  int64_t buffer_size = 50000;
+  bool prioritized_replay = true;
+  double prioritized_replay_alpha = 0.6;
+  double prioritized_replay_beta = 0.4;
+  double beta_annealing_fraction = 0.2;
+  double final_prioritized_replay_beta = 0.4;
+  double prioritized_replay_eps = 1e-6;
+  // Optimization.
+  double adam_epsilon = 1e-8;
+  int64_t learning_starts = 1000;
+
+  // Overlays the JSON object onto the defaults; unknown or unsupported keys and bad
+  // values are InvalidArgument naming the key.
+  static Result<DQNConfig> FromJson(const std::string& json);
+  std::string ToJson() const;
+  Status Validate() const;
+
+  // The epsilon of epsilon-greedy after `t` env steps: 1.0 annealed linearly to
+  // exploration_final_eps over exploration_fraction * schedule_max_timesteps.
+  double EpsilonAt(int64_t t) const;
+  SyncReplayOptions ReplayOptions() const;
+};
+
+}  // namespace ray::rllib

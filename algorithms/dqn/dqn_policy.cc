@@ -1,0 +1,343 @@
+#include "algorithms/dqn/dqn_policy.h"
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "runtime/rllib/policy/torch_policy_impl.h"
+
+namespace ray::rllib {
+namespace {
+
+torch::nn::Sequential Layers(int in, const std::vector<int>& sizes, const std::string& activation) {
+  torch::nn::Sequential seq;
+  for (int size : sizes) {
+    seq->push_back(torch::nn::Linear(in, size));
+    if (activation == "tanh") seq->push_back(torch::nn::Tanh());
+    else if (activation == "relu") seq->push_back(torch::nn::ReLU());
+    in = size;
+  }
+  return seq;
+}
+
+int LastWidth(int in, const std::vector<int>& sizes) { return sizes.empty() ? in : sizes.back(); }
+
+// Trunk (the model config) -> advantage head [-> state-value head] -> Q values.
+class QNetworkImpl : public torch::nn::Module {
+ public:
+  QNetworkImpl(int obs_dim, int num_actions, const DQNConfig& c) : dueling_(c.dueling) {
+    const auto& m = c.model;
+    trunk_ = register_module("trunk", Layers(obs_dim, m.fcnet_hiddens, m.fcnet_activation));
+    const int features = LastWidth(obs_dim, m.fcnet_hiddens);
+    adv_ = register_module("advantage", Layers(features, c.hiddens, "relu"));
+    adv_->push_back(torch::nn::Linear(LastWidth(features, c.hiddens), num_actions));
+    if (dueling_) {
+      value_ = register_module("value", Layers(features, c.hiddens, "relu"));
+      value_->push_back(torch::nn::Linear(LastWidth(features, c.hiddens), 1));
+    }
+  }
+  torch::Tensor forward(torch::Tensor obs) {
+    torch::Tensor x = trunk_->size() ? trunk_->forward(obs) : obs;
+    torch::Tensor a = adv_->forward(x);
+    if (!dueling_) return a;
+    return value_->forward(x) + a - a.mean(1, /*keepdim=*/true);
+  }
+
+ private:
+  bool dueling_;
+  torch::nn::Sequential trunk_{nullptr}, adv_{nullptr}, value_{nullptr};
+};
+TORCH_MODULE(QNetwork);
+
+std::vector<float> Flatten(const std::vector<torch::Tensor>& tensors) {
+  std::vector<float> flat;
+  for (const auto& t : tensors) {
+    auto v = ToVector(t.detach());
+    flat.insert(flat.end(), v.begin(), v.end());
+  }
+  return flat;
+}
+
+torch::Tensor Huber(const torch::Tensor& x, double delta = 1.0) {
+  auto a = x.abs();
+  return torch::where(a < delta, 0.5 * x.pow(2), delta * (a - 0.5 * delta));
+}
+
+}  // namespace
+
+struct DQNPolicy::Nets {
+  QNetwork online{nullptr}, target{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer;
+  std::mt19937_64 rng;
+
+  int64_t NumWeights() const {
+    int64_t n = 0;
+    for (const auto& p : online->parameters()) n += p.numel();
+    return n;
+  }
+  void CheckSize(size_t got, const char* what) const {
+    if (static_cast<int64_t>(got) != NumWeights()) {
+      throw std::invalid_argument(std::string(what) + ": got " + std::to_string(got) +
+                                  " values, the layout has " + std::to_string(NumWeights()));
+    }
+  }
+  std::string Layout() const {
+    std::string out;
+    for (const auto& item : online->named_parameters()) {
+      out += (out.empty() ? "" : ",") + item.key() + ":";
+      const auto sizes = item.value().sizes();
+      for (size_t i = 0; i < sizes.size(); ++i) out += (i ? "x" : "") + std::to_string(sizes[i]);
+    }
+    return out;
+  }
+};
+
+Result<std::unique_ptr<DQNPolicy>> DQNPolicy::Create(const PolicySpec& spec, const DQNConfig& config) {
+  RAY_RETURN_IF_ERROR(config.Validate());
+  if (!spec.discrete) {
+    return Status::InvalidArgument("DQN needs a Discrete action space (this env's actions are a Box)");
+  }
+  if (spec.obs_dim <= 0 || spec.num_actions <= 0) {
+    return Status::InvalidArgument("DQN: obs_dim and num_actions must be > 0");
+  }
+  return std::unique_ptr<DQNPolicy>(new DQNPolicy(spec, config));
+}
+
+DQNPolicy::DQNPolicy(const PolicySpec& spec, const DQNConfig& config)
+    : spec_(spec), config_(config), nets_(std::make_unique<Nets>()) {
+  if (config.seed) {
+    torch::manual_seed(static_cast<uint64_t>(*config.seed));
+    nets_->rng.seed(static_cast<uint64_t>(*config.seed));
+  } else {
+    nets_->rng.seed(std::random_device{}());
+  }
+  nets_->online = QNetwork(spec.obs_dim, spec.num_actions, config);
+  nets_->target = QNetwork(spec.obs_dim, spec.num_actions, config);
+  nets_->optimizer = std::make_unique<torch::optim::Adam>(
+      nets_->online->parameters(), torch::optim::AdamOptions(config.lr).eps(config.adam_epsilon));
+  UpdateTarget();
+}
+
+DQNPolicy::~DQNPolicy() = default;
+
+void DQNPolicy::UpdateTarget() {
+  torch::NoGradGuard no_grad;
+  auto src = nets_->online->parameters();
+  auto dst = nets_->target->parameters();
+  for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+}
+
+std::vector<float> DQNPolicy::QValues(const std::vector<float>& obs, bool target) const {
+  if (obs.empty() || obs.size() % spec_.obs_dim != 0) {
+    throw std::invalid_argument("DQN: " + std::to_string(obs.size()) +
+                                " floats is not a positive multiple of obs_dim " + std::to_string(spec_.obs_dim));
+  }
+  torch::NoGradGuard no_grad;
+  auto input = ToTensor(obs, static_cast<int64_t>(obs.size()) / spec_.obs_dim, spec_.obs_dim);
+  return ToVector(target ? nets_->target->forward(input) : nets_->online->forward(input));
+}
+
+ActionBatch DQNPolicy::ComputeActions(const std::vector<float>& obs, bool explore) {
+  ActionBatch out;
+  out.action_dist_inputs = QValues(obs);
+  const int n = spec_.num_actions;
+  const int64_t rows = static_cast<int64_t>(obs.size()) / spec_.obs_dim;
+  out.dist_dim = n;
+  const double eps = explore ? epsilon() : 0.0;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::uniform_int_distribution<int> random_action(0, n - 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* q = &out.action_dist_inputs[r * n];
+    int a = static_cast<int>(std::max_element(q, q + n) - q);
+    if (eps > 0 && unit(nets_->rng) < eps) a = random_action(nets_->rng);
+    out.actions.push_back(static_cast<float>(a));
+  }
+  out.action_logp.assign(rows, 0.f);
+  return out;
+}
+
+void DQNPolicy::Postprocess(SampleBatch* traj, const std::vector<float>& next_obs) {
+  const int64_t n = traj->size();
+  const int d = traj->obs_dim;
+  if (n == 0) return;
+  if (!next_obs.empty() && static_cast<int>(next_obs.size()) != d) {
+    throw std::invalid_argument("DQN postprocess: next_obs has " + std::to_string(next_obs.size()) +
+                                " values, obs_dim is " + std::to_string(d));
+  }
+  auto& new_obs = traj->new_obs;
+  new_obs.assign(traj->obs.begin() + d, traj->obs.end());
+  if (next_obs.empty()) {
+    new_obs.insert(new_obs.end(), d, 0.f);
+    traj->terminateds[n - 1] = 1;  // nothing to bootstrap from
+  } else {
+    new_obs.insert(new_obs.end(), next_obs.begin(), next_obs.end());
+  }
+  // RLlib's _adjust_nstep, within this fragment.
+  const double gamma = config_.gamma;
+  for (int64_t i = 0; i < n; ++i) {
+    double discount = 1.0;
+    for (int j = 1; j < config_.n_step && i + j < n; ++j) {
+      discount *= gamma;
+      std::copy_n(new_obs.begin() + (i + j) * d, d, new_obs.begin() + i * d);
+      traj->terminateds[i] = traj->terminateds[i + j];
+      traj->rewards[i] += static_cast<float>(discount * traj->rewards[i + j]);
+    }
+  }
+}
+
+namespace {
+
+struct QLoss {
+  torch::Tensor loss, td, q_selected;
+};
+
+}  // namespace
+
+// The loss of RLlib's QLoss (num_atoms 1) on a replayed batch, with grad.
+static QLoss ComputeLoss(const SampleBatch& b, const PolicySpec& spec, const DQNConfig& c, QNetwork& online,
+                         QNetwork& target) {
+  b.Validate();
+  if (b.size() == 0 || b.new_obs.empty()) {
+    throw std::invalid_argument("DQN: the batch is empty or has no new_obs (not postprocessed by DQN)");
+  }
+  if (b.obs_dim != spec.obs_dim) {
+    throw std::invalid_argument("DQN: batch obs width " + std::to_string(b.obs_dim) + " is not the policy's " +
+                                std::to_string(spec.obs_dim));
+  }
+  const int64_t n = b.size();
+  auto obs = ToTensor(b.obs, n, spec.obs_dim);
+  auto new_obs = ToTensor(b.new_obs, n, spec.obs_dim);
+  auto actions = ToTensor(b.actions, n, 1).to(torch::kLong);
+  if (actions.min().item<int64_t>() < 0 || actions.max().item<int64_t>() >= spec.num_actions) {
+    throw std::invalid_argument("DQN: an action in the batch is outside [0, num_actions)");
+  }
+  auto rewards = ToTensor(b.rewards, n, 1).squeeze(1);
+  std::vector<float> done(b.terminateds.begin(), b.terminateds.end());
+  auto dones = ToTensor(done, n, 1).squeeze(1);
+  auto weights = b.weights.empty() ? torch::ones({n}) : ToTensor(b.weights, n, 1).squeeze(1);
+
+  QLoss out;
+  out.q_selected = online->forward(obs).gather(1, actions).squeeze(1);
+  torch::Tensor target_value;
+  {
+    torch::NoGradGuard no_grad;
+    auto q_tp1 = target->forward(new_obs);
+    auto best = c.double_q ? online->forward(new_obs).argmax(1, true) : q_tp1.argmax(1, true);
+    auto q_tp1_best = q_tp1.gather(1, best).squeeze(1);
+    target_value = rewards + std::pow(c.gamma, c.n_step) * (1 - dones) * q_tp1_best;
+  }
+  out.td = out.q_selected - target_value;
+  out.loss = (weights * Huber(out.td)).mean();
+  return out;
+}
+
+static LearnerStats Stats(const QLoss& l) {
+  auto q = l.q_selected.detach();
+  return {{"total_loss", l.loss.item<double>()},  {"mean_q", q.mean().item<double>()},
+          {"min_q", q.min().item<double>()},       {"max_q", q.max().item<double>()},
+          {"mean_td_error", l.td.detach().mean().item<double>()}};
+}
+
+LearnerStats DQNPolicy::LearnOnBatch(const SampleBatch& batch) {
+  const double lr = config_.LrAt(timestep_);
+  for (auto& group : nets_->optimizer->param_groups()) {
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  }
+  QLoss l = ComputeLoss(batch, spec_, config_, nets_->online, nets_->target);
+  nets_->optimizer->zero_grad();
+  l.loss.backward();
+  if (config_.grad_clip) torch::nn::utils::clip_grad_norm_(nets_->online->parameters(), *config_.grad_clip);
+  nets_->optimizer->step();
+  last_td_ = ToVector(l.td.detach());
+  LearnerStats stats = Stats(l);
+  stats["cur_lr"] = lr;
+  return stats;
+}
+
+Gradients DQNPolicy::ComputeGradients(const SampleBatch& batch) {
+  QLoss l = ComputeLoss(batch, spec_, config_, nets_->online, nets_->target);
+  nets_->optimizer->zero_grad();
+  l.loss.backward();
+  if (config_.grad_clip) torch::nn::utils::clip_grad_norm_(nets_->online->parameters(), *config_.grad_clip);
+  Gradients out;
+  out.num_rows = batch.size();
+  for (const auto& p : nets_->online->parameters()) {
+    auto g = p.grad().defined() ? ToVector(p.grad()) : std::vector<float>(p.numel(), 0.f);
+    out.grads.insert(out.grads.end(), g.begin(), g.end());
+  }
+  nets_->optimizer->zero_grad();
+  last_td_ = ToVector(l.td.detach());
+  out.info = Stats(l);
+  return out;
+}
+
+void DQNPolicy::ApplyGradients(const std::vector<float>& grads) {
+  nets_->CheckSize(grads.size(), "ApplyGradients");
+  int64_t offset = 0;
+  for (auto& p : nets_->online->parameters()) {
+    p.mutable_grad() = ToTensor(std::vector<float>(grads.begin() + offset, grads.begin() + offset + p.numel()),
+                                1, p.numel()).view(p.sizes());
+    offset += p.numel();
+  }
+  nets_->optimizer->step();
+  nets_->optimizer->zero_grad();
+}
+
+std::vector<float> DQNPolicy::GetWeights() const { return Flatten(nets_->online->parameters()); }
+
+void DQNPolicy::SetWeights(const std::vector<float>& weights) {
+  nets_->CheckSize(weights.size(), "SetWeights");
+  torch::NoGradGuard no_grad;
+  int64_t offset = 0;
+  for (auto& p : nets_->online->parameters()) {
+    p.copy_(torch::from_blob(const_cast<float*>(weights.data() + offset), p.sizes(), torch::kFloat32));
+    offset += p.numel();
+  }
+}
+
+void DQNPolicy::SaveState(const std::string& path) const {
+  try {
+    torch::serialize::OutputArchive archive, online, target, optim;
+    nets_->online->save(online);
+    nets_->target->save(target);
+    nets_->optimizer->save(optim);
+    archive.write("model", online);
+    archive.write("target_model", target);
+    archive.write("optimizer", optim);
+    archive.write("timesteps_trained", c10::IValue(timestep_));
+    archive.write("layout", c10::IValue(nets_->Layout()));
+    archive.save_to(path);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("saving the DQN policy to " + path + ": " + e.what());
+  }
+}
+
+void DQNPolicy::RestoreState(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("restoring the DQN policy from " + path + ": " + e.what());
+  }
+  c10::IValue layout;
+  if (!archive.try_read("layout", layout) || !layout.isString() || layout.toStringRef() != nets_->Layout()) {
+    throw std::invalid_argument("restoring the DQN policy from " + path +
+                                ": the checkpoint's layout differs from this policy's");
+  }
+  try {
+    torch::serialize::InputArchive online, target, optim;
+    archive.read("model", online);
+    archive.read("target_model", target);
+    archive.read("optimizer", optim);
+    nets_->online->load(online);
+    nets_->target->load(target);
+    nets_->optimizer->load(optim);
+    c10::IValue t;
+    archive.read("timesteps_trained", t);
+    timestep_ = t.toInt();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("restoring the DQN policy from " + path + ": " + e.what());
+  }
+}
+
+}  // namespace ray::rllib

@@ -1,0 +1,73 @@
+#pragma once
+// DQNPolicy: RLlib 0.7's DQN policy (Mnih et al. 2015) with its Rainbow options
+// double_q (van Hasselt et al. 2016), dueling (Wang et al. 2016), n_step and
+// prioritized-replay importance weights, on a Discrete action space.
+//
+//  * Q network: the model's trunk (model.fcnet_hiddens, model.fcnet_activation), then
+//    an advantage head of `hiddens` relu layers -> num_actions; with dueling also a
+//    state-value head of `hiddens` relu layers -> 1, Q = V + A - mean_a A. A target
+//    network of the same shape is updated by UpdateTarget() (and at construction).
+//  * ComputeActions: argmax_a Q(obs, a); with explore, a uniformly random action with
+//    probability epsilon = config.EpsilonAt(timestep) (OnGlobalVarUpdate sets the
+//    timestep). action_dist_inputs are the Q values.
+//  * Postprocess: fills new_obs (the next row's obs; after the last row the next_obs
+//    given, or zeros with done when there is none) and, with n_step > 1, RLlib's
+//    _adjust_nstep within the fragment: reward_i += sum_{j<n} gamma^j r_{i+j}, new_obs
+//    and done from row i+n-1 (fewer at the fragment's end).
+//  * LearnOnBatch: td = Q(s,a) - (r + gamma^n_step (1 - done) Q_target(s', a*)), a* =
+//    argmax Q(s') (double_q) or argmax Q_target(s'); loss = mean(weights *
+//    huber(td)) (delta 1); one Adam step (lr, adam_epsilon) with the global norm
+//    clipped to grad_norm_clipping. Stats: mean_q, min_q, max_q, mean_td_error,
+//    total_loss, cur_lr; LastTDErrors() gives td per row for the priorities.
+// Torch-free header; not thread-safe.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ray/rllib/policy.h>
+
+#include "algorithms/dqn/dqn_config.h"
+#include "runtime/base/status.h"
+#include "runtime/rllib/optimizers/sync_replay_optimizer.h"
+
+namespace ray::rllib {
+
+class DQNPolicy : public Policy, public ReplayPolicy {
+ public:
+  // InvalidArgument for a Box action space or a bad config.
+  static Result<std::unique_ptr<DQNPolicy>> Create(const PolicySpec& spec, const DQNConfig& config);
+  ~DQNPolicy() override;
+
+  const PolicySpec& spec() const override { return spec_; }
+  ActionBatch ComputeActions(const std::vector<float>& obs, bool explore = true) override;
+  void Postprocess(SampleBatch* traj, const std::vector<float>& next_obs) override;
+  LearnerStats LearnOnBatch(const SampleBatch& batch) override;
+  Gradients ComputeGradients(const SampleBatch& batch) override;
+  void ApplyGradients(const std::vector<float>& grads) override;
+  std::vector<float> GetWeights() const override;
+  void SetWeights(const std::vector<float>& weights) override;
+  void OnGlobalVarUpdate(int64_t timestep) override { timestep_ = timestep; }
+  void SaveState(const std::string& path) const override;
+  void RestoreState(const std::string& path) override;
+
+  std::vector<float> LastTDErrors() const override { return last_td_; }
+  void UpdateTarget() override;
+
+  // Q(obs, .) of the online (or target) network, num_actions per row.
+  std::vector<float> QValues(const std::vector<float>& obs, bool target = false) const;
+  double epsilon() const { return config_.EpsilonAt(timestep_); }
+  int64_t timestep() const { return timestep_; }
+
+ private:
+  DQNPolicy(const PolicySpec& spec, const DQNConfig& config);
+  struct Nets;
+
+  PolicySpec spec_;
+  DQNConfig config_;
+  int64_t timestep_ = 0;
+  std::vector<float> last_td_;
+  std::unique_ptr<Nets> nets_;
+};
+
+}  // namespace ray::rllib
