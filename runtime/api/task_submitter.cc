@@ -24,6 +24,9 @@ constexpr size_t kMaxLeaseQueue = 1024;
 constexpr double kShortTaskMs = 1.0;
 // How long after the raylet had no worker to lease the caller asks again.
 constexpr int64_t kLeaseRetryMs = 10;
+// How long after telling the raylet a lease is wanted the caller tells it again, if no
+// offer came meanwhile.
+constexpr int64_t kLeaseWantedAgainMs = 1000;
 // A lease idle this long may have been returned by its worker (which returns it after
 // twice this): read what came before using it.
 constexpr int64_t kLeaseMaybeReturnedMs = 5;
@@ -44,6 +47,9 @@ TaskSubmitter::TaskSubmitter(RayletConnection* raylet, ObjectClient* objects,
   raylet_->OnMessage<protocol::LeaseGone>(
       MessageType::kLeaseGone, "LeaseGone",
       [this](protocol::LeaseGone gone) { OnLeaseGone(gone); });
+  raylet_->OnMessage<protocol::LeaseOffer>(
+      MessageType::kLeaseOffered, "LeaseOffer",
+      [this](protocol::LeaseOffer offer) { OnLeaseOffered(offer); });
   raylet_->AddPollSource(
       {[this](std::vector<zmq::pollitem_t>& items) {
          polled_peers_.clear();
@@ -279,16 +285,7 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
                                           protocol::LeaseRequest{spec.resources, spec.job_id},
                                           MessageType::kLeaseReply);
     if (reply.ok() && reply->outcome == LeaseReply::kGranted && !reply->endpoint.empty()) {
-      DirectPeer& w = PeerAt(reply->endpoint);
-      if (!w.gate) w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.endpoint));
-      w.gate_base = w.gate ? w.gate->Starts() : 0;  // the worker is idle
-      w.gate_lease = w.gate ? w.gate->Lease() : 0;
-      w.lease_seq = next_seq_;
-      w.lease = shape;
-      w.idle_since_ms = MonoMillis();
-      pool.workers.push_back(&w);
-      pool.denied_ms = -1;
-      return &w;
+      return &AdoptLease(pool, shape, reply->endpoint, reply->gate);
     }
     pool.denied_ms = MonoMillis();
     pool.busy = reply.ok() && reply->outcome == LeaseReply::kBusy;
@@ -300,9 +297,52 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
   bool short_tasks = pool.task_ms >= 0 && pool.task_ms < kShortTaskMs;
   if (pool.busy && short_tasks && least && least->gate &&
       least->inflight.size() < kMaxLeaseQueue) {
-    return least;
+    WantLease(pool, spec);  // (may handle frames meanwhile: an offer moves calls)
+    least = least_busy();
+    if (least && least->inflight.size() < kMaxLeaseQueue) return least;
   }
   return nullptr;
+}
+
+TaskSubmitter::DirectPeer& TaskSubmitter::AdoptLease(LeasePool& pool, const std::string& shape,
+                                                     const std::string& endpoint,
+                                                     const protocol::LeaseGate& gate) {
+  DirectPeer& w = PeerAt(endpoint);
+  // The raylet lends it again: a lease of ours before is over, though its worker's word
+  // (LeaseReturned) may not be read yet.
+  EndLease(w);
+  if (!gate.valid) {
+    w.gate.reset();  // no calls queue on it
+  } else if (!w.gate) {
+    w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.endpoint));
+  }
+  // (As read by the raylet: by the time the reply is read here, the worker may have
+  // ended the lease and started tasks of the raylet's.)
+  w.gate_base = gate.starts;
+  w.gate_lease = gate.lease;
+  w.lease_seq = next_seq_;
+  w.lease = shape;
+  w.idle_since_ms = MonoMillis();
+  pool.workers.push_back(&w);
+  pool.denied_ms = -1;
+  return w;
+}
+
+void TaskSubmitter::WantLease(LeasePool& pool, const protocol::TaskSpec& spec) {
+  if (pool.wanted_ms >= 0 && MonoMillis() - pool.wanted_ms < kLeaseWantedAgainMs) return;
+  pool.wanted_ms = MonoMillis();
+  raylet_->Send(protocol::Encode(MessageType::kLeaseWanted, 0,
+                                 protocol::LeaseRequest{spec.resources, spec.job_id}));
+}
+
+void TaskSubmitter::OnLeaseOffered(const protocol::LeaseOffer& offer) {
+  if (offer.endpoint.empty()) return;
+  std::string shape = ri::Pack(offer.resources);
+  LeasePool& pool = leases_[shape];
+  pool.wanted_ms = -1;
+  // Calls queued behind a busy worker move to it; if none wait any more, it serves the
+  // next call (or its worker returns it once idle).
+  MoveQueuedTo(AdoptLease(pool, shape, offer.endpoint, offer.gate));
 }
 
 void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
@@ -323,6 +363,7 @@ void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
   call.seq = ++next_seq_;
   if (spec.kind == ri::kNormalTask || spec.max_retries != 0) call.spec = spec;
   task.spec = std::move(spec);
+  task.lease = LeaseTag(peer);
   peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
   // Frees gather here as for raylet submissions (fire-and-forget loops stay bounded).
   raylet_->SendPiggyback();
@@ -349,7 +390,9 @@ void TaskSubmitter::OnPeerFrame(DirectPeer& peer, std::string_view frame) {
       }
       DirectCall bounced = std::move(call->second);
       peer.inflight.erase(call);
-      EndLease(peer);  // it ran no task of ours: the lease is over
+      // It ran no task of ours: the lease is over (unless the call was an earlier
+      // lease's, which it got after that lease ended).
+      if (bounced.seq > peer.lease_seq) EndLease(peer);
       Resubmit(std::move(bounced));
       return;
     }
@@ -455,12 +498,17 @@ std::vector<TaskSubmitter::DirectCall> TaskSubmitter::TakeBack(DirectPeer& peer)
   return taken;
 }
 
+uint64_t TaskSubmitter::LeaseTag(const DirectPeer& peer) {
+  return !peer.lease.empty() && peer.gate ? peer.gate_lease + 1 : 0;
+}
+
 void TaskSubmitter::Resend(DirectPeer& peer, DirectCall call) {
   protocol::ExecuteTask task;
   for (const auto& arg : call.spec->args) {
     if (arg.is_ref) task.resolved.push_back(objects_->ArgPayload(ObjectId::FromBinary(arg.data)));
   }
   task.spec = *call.spec;
+  task.lease = LeaseTag(peer);
   call.seq = ++next_seq_;
   std::string id = call.spec->task_id;
   peer.inflight.emplace(std::move(id), std::move(call));

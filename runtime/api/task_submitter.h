@@ -18,7 +18,10 @@
 // long ones go through the raylet. When one of its leases idles, the calls queued on
 // another lease of the shape that did not start move to it (taken back through the
 // worker's start gate, serialization/start_gate.h), so no call waits behind a running
-// one while a worker it holds is free. The worker returns the lease once it has been idle
+// one while a worker it holds is free. A CPU freed elsewhere (another caller's task,
+// a task of the raylet) pulls them too: when calls queue on its leases the submitter
+// tells the raylet it wants another lease (LeaseWanted), and the raylet offers one
+// (LeaseOffered) as soon as it could grant it; the queued calls move to it. The worker returns the lease once it has been idle
 // for a while (telling the caller; tasks that cross that on the way are bounced back,
 // and go through the raylet). If the worker dies, the raylet sends LeaseGone and the
 // tasks in flight go through the raylet, with one retry fewer.
@@ -97,6 +100,7 @@ class TaskSubmitter {
     int64_t denied_ms = -1;  // when the raylet last had no worker to lease
     bool busy = false;       // then, because every resource was taken
     double task_ms = -1;     // how long tasks of the shape run (moving average)
+    int64_t wanted_ms = -1;  // when the raylet was last told a lease is wanted (-1: offered)
   };
 
   // The connection to a worker's direct socket, made on first use.
@@ -105,7 +109,17 @@ class TaskSubmitter {
   DirectPeer* DirectRoute(const std::string& actor_id);
   // A leased worker to run `spec` on, or null (the task goes through the raylet).
   DirectPeer* LeaseFor(const protocol::TaskSpec& spec);
+  // The worker at `endpoint` is leased to us for tasks of `shape` (idle).
+  // `gate`: its start gate as the raylet read it when it granted the lease.
+  DirectPeer& AdoptLease(LeasePool& pool, const std::string& shape, const std::string& endpoint,
+                         const protocol::LeaseGate& gate);
+  // A call queues behind a busy leased worker of `spec`'s shape: the raylet is told a
+  // lease is wanted (again after a while, in case the offer was lost).
+  void WantLease(LeasePool& pool, const protocol::TaskSpec& spec);
+  void OnLeaseOffered(const protocol::LeaseOffer& offer);
   void SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec);
+  // ExecuteTask::lease for a call to `peer`: its lease (0: not leased, or no gate).
+  static uint64_t LeaseTag(const DirectPeer& peer);
   // Sends a call made before (its results expected already) to `peer`.
   void Resend(DirectPeer& peer, DirectCall call);
   // A lease of ours is idle: calls queued on another lease of the shape, not started

@@ -177,6 +177,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kReturnLease: return HandleReturnLease(c);
     case MessageType::kCall: return HandleCall(c, env->request_id, env->body);
     case MessageType::kLeaseWorker: return HandleLeaseWorker(c, env->request_id, env->body);
+    case MessageType::kLeaseWanted: return HandleLeaseWanted(c, env->body);
     case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
@@ -394,6 +395,7 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
     c.held.Subtract(cpu);
     if (!c.leased_to.empty()) leases_.Lent(cpu);
     c.blocked = true;
+    MoveAheadToIdle();  // (a free CPU)
   }
 }
 

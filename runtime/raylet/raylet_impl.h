@@ -104,6 +104,15 @@ struct Client {
   bool Serves(const std::string& env) const { return !env_bound || runtime_env == env; }
   // The direct call it runs (see running_task.h), once looked at.
   std::shared_ptr<protocol::RunningTaskSlot> running_slot;
+  // Its start gate (start_gate.h; null until first needed, or if it has none: then no
+  // tasks go ahead to it), and, while it runs tasks of ours, the starts before
+  // `running`: running is start gate_base + 1, queued[i] gate_base + 2 + i.
+  std::shared_ptr<protocol::StartGate> gate;
+  uint64_t gate_base = 0;
+  // We closed its gate and its marker (RevokeTasks) may not be read yet: until it idles,
+  // no task goes ahead to it and its gate is not closed again (the marker of the first
+  // close reopens it: tasks sent after that marker could start though taken back).
+  bool marker_due = false;
 };
 
 class Raylet {
@@ -147,6 +156,13 @@ class Raylet {
   // Leases (see scheduling.cc): an idle worker for `caller`'s tasks of one resource
   // shape, its return, and the leases of a caller that is gone.
   protocol::LeaseReply LeaseWorker(const Client& caller, const protocol::LeaseRequest& req);
+  // Leases `w` (idle, with a direct endpoint) to `caller` for tasks of `shape`.
+  protocol::LeaseGate GrantLease(Client& w, const std::string& caller, const ResourceSet& shape,
+                                 const std::string& job_id);
+  // A caller's calls wait behind its busy leased workers (kLeaseWanted): it is offered a
+  // lease (OfferLeases) once resources for one free up, whoever frees them.
+  void HandleLeaseWanted(Client& c, std::string_view body);
+  void OfferLeases();
   void HandleReturnLease(Client& c);
   void RevokeLeasesOf(const std::string& caller);
   // Asks leased workers to return their lease as soon as they run out of their
@@ -225,6 +241,12 @@ class Raylet {
   // A worker calling Get or Wait may wait for the tasks sent ahead to it: they go
   // back to the ready queues, and none go ahead to it until its running task ends.
   void TakeBackTasksAhead(Client& w);
+  // A CPU is free: the tasks sent ahead to the busy worker with the most of them that
+  // fit what is free and did not start yet go back to the ready queues (to start on a
+  // free worker), taken back through its start gate.
+  void MoveAheadToIdle();
+  // The worker's start gate, opened on first use (null if it has none).
+  protocol::StartGate* GateOf(Client& w);
   void StartWorkers(size_t wanted);
   // Starts a worker for a task of runtime environment `env` that no idle worker serves.
   void StartWorkerFor(const std::string& env);

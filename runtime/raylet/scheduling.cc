@@ -190,7 +190,10 @@ Client* Raylet::FirstIdle(const std::string& env) {
 }
 
 void Raylet::Dispatch() {
-  if (ready_.empty()) return;
+  if (ready_.empty()) {
+    OfferLeases();
+    return;
+  }
   ready_.StartFitting(
       available_, [&](const ResourceSet& need) { return GpusFit(need); },
       [&](const ResourceSet& need, TaskSpec& t) {
@@ -213,6 +216,7 @@ void Raylet::Dispatch() {
           actors_.Entry(t.task_id).worker = w.peer;
         } else {
           w.state = Client::kBusy;
+          if (protocol::StartGate* gate = GateOf(w)) w.gate_base = gate->Starts();  // idle
         }
         SendExecute(w, t);
         w.running = std::move(t);
@@ -220,6 +224,7 @@ void Raylet::Dispatch() {
       });
   if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
+  OfferLeases();
   ReclaimLeases();
   // Start workers for tasks that could start now if there were workers.
   size_t runnable = ready_.Runnable(available_, static_cast<size_t>(max_workers_));
@@ -238,7 +243,7 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   if (!ahead) w.dispatched_ms = NowMillis();
   // An ExecuteTask, packed field by field so that the spec is not copied.
   SendMsg(w.peer, MessageType::kExecuteTask, 0,
-          std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids));
+          std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids, uint64_t{0}));
 }
 
 void Raylet::Pipeline() {
@@ -255,7 +260,8 @@ void Raylet::Pipeline() {
     }
     busy.clear();
     for (auto& [peer, c] : clients_) {
-      if (c.state == Client::kBusy && scheduler::WorkerTakesAhead(AheadOf(c), need)) {
+      if (c.state == Client::kBusy && c.gate && !c.marker_due &&
+          scheduler::WorkerTakesAhead(AheadOf(c), need)) {
         busy.push_back(&c);
       }
     }
@@ -277,7 +283,9 @@ void Raylet::Pipeline() {
 void Raylet::TakeBackTasksAhead(Client& w) {
   if (w.is_driver || w.state != Client::kBusy) return;
   w.no_pipelining = true;
-  if (w.queued.empty()) return;
+  // (After MoveAheadToIdle closed its gate, the tasks left ahead are those that had
+  // started: the Get may be an earlier one's, read late. None is taken back.)
+  if (w.queued.empty() || w.marker_due) return;
   protocol::RevokeTasks revoke;
   for (const auto& t : w.queued) revoke.task_ids.push_back(t.task_id);
   SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
@@ -370,6 +378,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   TaskSpec done = std::move(*c.running);
   c.running.reset();
   c.no_pipelining = false;
+  ++c.gate_base;
   int calls = ++c.calls[done.function];
   if (!c.queued.empty()) {  // the next task sent ahead starts now, on the same resources
     c.running = std::move(c.queued.front());
@@ -382,6 +391,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   gpus_.Release(c.gpus);
   c.gpus = GpuGrant();
   c.blocked = false;
+  c.marker_due = false;  // (the next tasks sent to it come after the marker)
   if (done.max_calls > 0 && calls >= done.max_calls) {
     Send(c.peer, MessageType::kExit, 0, "");
     c.state = Client::kStarting;  // never reused; reaped on exit
@@ -390,6 +400,42 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
+  MoveAheadToIdle();
+}
+
+protocol::StartGate* Raylet::GateOf(Client& w) {
+  if (!w.gate && !w.direct_endpoint.empty()) {
+    w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.direct_endpoint));
+  }
+  return w.gate.get();
+}
+
+void Raylet::MoveAheadToIdle() {
+  Client* busiest = nullptr;
+  for (auto& [peer, w] : clients_) {
+    if (w.state != Client::kBusy || !w.gate || w.marker_due || w.queued.empty() ||
+        !available_.Contains(w.held)) {
+      continue;
+    }
+    if (w.gate->Starts() <= w.gate_base) continue;  // its running task has not started
+    if (!busiest || w.queued.size() > busiest->queued.size()) busiest = &w;
+  }
+  if (!busiest) return;
+  Client& w = *busiest;
+  // Starts after gate_base: the running task, then the tasks ahead, in order. Only the
+  // raylet closes the gate of a worker it sends tasks ahead to (it is in no lease).
+  uint64_t starts = w.gate->Close();
+  w.marker_due = true;
+  size_t started_ahead = starts > w.gate_base + 1 ? starts - w.gate_base - 1 : 0;
+  started_ahead = std::min(started_ahead, w.queued.size());
+  std::deque<TaskSpec> back(std::make_move_iterator(w.queued.begin() + started_ahead),
+                            std::make_move_iterator(w.queued.end()));
+  w.queued.erase(w.queued.begin() + started_ahead, w.queued.end());
+  // The marker: the worker drops these (and any not started) and reopens the gate.
+  protocol::RevokeTasks revoke;
+  for (const auto& t : back) revoke.task_ids.push_back(t.task_id);
+  SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
+  ready_.Requeue(std::move(back));
 }
 
 void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
@@ -456,7 +502,7 @@ protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::L
   bool job_ok = req.job_id.size() == JobId::kSize;
   switch (leases_.Decide(need, job_ok, ready_, available_)) {
     case scheduler::LeasePolicy::Answer::kNotNow: return {};
-    case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, ""};
+    case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, "", {}};
     case scheduler::LeasePolicy::Answer::kMayGrant: break;
   }
   Client* idle = FirstIdle();
@@ -466,17 +512,62 @@ protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::L
   }
   Client& w = *idle;
   if (w.direct_endpoint.empty()) return {};
-  idle_.pop_front();
+  protocol::LeaseGate gate = GrantLease(w, caller.peer, need, req.job_id);
+  return {LeaseReply::kGranted, w.direct_endpoint, gate};
+}
+
+protocol::LeaseGate Raylet::GrantLease(Client& w, const std::string& caller,
+                                       const ResourceSet& shape, const std::string& job_id) {
+  idle_.pop_front();  // (w is FirstIdle(""))
   Bind(w, "");  // leased tasks have no runtime environment (see TaskSubmitter)
-  available_.Subtract(need);
-  w.held = w.lease_shape = need;
+  available_.Subtract(shape);
+  w.held = w.lease_shape = shape;
   w.state = Client::kBusy;
-  w.leased_to = caller.peer;
-  leases_.Granted(w.peer, need);
-  w.last_job = req.job_id;
+  w.leased_to = caller;
+  leases_.Granted(w.peer, shape);
+  w.last_job = job_id;
   w.dispatched_ms = NowMillis();
-  SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller.peer});
-  return {LeaseReply::kGranted, w.direct_endpoint};
+  SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller});
+  // Read while the worker is idle: its starts and lease count do not move until the
+  // holder's first call (read by the holder itself, the worker may have ended this lease
+  // and started the raylet's tasks meanwhile).
+  protocol::LeaseGate gate;
+  if (protocol::StartGate* g = GateOf(w)) gate = {true, g->Starts(), g->Lease()};
+  return gate;
+}
+
+void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
+  auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
+  if (!msg) return;
+  if (Status valid = protocol::CheckResourceRequest(msg->resources); !valid.ok()) {
+    RAY_LOG_WARN("peer {}: refused a lease wanted: {}", Hex(c.peer), valid.message());
+    return;
+  }
+  if (msg->job_id.size() != JobId::kSize) {
+    RAY_LOG_WARN("peer {}: refused a lease wanted: no valid job id", Hex(c.peer));
+    return;
+  }
+  TaskSpec shape;
+  shape.resources = msg->resources;
+  leases_.Wanted({c.peer, ResourcesOf(shape), ri::Pack(*msg)});
+}
+
+void Raylet::OfferLeases() {
+  while (leases_.HasWants()) {
+    auto want = leases_.NextOffer(ready_, available_);
+    if (!want) return;
+    Client* idle = FirstIdle();
+    if (!idle || idle->direct_endpoint.empty()) {
+      if (!idle && starting_ == 0) StartWorkers(1);
+      return;  // (offered once one is idle)
+    }
+    leases_.Offered(want->caller, want->shape);
+    if (!clients_.count(want->caller)) continue;
+    auto req = ri::Unpack<protocol::LeaseRequest>(want->request.data(), want->request.size());
+    protocol::LeaseGate gate = GrantLease(*idle, want->caller, want->shape, req.job_id);
+    SendMsg(want->caller, MessageType::kLeaseOffered, 0,
+            protocol::LeaseOffer{std::move(req.resources), idle->direct_endpoint, gate});
+  }
 }
 
 void Raylet::HandleReturnLease(Client& c) {
@@ -491,9 +582,11 @@ void Raylet::HandleReturnLease(Client& c) {
   c.blocked = false;
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
+  MoveAheadToIdle();
 }
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {
+  leases_.Forget(caller);
   for (auto& [peer, w] : clients_) {
     if (w.leased_to == caller) Send(peer, MessageType::kRevokeLease, 0, "");
   }

@@ -43,4 +43,27 @@ std::vector<std::string> LeasePolicy::TakeToYield(const LocalTaskQueue& queue,
   return ask;
 }
 
+void LeasePolicy::Wanted(Want want) {
+  for (const Want& w : wants_) {
+    if (w.caller == want.caller && w.shape == want.shape) return;
+  }
+  wants_.push_back(std::move(want));
+}
+
+std::optional<LeasePolicy::Want> LeasePolicy::NextOffer(const LocalTaskQueue& queue,
+                                                        const ResourceSet& available) const {
+  for (const Want& w : wants_) {
+    if (Decide(w.shape, /*job_ok=*/true, queue, available) == Answer::kMayGrant) return w;
+  }
+  return std::nullopt;
+}
+
+void LeasePolicy::Offered(const std::string& caller, const ResourceSet& shape) {
+  std::erase_if(wants_, [&](const Want& w) { return w.caller == caller && w.shape == shape; });
+}
+
+void LeasePolicy::Forget(const std::string& caller) {
+  std::erase_if(wants_, [&](const Want& w) { return w.caller == caller; });
+}
+
 }  // namespace ray::scheduler

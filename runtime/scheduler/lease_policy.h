@@ -4,10 +4,14 @@
 // This is the policy: whether a lease may be granted now, what leased workers hold in
 // all, and when they are asked to yield their lease early (when tasks queued at the
 // raylet wait for resources that leased workers hold, and would fit were the leases
-// over). The raylet finds the worker and sends the messages.
+// over), and which callers are offered a lease unasked (a caller whose calls wait
+// behind its busy leased workers wants one as soon as resources for it free up,
+// whoever frees them). The raylet finds the worker and sends the messages.
 //
 // Pure: no sockets, no clock; the raylet owns one (not thread-safe).
 
+#include <deque>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -50,9 +54,28 @@ class LeasePolicy {
   // (each is asked once per lease).
   std::vector<std::string> TakeToYield(const LocalTaskQueue& queue, const ResourceSet& available);
 
+  // Offers. `caller` has calls of `shape` queued behind its busy leased workers: it
+  // wants a lease of the shape as soon as Decide would grant one (once: a second want
+  // of the same caller and shape before the offer is ignored). `request` is the
+  // caller's (given back with the offer); its job is not checked again.
+  struct Want {
+    std::string caller;
+    ResourceSet shape;
+    std::string request;
+  };
+  void Wanted(Want want);
+  // The oldest want Decide would grant now, or nullopt; Offered() removes it once the
+  // raylet found it a worker.
+  std::optional<Want> NextOffer(const LocalTaskQueue& queue, const ResourceSet& available) const;
+  void Offered(const std::string& caller, const ResourceSet& shape);
+  // The caller is gone: its wants go.
+  void Forget(const std::string& caller);
+  bool HasWants() const { return !wants_.empty(); }
+
  private:
   ResourceSet leased_;  // (not the CPU a blocked leased worker lent back)
   std::unordered_set<std::string> unreclaimed_;  // leased workers not asked to yield yet
+  std::deque<Want> wants_;  // oldest first
 };
 
 }  // namespace ray::scheduler

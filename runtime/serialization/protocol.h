@@ -41,6 +41,8 @@ enum class MessageType : uint16_t {
   kLeaseWorker = 13,    // LeaseRequest -> LeaseReply (a caller asks for a worker)
   kActorRoute = 14,     // ActorRouteRequest -> ActorRouteReply (where to call an actor)
   kPluginPath = 15,     // PluginPathRequest -> PluginPathReply (a worker finds a plugin)
+  kLeaseWanted = 16,    // LeaseRequest (no reply): calls wait behind the caller's busy
+                        // leased workers; offer a lease once resources free up
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -62,6 +64,7 @@ enum class MessageType : uint16_t {
   kLeaseReply = 33,
   kActorRouteReply = 34,
   kPluginPathReply = 35,
+  kLeaseOffered = 36,  // LeaseOffer (to a caller: a lease it wanted, kLeaseWanted)
   // caller <-> worker, directly (the raylet not involved): kExecuteTask (caller ->
   // worker) and kTaskDone (worker -> caller), and:
   kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend
@@ -253,7 +256,12 @@ struct ExecuteTask {
   // The GPUs the task (or the actor, for life) holds; the worker sets
   // CUDA_VISIBLE_DEVICES to them ("" when empty) while the task runs.
   std::vector<int32_t> gpu_ids;
-  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path, gpu_ids);
+  // A direct call under a lease: the worker's lease count when the lease was granted
+  // (LeaseGate::lease). A worker runs it only in that lease: a call that comes after
+  // the lease ended is bounced, even if the worker is leased to the same caller again
+  // (the caller counts it as the earlier lease's, start_gate.h). The raylet's: 0.
+  uint64_t lease = 0;
+  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path, gpu_ids, lease);
 };
 
 struct TaskDone {
@@ -329,6 +337,16 @@ struct LeaseRequest {
   MSGPACK_DEFINE_ARRAY(resources, job_id);
 };
 
+// A leased worker's start gate (start_gate.h) as the raylet read it when it granted
+// the lease, while the worker was idle: where the holder's starts begin, and the
+// worker's lease count (read later, the worker may have ended the lease meanwhile).
+struct LeaseGate {
+  bool valid = false;  // false: the raylet has no gate for it (no calls queue there)
+  uint64_t starts = 0;
+  uint64_t lease = 0;
+  MSGPACK_DEFINE_ARRAY(valid, starts, lease);
+};
+
 struct LeaseReply {
   enum Outcome : uint8_t {
     kNotNow = 0,   // no idle worker now (one may be starting), or tasks wait in the queue
@@ -337,7 +355,16 @@ struct LeaseReply {
   };
   uint8_t outcome = kNotNow;
   std::string endpoint;
-  MSGPACK_DEFINE_ARRAY(outcome, endpoint);
+  LeaseGate gate;  // kGranted
+  MSGPACK_DEFINE_ARRAY(outcome, endpoint, gate);
+};
+
+// A lease granted unasked, to a caller that wanted one (kLeaseWanted).
+struct LeaseOffer {
+  std::map<std::string, double> resources;  // as in the caller's LeaseRequest
+  std::string endpoint;                     // the worker's direct socket
+  LeaseGate gate;
+  MSGPACK_DEFINE_ARRAY(resources, endpoint, gate);
 };
 
 // Where a caller may send its calls to an actor.

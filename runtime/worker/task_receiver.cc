@@ -73,6 +73,18 @@ void TaskReceiver::OnRevokeTasks(const protocol::RevokeTasks& revoke) {
   std::erase_if(pending_, [&](const IncomingTask& t) {
     return t.reply_to.empty() && ids.count(t.task.spec.task_id) > 0;
   });
+  // (The raylet's marker, if it closed the start gate first: no task of its that did
+  // not start is left to drop.)
+  OnMarker("");
+}
+
+bool TaskReceiver::InLease(const IncomingTask& task) const {
+  if (leased_to_.empty() || task.reply_to != leased_to_) return false;
+  return task.task.lease == 0 || !gate_ || task.task.lease - 1 == gate_->Lease();
+}
+
+bool TaskReceiver::LeaseOver(const IncomingTask& task) const {
+  return task.task.lease != 0 && gate_ && task.task.lease - 1 < gate_->Lease();
 }
 
 bool TaskReceiver::Dropped(const IncomingTask& task) const {
@@ -97,6 +109,14 @@ void TaskReceiver::OnLeaseGranted(const protocol::LeaseGranted& grant) {
   lease_revoked_ = lease_yield_ = false;
   returned_to_.clear();
   lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
+  // The holder's calls that came before the grant go first, now: its later ones are
+  // queued behind them, so that they start in the order sent (the holder counts on it
+  // to know which did not start when it closes the gate).
+  std::erase_if(unleased_, [&](Unleased& u) {
+    if (!InLease(u.task) || Dropped(u.task)) return false;
+    pending_.push_back(std::move(u.task));
+    return true;
+  });
 }
 
 void TaskReceiver::OnRevokeLease() {
@@ -225,8 +245,10 @@ void TaskReceiver::OnDirectFrame(const std::string& caller, std::string_view fra
   task->plugin_path.clear();  // found by the worker (actor methods: the actor's plugin)
   IncomingTask in{std::move(task).value(), caller};
   if (Dropped(in)) return;  // taken back by the caller
-  if (in.task.spec.kind == ri::kActorTask || caller == leased_to_) {
+  if (in.task.spec.kind == ri::kActorTask || InLease(in)) {
     pending_.push_back(std::move(in));
+  } else if (LeaseOver(in)) {
+    Bounce(caller, in.task.spec.task_id);
   } else {
     unleased_.push_back(Unleased{std::move(in), MonoMillis()});
   }
@@ -237,9 +259,10 @@ void TaskReceiver::CheckUnleased() {
     Unleased& u = unleased_.front();
     if (Dropped(u.task)) {
       // taken back by its caller
-    } else if (u.task.reply_to == leased_to_) {
+    } else if (InLease(u.task)) {
       pending_.push_back(std::move(u.task));
-    } else if (MonoMillis() - u.arrived_ms >= kUnleasedWaitMs || !leased_to_.empty() ||
+    } else if (LeaseOver(u.task) || MonoMillis() - u.arrived_ms >= kUnleasedWaitMs ||
+               !leased_to_.empty() ||
                u.task.reply_to == returned_to_) {
       Bounce(u.task.reply_to, u.task.task.spec.task_id);
     } else {

@@ -69,6 +69,12 @@ class TaskReceiver {
   void DropTakenBack(const std::string& sender);
   void OnMarker(const std::string& sender);
   bool Dropped(const IncomingTask& task) const;
+  // A direct call of the lease the worker is in now (one tagged with the lease it was
+  // sent under, ExecuteTask::lease, runs in that lease only), or of a lease it ended
+  // (bounced: its caller counts it as that lease's, and may take back the calls of
+  // the next lease through the gate).
+  bool InLease(const IncomingTask& task) const;
+  bool LeaseOver(const IncomingTask& task) const;
   void ReturnLease();
   void FlushTaskEvents(bool force);
 

@@ -82,6 +82,14 @@ TEST_F(CoreSemanticsTest, TasksThatMustRunSideBySideDoWhileACpuIsFree) {
   ExpectPassed("side_by_side", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
 }
 
+TEST_F(CoreSemanticsTest, TasksTheRayletSentAheadMoveToAFreedCpu) {
+  ExpectPassed("side_by_side_raylet", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
+}
+
+TEST_F(CoreSemanticsTest, CallsQueuedOnALeaseMoveToACpuAnotherCallerFreed) {
+  ExpectPassed("side_by_side_callers", {"--num-cpus", "2"});
+}
+
 TEST_F(CoreSemanticsTest, ResourceRequestsAreCheckedAtSubmission) {
   ExpectPassed("resource_requests", {"--num-cpus", "2", "--resources", R"({"Custom": 1})"});
 }

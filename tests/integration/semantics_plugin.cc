@@ -342,7 +342,25 @@ bool MakeFile(std::string path) {
   std::ofstream(path) << "written";
   return ::access(path.c_str(), F_OK) == 0;
 }
-RAY_REMOTE(AwaitFile, MakeFile);
+// Two tasks that must run at the same time: each writes its file, then waits for the
+// other's (false if it did not come in time).
+bool Rendezvous(std::string mine, std::string theirs, int deadline_ms) {
+  return MakeFile(mine) && AwaitFile(theirs, deadline_ms);
+}
+bool MarkThenSleep(std::string path, int ms) {
+  MakeFile(path);
+  SleepMs(ms);
+  return true;
+}
+// Another caller: runs MarkThenSleep as a task of its own and waits for it.
+bool CallerOfMarkThenSleep(std::string path, int ms) {
+  return *ray::Get(ray::Task(MarkThenSleep).Remote(path, ms));
+}
+std::string PathAfter(std::string path, int ms) {
+  SleepMs(ms);
+  return path;
+}
+RAY_REMOTE(AwaitFile, MakeFile, Rendezvous, MarkThenSleep, CallerOfMarkThenSleep, PathAfter);
 
 // ---------------------------------------------------------------------------
 // Cases.
@@ -942,6 +960,61 @@ void SideBySide(const std::string& dir) {
   }
 }
 
+// The same through the raylet: tasks it sent ahead to a busy worker (every CPU was
+// taken) come back to its queue when a CPU frees up elsewhere. A and B each wait for the
+// other; their arguments come late (through the raylet, which waits for them), so that A
+// runs on one CPU, B arrives while a task of another shape holds the other one and is
+// sent ahead to A's worker, the only busy one of its shape, and that task then ends.
+void SideBySideRaylet(const std::string& dir) {
+  auto late = [](const std::string& path, int ms) {
+    // (max_calls: through the raylet, which then owns the result; no CPU)
+    return ray::Task(PathAfter).SetMaxCalls(1000).SetResource("CPU", 0).Remote(path, ms);
+  };
+  for (int round = 0; round < 3; ++round) {
+    std::string a_flag = dir + "/raylet-a-" + std::to_string(round);
+    std::string b_flag = dir + "/raylet-b-" + std::to_string(round);
+    auto a = ray::Task(Rendezvous).Remote(late(a_flag, 50), b_flag, 15000);
+    auto other = ray::Task(SleepThenReturn)
+                     .SetResources({{"CPU", 1}, {"Custom", 1}})
+                     .Remote(ray::Task(Add2).SetMaxCalls(1000).SetResource("CPU", 0).Remote(150, 150));
+    auto b = ray::Task(Rendezvous).Remote(late(b_flag, 200), a_flag, 15000);
+    CHECK_THAT(*ray::Get(a), "round " << round
+                                      << " through the raylet: A never saw B's file: B "
+                                         "waited behind A while a CPU was free");
+    CHECK_THAT(*ray::Get(b), "B saw A's file");
+    ray::Get(other);
+  }
+}
+
+// The same on a caller's leases, when the CPU that frees up is not the caller's: another
+// caller (a task) runs a task on the other CPU; A takes the free one and B queues on A's
+// lease (every CPU taken, short tasks); then the other caller's task ends.
+void SideBySideCallers(const std::string& dir) {
+  // Idle workers to lease.
+  std::vector<ray::ObjectRef<int>> warm;
+  for (int i = 0; i < 4; ++i) warm.push_back(ray::Task(SleepThenReturn).SetResource("CPU", 0.5).Remote(100));
+  ray::Get(warm);
+  for (int round = 0; round < 3; ++round) {
+    // Short tasks first (one at a time, on a lease), so that calls queue on leases when
+    // every CPU is taken; then a pause, so that the lease is returned.
+    for (int i = 0; i < 50; ++i) ray::Get(ray::Task(GetPid).Remote());
+    SleepMs(100);
+    std::string started = dir + "/callers-other-" + std::to_string(round);
+    // (max_calls: the other caller itself runs through the raylet, on no CPU)
+    auto other = ray::Task(CallerOfMarkThenSleep).SetMaxCalls(1000).SetResource("CPU", 0).Remote(started, 300);
+    CHECK_THAT(AwaitFile(started, 15000), "the other caller's task started");
+    std::string a_flag = dir + "/callers-a-" + std::to_string(round);
+    std::string b_flag = dir + "/callers-b-" + std::to_string(round);
+    auto a = ray::Task(Rendezvous).Remote(a_flag, b_flag, 15000);  // the free CPU
+    auto b = ray::Task(Rendezvous).Remote(b_flag, a_flag, 15000);  // queued on A's lease
+    CHECK_THAT(*ray::Get(a), "round " << round
+                                      << ": A never saw B's file: B waited behind A while "
+                                         "another caller's CPU was free");
+    CHECK_THAT(*ray::Get(b), "B saw A's file");
+    CHECK_THAT(*ray::Get(other), "the other caller's task");
+  }
+}
+
 // Resource requests are checked at submission with Ray's rules.
 void ResourceRequests(const std::string&) {
   struct Bad {
@@ -1016,6 +1089,8 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
       {"abandoned", Abandoned},
       {"actor_restart", ActorRestart},
       {"side_by_side", SideBySide},
+      {"side_by_side_raylet", SideBySideRaylet},
+      {"side_by_side_callers", SideBySideCallers},
       {"resource_requests", ResourceRequests},
   };
   return cases;

@@ -87,5 +87,49 @@ TEST(LeasePolicyTest, LeasedWorkersAreAskedToYieldOnceWhenTheQueueWaitsForThem) 
   EXPECT_EQ(leases.TakeToYield(queue, Shape({})), (std::vector<std::string>{"w3"}));
 }
 
+TEST(LeasePolicyTest, OffersAWantedLeaseOnceResourcesFree) {
+  LeasePolicy leases;
+  LocalTaskQueue queue;
+  leases.Wanted({"c1", kOneCpu, "r1"});
+  leases.Wanted({"c1", kOneCpu, "again"});  // the same want: ignored
+  EXPECT_TRUE(leases.HasWants());
+  EXPECT_FALSE(leases.NextOffer(queue, Shape({})).has_value());  // every CPU taken
+  auto offer = leases.NextOffer(queue, kOneCpu);
+  ASSERT_TRUE(offer.has_value());
+  EXPECT_EQ(offer->caller, "c1");
+  EXPECT_EQ(offer->request, "r1");
+  leases.Offered("c1", kOneCpu);
+  EXPECT_FALSE(leases.HasWants());
+  EXPECT_FALSE(leases.NextOffer(queue, kOneCpu).has_value());
+}
+
+TEST(LeasePolicyTest, OffersFollowDecide) {
+  LeasePolicy leases;
+  LocalTaskQueue queue;
+  leases.Wanted({"c1", Shape({{"CPU", 2}}), ""});
+  leases.Wanted({"c2", kOneCpu, ""});
+  // The oldest want that fits goes first; one that does not fit waits.
+  auto offer = leases.NextOffer(queue, kOneCpu);
+  ASSERT_TRUE(offer.has_value());
+  EXPECT_EQ(offer->caller, "c2");
+  // Tasks queued in the raylet for the shape go first; no GPU leases.
+  queue.Push(kOneCpu, Task({}));
+  EXPECT_FALSE(leases.NextOffer(queue, kOneCpu).has_value());
+  LeasePolicy gpu;
+  gpu.Wanted({"c3", Shape({{"CPU", 1}, {"GPU", 1}}), ""});
+  EXPECT_FALSE(gpu.NextOffer(LocalTaskQueue(), Shape({{"CPU", 4}, {"GPU", 4}})).has_value());
+}
+
+TEST(LeasePolicyTest, AGoneCallersWantsGo) {
+  LeasePolicy leases;
+  leases.Wanted({"c1", kOneCpu, ""});
+  leases.Wanted({"c1", Shape({{"CPU", 2}}), ""});
+  leases.Wanted({"c2", kOneCpu, ""});
+  leases.Forget("c1");
+  auto offer = leases.NextOffer(LocalTaskQueue(), Shape({{"CPU", 2}}));
+  ASSERT_TRUE(offer.has_value());
+  EXPECT_EQ(offer->caller, "c2");
+}
+
 }  // namespace
 }  // namespace ray::scheduler
