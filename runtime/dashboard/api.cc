@@ -95,10 +95,16 @@ Result<ApiReply> Dispatch(const ApiContext& c, const std::string& endpoint, cons
     RAY_ASSIGN_OR_RETURN(json out, Nodes(c, gcs));
     return JsonReply(out);
   }
-  if (endpoint == "actors") {
+  // The tables without parameters: {"<endpoint>": rows}.
+  using Rows = Result<json> (*)(gcs::GcsClient&);
+  static const std::map<std::string, Rows> kTables = {
+      {"actors", &gcs::ActorRowsJson},
+      {"jobs", &gcs::JobRowsJson},
+      {"placement_groups", &gcs::PlacementGroupRowsJson}};
+  if (auto table = kTables.find(endpoint); table != kTables.end()) {
     RAY_RETURN_IF_ERROR(p.Allow({}));
-    RAY_ASSIGN_OR_RETURN(json rows, gcs::ActorRowsJson(gcs));
-    return JsonReply({{"actors", rows}});
+    RAY_ASSIGN_OR_RETURN(json rows, table->second(gcs));
+    return JsonReply({{endpoint, rows}});
   }
   if (endpoint == "tasks") {
     RAY_RETURN_IF_ERROR(p.Allow({"id", "limit", "rows"}));
@@ -116,16 +122,6 @@ Result<ApiReply> Dispatch(const ApiContext& c, const std::string& endpoint, cons
     RAY_ASSIGN_OR_RETURN(uint64_t limit, p.Number("limit", 10000, 1000000));
     RAY_ASSIGN_OR_RETURN(json rows, gcs::ObjectRowsJson(gcs, limit));
     return JsonReply({{"objects", rows}});
-  }
-  if (endpoint == "jobs") {
-    RAY_RETURN_IF_ERROR(p.Allow({}));
-    RAY_ASSIGN_OR_RETURN(json rows, gcs::JobRowsJson(gcs));
-    return JsonReply({{"jobs", rows}});
-  }
-  if (endpoint == "placement_groups") {
-    RAY_RETURN_IF_ERROR(p.Allow({}));
-    RAY_ASSIGN_OR_RETURN(json rows, gcs::PlacementGroupRowsJson(gcs));
-    return JsonReply({{"placement_groups", rows}});
   }
   if (endpoint == "logs") {
     RAY_RETURN_IF_ERROR(p.Allow({"name", "search", "lines"}));

@@ -4,10 +4,11 @@
 // (api.h), over HTTP with cpp-httplib, on loopback by default.
 //
 // Threads: httplib's pool answers requests, each with its own GCS client, so a slow
-// query holds up only its own request; one sampler thread reads the node table every
-// second for the utilisation chart and reports the dashboard's URL to the GCS every
-// few seconds (ray::GetWebuiUrl). Neither the GCS's nor a raylet's event loop runs
-// any of this: the GCS sees only ordinary client requests.
+// query holds up only its own request; the calling thread (RunDashboard) reads the
+// node table every second for the utilisation chart and reports the dashboard's URL
+// to the GCS every 5 s (ray::GetWebuiUrl; again after a GCS restart). Neither the
+// GCS's nor a raylet's event loop runs any of this: the GCS sees only ordinary client
+// requests.
 //
 // Every request needs the cluster token (auth.h); without it pages answer 401 with a
 // login form, and the API 401 with a JSON error. The token is never logged nor

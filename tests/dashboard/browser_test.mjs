@@ -14,16 +14,19 @@ function check(ok, what) {
   console.log('ok  ' + what);
 }
 
-// Non-background pixels of a canvas: it has something drawn on it.
-async function inkedPixels(page, selector) {
-  return page.$eval(selector, c => {
+// Pixels of a canvas in the colour [r, g, b] (within a tolerance, for antialiasing):
+// something was drawn in it, not only axes and labels.
+const BLUE = [37, 99, 235], RED = [220, 38, 38];  // the first two series' colours
+async function pixelsOf(page, selector, rgb) {
+  return page.$eval(selector, (c, rgb) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let n = 0;
     for (let i = 0; i < d.length; i += 4) {
-      if (d[i + 3] > 0 && (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200)) ++n;
+      if (d[i + 3] > 128 && Math.abs(d[i] - rgb[0]) < 40 && Math.abs(d[i + 1] - rgb[1]) < 40 &&
+          Math.abs(d[i + 2] - rgb[2]) < 40) ++n;
     }
     return n;
-  });
+  }, rgb);
 }
 
 const rows = (page, id) => page.$$eval(`table#${id} tr`, r => r.length - 1);
@@ -59,7 +62,9 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('table#nodes tr').length >= 2);
   await page.waitForFunction(
       () => +(document.getElementById('util-chart').dataset.points || 0) >= 2);
-  check(await inkedPixels(page, '#util-chart canvas') > 100, 'the utilisation chart is drawn');
+  check(await pixelsOf(page, '#util-chart canvas', BLUE) > 50 &&
+            await pixelsOf(page, '#util-chart canvas', RED) > 50,
+        'the utilisation chart draws its two lines');
   check(await rows(page, 'nodes') === 1, 'the nodes table has the node');
   await page.screenshot({ path: `${shots}/overview.png`, fullPage: true });
 
@@ -78,7 +83,7 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('table#tasks tr').length >= 2);
   check((await page.textContent('table#counts')).includes('FINISHED'), 'task counts by state');
   await page.waitForFunction(() => +(document.getElementById('histogram').dataset.bars || 0) >= 1);
-  check(await inkedPixels(page, '#histogram') > 100, 'the duration histogram is drawn');
+  check(await pixelsOf(page, '#histogram', BLUE) > 100, 'the duration histogram draws bars');
   const id = (await page.textContent('table#tasks tr:nth-child(2) td:first-child')).trim();
   await page.fill('#task-id', id.slice(0, 16));
   await page.click('#lookup button');
@@ -139,10 +144,11 @@ try {
   await page.waitForFunction(() => +(document.getElementById('tune-chart').dataset.points || 0) >= 4);
   const series = await page.$$eval('#tune-chart .u-legend tr.u-series', r => r.length);
   check(series === 3, `the chart has one line per trial (${series - 1})`);
-  check(await inkedPixels(page, '#tune-chart canvas') > 100, 'the Tune chart is drawn');
+  check(await pixelsOf(page, '#tune-chart canvas', BLUE) > 50 &&
+            await pixelsOf(page, '#tune-chart canvas', RED) > 50, 'the Tune chart draws both trials');
   await page.selectOption('#x-axis', 'time_total_s');
   await page.waitForTimeout(300);
-  check(await inkedPixels(page, '#tune-chart canvas') > 100, 'the chart over time is drawn');
+  check(await pixelsOf(page, '#tune-chart canvas', BLUE) > 50, 'the chart over time is drawn');
   await page.screenshot({ path: `${shots}/tune.png`, fullPage: true });
 
   check(errors.length === 0, `no script errors (${errors.join('; ')})`);
