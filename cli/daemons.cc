@@ -13,6 +13,7 @@
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
 #include "runtime/cluster/monitor.h"
+#include "runtime/dashboard/dashboard.h"
 #include "runtime/gcs/gcs_server.h"
 #include "runtime/node/gcs_supervisor.h"
 #include "runtime/raylet/raylet.h"
@@ -107,6 +108,23 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     m->token = Token(m->session_dir);
     Status st = cluster::RunMonitor(*m, g_stop);
     if (!st.ok()) Fail("_monitor", st);
+  });
+
+  // The web dashboard of a head started without --include-webui false.
+  auto d = std::make_shared<dashboard::DashboardOptions>();
+  auto* da = app.add_subcommand("_dashboard", "")->group("");
+  da->add_option("--session-dir", d->session_dir)->required();
+  da->add_option("--gcs-address", d->gcs_address)->required();
+  da->add_option("--host", d->host);
+  da->add_option("--port", d->port);
+  da->add_option("--advertise-host", d->advertise_host);
+  da->callback([d] {
+    InitLogging("dashboard", "");
+    StopOnSignals();
+    d->token = Token(d->session_dir);
+    d->ready_file = d->session_dir + "/dashboard.ready";
+    Status st = dashboard::RunDashboard(*d, g_stop);
+    if (!st.ok()) Fail("_dashboard", st);
   });
 
   // The peer of `ray microbenchmark`'s ZeroMQ floor measurement.

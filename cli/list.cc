@@ -19,7 +19,7 @@
 #include "cli/common.h"
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_client.h"
-#include "runtime/gcs/state_views.h"
+#include "runtime/gcs/state_json.h"
 
 namespace ray::cli {
 
@@ -36,9 +36,11 @@ struct ListOptions {
 
 std::string Short(const std::string& hex) { return hex.substr(0, 16); }
 
-std::string Resources(const std::map<std::string, double>& r) {
+std::string Resources(const json& r) {
   std::string out;
-  for (const auto& [k, v] : r) out += fmt::format("{}{}: {:g}", out.empty() ? "" : ", ", k, v);
+  for (const auto& [k, v] : r.items()) {
+    out += fmt::format("{}{}: {:g}", out.empty() ? "" : ", ", k, v.get<double>());
+  }
   return out;
 }
 
@@ -66,80 +68,50 @@ void Run(const ListOptions& o) {
   auto target = ResolveCluster(o.cluster);
   if (!target.ok()) Fail("list", target.status());
   gcs::GcsClient gcs(target->gcs_address, target->token);
-  json rows = json::array();
+  auto shorten = [&](json& rows, const char* key) {
+    if (o.json) return;
+    for (auto& r : rows) r[key] = Short(r[key].get<std::string>());
+  };
   if (o.what == "tasks") {
-    auto events = gcs.GetTaskEvents("", o.limit);
-    if (!events.ok()) Fail("list", events.status());
-    for (const auto& t : gcs::MergeTaskEvents(*events)) {
-      rows.push_back({{"task_id", t.task_id}, {"job_id", t.job_id}, {"name", t.name},
-                      {"state", t.state}, {"node_id", t.node_id}, {"worker_pid", t.worker},
-                      {"start_ms", t.start_ms}, {"end_ms", t.end_ms},
-                      {"duration_ms", t.end_ms > 0 ? t.end_ms - t.start_ms : 0}});
-    }
-    if (!o.json) {
-      for (auto& r : rows) {
-        r["task_id"] = Short(r["task_id"].get<std::string>());
-        r["node_id"] = Short(r["node_id"].get<std::string>());
-      }
-    }
-    Print(rows, o.json, {"task_id", "name", "state", "node_id", "worker_pid", "duration_ms"},
+    auto rows = gcs::TaskRowsJson(gcs, o.limit);
+    if (!rows.ok()) Fail("list", rows.status());
+    shorten(*rows, "task_id");
+    shorten(*rows, "node_id");
+    Print(*rows, o.json, {"task_id", "name", "state", "node_id", "worker_pid", "duration_ms"},
           {16, 28, 9, 16, 10, 11});
   } else if (o.what == "actors") {
-    auto actors = gcs.GetActors();
-    if (!actors.ok()) Fail("list", actors.status());
-    for (const auto& a : gcs::ActorRows(*actors)) {
-      rows.push_back({{"actor_id", a.actor_id}, {"name", a.name}, {"state", a.state},
-                      {"node_id", a.node_id}, {"job_id", a.job_id},
-                      {"ray_namespace", a.ray_namespace}});
-    }
-    if (!o.json) {
-      for (auto& r : rows) r["node_id"] = Short(r["node_id"].get<std::string>());
-    }
-    Print(rows, o.json, {"actor_id", "name", "state", "node_id", "job_id", "ray_namespace"},
+    auto rows = gcs::ActorRowsJson(gcs);
+    if (!rows.ok()) Fail("list", rows.status());
+    shorten(*rows, "node_id");
+    Print(*rows, o.json, {"actor_id", "name", "state", "node_id", "job_id", "ray_namespace"},
           {32, 16, 6, 16, 8, 16});
   } else if (o.what == "objects") {
-    auto objects = gcs.GetObjects(o.limit);
-    if (!objects.ok()) Fail("list", objects.status());
-    for (const auto& obj : *objects) {
-      json nodes = json::array();
-      for (const auto& n : obj.node_ids) nodes.push_back(o.json ? ToHex(n) : Short(ToHex(n)));
-      rows.push_back({{"object_id", ToHex(obj.object_id)}, {"size", obj.size}, {"nodes", nodes}});
-    }
-    Print(rows, o.json, {"object_id", "size", "nodes"}, {40, 12, 16});
-  } else if (o.what == "placement-groups") {
-    auto body = gcs.Call("get_placement_groups", "");
-    if (!body.ok()) Fail("list", body.status());
-    auto groups =
-        protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(*body, "placement groups");
-    if (!groups.ok()) Fail("list", groups.status());
-    for (const auto& pg : *groups) {
-      json bundles = json::array(), nodes = json::array();
-      for (size_t i = 0; i < pg.bundles.size(); ++i) {
-        bundles.push_back(o.json ? json(pg.bundles[i]) : json(Resources(pg.bundles[i])));
-        bool held = i < pg.reserved.size() && pg.reserved[i] && !pg.bundle_nodes[i].empty();
-        std::string node = held ? ToHex(pg.bundle_nodes[i]) : "";
-        nodes.push_back(o.json ? node : Short(node));
-      }
-      rows.push_back({{"placement_group_id", pg.pg_id}, {"name", pg.name},
-                      {"strategy", pg.strategy}, {"state", pg.state}, {"bundles", bundles},
-                      {"bundle_node_ids", nodes}, {"job_id", ToHex(pg.job_id)},
-                      {"detail", pg.detail}});
-    }
+    auto rows = gcs::ObjectRowsJson(gcs, o.limit);
+    if (!rows.ok()) Fail("list", rows.status());
     if (!o.json) {
-      for (auto& r : rows) r["bundles"] = r["bundles"].size();
+      for (auto& r : *rows) {
+        for (auto& n : r["nodes"]) n = Short(n.get<std::string>());
+      }
     }
-    Print(rows, o.json, {"placement_group_id", "name", "strategy", "state", "bundles"},
+    Print(*rows, o.json, {"object_id", "size", "nodes"}, {40, 12, 16});
+  } else if (o.what == "placement-groups") {
+    auto rows = gcs::PlacementGroupRowsJson(gcs);
+    if (!rows.ok()) Fail("list", rows.status());
+    if (!o.json) {
+      for (auto& r : *rows) r["bundles"] = r["bundles"].size();
+    }
+    Print(*rows, o.json, {"placement_group_id", "name", "strategy", "state", "bundles"},
           {36, 16, 13, 12, 7});
   } else {
-    auto nodes = gcs.GetNodes();
-    if (!nodes.ok()) Fail("list", nodes.status());
-    for (const auto& n : *nodes) {
-      rows.push_back({{"node_id", ToHex(n.node_id)}, {"address", n.address}, {"state", n.state},
-                      {"resources_total", o.json ? json(n.total) : json(Resources(n.total))},
-                      {"resources_available",
-                       o.json ? json(n.available) : json(Resources(n.available))}});
+    auto rows = gcs::NodeRowsJson(gcs);
+    if (!rows.ok()) Fail("list", rows.status());
+    if (!o.json) {
+      for (auto& r : *rows) {
+        r["resources_total"] = Resources(r["resources_total"]);
+        r["resources_available"] = Resources(r["resources_available"]);
+      }
     }
-    Print(rows, o.json, {"node_id", "address", "state", "resources_total"}, {32, 15, 6, 30});
+    Print(*rows, o.json, {"node_id", "address", "state", "resources_total"}, {32, 15, 6, 30});
   }
 }
 

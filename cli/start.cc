@@ -30,6 +30,10 @@ struct StartOptions {
   bool block = false;
   int64_t heartbeat_timeout_ms = 10000;
   std::string autoscaling_config;
+  std::string include_webui = "true";  // Ray's name; "true" or "false"
+  std::string dashboard_host = "127.0.0.1";
+  int dashboard_port = 8265;
+  bool dashboard_flags_given = false;  // any of the three, for a joining node's error
 };
 
 // The token when --token is not given: the file $RAY_CLUSTER_TOKEN_FILE names (the
@@ -86,6 +90,18 @@ void Run(const StartOptions& o) {
     Fail("start", Status::InvalidArgument("--autoscaling-config: cannot read " +
                                           n.autoscaling_config));
   }
+  if (o.include_webui != "true" && o.include_webui != "false") {
+    Fail("start", Status::InvalidArgument("--include-webui takes true or false, not '" +
+                                          o.include_webui + "'"));
+  }
+  if (!o.head && o.dashboard_flags_given) {
+    Fail("start", Status::InvalidArgument(
+                      "--include-webui, --dashboard-host and --dashboard-port are for the head "
+                      "(--head): the head serves the dashboard"));
+  }
+  n.include_webui = o.head && o.include_webui == "true";
+  n.dashboard_host = o.dashboard_host;
+  n.dashboard_port = o.dashboard_port;
   if (!o.head) {
     if (n.token.empty()) {
       Fail("start", Status::InvalidArgument(
@@ -130,6 +146,16 @@ void Run(const StartOptions& o) {
       node->session_dir.c_str(), address.c_str(),
       scheduler::ResourceSet::FromDoubles(*resources).ToString().c_str(), address.c_str(),
       node->session_dir.c_str(), token_hint.c_str());
+  if (!node->dashboard_url.empty()) {
+    // The token rides in the link only when it was printed above anyway.
+    bool token_hidden = o.token.empty() && !n.token.empty();
+    std::string link = node->dashboard_url + (token_hidden ? "/  (log in with the cluster token)"
+                                                           : "/?token=" + node->token);
+    std::printf("Dashboard:\n    %s\n", link.c_str());
+  } else if (!node->dashboard_error.empty()) {
+    std::printf("The dashboard did not start; the cluster runs without it:\n  %s\n",
+                node->dashboard_error.c_str());
+  }
   if (!node->recovered_from.empty()) {
     std::printf(
         "The cluster's tables (jobs, actors, plugins, task events) and token were taken\n"
@@ -165,7 +191,18 @@ void AddStart(CLI::App& app) {
       ->check(CLI::Range(int64_t{100}, int64_t{3600000}));
   cmd->add_option("--autoscaling-config", o->autoscaling_config,
                   "head: run the autoscaler with this cluster config (written by `ray up`)");
-  cmd->callback([o] { Run(*o); });
+  std::vector<CLI::Option*> dashboard = {
+      cmd->add_option("--include-webui", o->include_webui,
+                      "head: serve the web dashboard, true (default) or false"),
+      cmd->add_option("--dashboard-host", o->dashboard_host,
+                      "head: the dashboard's address (default 127.0.0.1; 0.0.0.0: all)"),
+      cmd->add_option("--dashboard-port", o->dashboard_port,
+                      "head: the dashboard's port (default 8265; 0: any free port)")
+          ->check(CLI::Range(0, 65535))};
+  cmd->callback([o, dashboard] {
+    for (auto* opt : dashboard) o->dashboard_flags_given |= opt->count() > 0;
+    Run(*o);
+  });
 }
 
 }  // namespace ray::cli

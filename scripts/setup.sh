@@ -16,12 +16,17 @@ packages=(
   iproute2  # ip netns: the two-host suite, tests/integration/netns_test.cc
   openssh-server openssh-client rsync  # the cluster launcher (ray up), and its test hosts
   tmux  # ray exec/attach/submit --tmux
+  libcpp-httplib-dev  # the dashboard's HTTP server
+  chromium  # the dashboard's browser test (skipped without it)
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# npm: the dashboard's chart library (uPlot) and the browser test's driver, at build
+# time. Any npm will do (a Node.js from elsewhere brings its own); Debian's otherwise.
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

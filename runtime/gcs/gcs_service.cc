@@ -259,6 +259,8 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
       {"get_nodes", &GcsService::GetNodes},
       {"report_autoscaler", &GcsService::ReportAutoscaler},
       {"get_autoscaler", &GcsService::GetAutoscaler},
+      {"set_webui_url", &GcsService::SetWebuiUrl},
+      {"get_webui_url", &GcsService::GetWebuiUrl},
       {"put_plugin", &GcsService::PutPlugin},
       {"get_plugin", &GcsService::GetPlugin},
       {"register_actor", &GcsService::RegisterActor},
@@ -328,6 +330,18 @@ bool GcsService::AutoscalerAlive() const {
 
 Result<std::string> GcsService::GetAutoscaler(const std::string&) {
   return Pack(std::make_tuple(AutoscalerAlive(), autoscaler_status_));
+}
+
+Result<std::string> GcsService::SetWebuiUrl(const std::string& body) {
+  if (body.size() > 1024) return Status::InvalidArgument("set_webui_url: a URL over 1 KiB");
+  webui_url_ = body;
+  webui_seen_ms_ = MonoMillis();
+  return std::string();
+}
+
+Result<std::string> GcsService::GetWebuiUrl(const std::string&) {
+  bool alive = webui_seen_ms_ > 0 && MonoMillis() - webui_seen_ms_ < 30000;
+  return alive ? webui_url_ : std::string();
 }
 
 std::vector<scheduler::BundleNode> GcsService::LiveNodes() const {

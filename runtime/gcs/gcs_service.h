@@ -94,6 +94,10 @@ class GcsService {
   // ask whether one is alive (then work no node fits waits instead of failing).
   Result<std::string> ReportAutoscaler(const std::string& body);
   Result<std::string> GetAutoscaler(const std::string& body);
+  // The dashboard (`ray _dashboard`) reports its URL every few seconds; body: the URL
+  // as bytes. get_webui_url answers it, "" when no dashboard reported in 30 s.
+  Result<std::string> SetWebuiUrl(const std::string& body);
+  Result<std::string> GetWebuiUrl(const std::string& body);
   // Placement groups (see placement_groups.h). create: [name, strategy, bundles,
   // job_id] -> the PlacementGroupRecord; remove: the group id; get: [id, name] (id
   // "": the live group of that name) -> the record; get_placement_groups: every
@@ -126,6 +130,8 @@ class GcsService {
   GcsStarts starts_;                // counting this one
   std::string autoscaler_status_;   // its last report
   int64_t autoscaler_seen_ms_ = 0;  // monotonic; 0: never
+  std::string webui_url_;           // the dashboard's last report
+  int64_t webui_seen_ms_ = 0;       // monotonic; 0: never
 };
 
 }  // namespace ray::gcs

@@ -72,6 +72,7 @@ Status WriteRecord(const NodeRecord& r) {
   nlohmann::json j = {{"session_dir", r.session_dir}, {"gcs_address", r.gcs_address},
                       {"raylet_socket", r.raylet_socket}, {"gcs_pid", r.gcs_pid},
                       {"raylet_pid", r.raylet_pid}, {"monitor_pid", r.monitor_pid},
+                      {"dashboard_pid", r.dashboard_pid}, {"dashboard_url", r.dashboard_url},
                       {"persistent_tables", r.persistent_tables}};
   return WriteFile(r.session_dir + "/node.json", j.dump(2) + "\n", 0644);
 }
@@ -89,6 +90,8 @@ Result<NodeRecord> ReadNodeRecord(const std::string& session_dir) {
     r.gcs_pid = j.at("gcs_pid");
     r.raylet_pid = j.at("raylet_pid");
     r.monitor_pid = j.value("monitor_pid", 0);
+    r.dashboard_pid = j.value("dashboard_pid", 0);
+    r.dashboard_url = j.value("dashboard_url", "");
     r.persistent_tables = j.value("persistent_tables", false);
   } catch (const std::exception& e) {
     return Status::DataLoss(session_dir + "/node.json is malformed: " + e.what());
@@ -163,6 +166,31 @@ Status StartRaylet(const NodeOptions& o, NodeRecord& r) {
   return Status::Ok();
 }
 
+// Starts the head's dashboard; on failure the head runs on without it and
+// r.dashboard_error says why.
+void StartDashboard(const NodeOptions& o, NodeRecord& r) {
+  std::vector<std::string> args = {"--gcs-address", r.gcs_address, "--host", o.dashboard_host,
+                                   "--port", std::to_string(o.dashboard_port)};
+  if (o.dashboard_host == "0.0.0.0" || o.dashboard_host == "::") {
+    args.insert(args.end(), {"--advertise-host", o.node_ip});
+  }
+  SpawnOptions spawn = Daemon(o, r, "dashboard", args);
+  auto child = Spawn(spawn);
+  if (!child.ok()) {
+    r.dashboard_error = child.status().message();
+    return;
+  }
+  auto url = AwaitReady(r.session_dir + "/dashboard.ready", child->pid, "the dashboard",
+                        spawn.stderr_path);
+  if (!url.ok()) {
+    TerminateProcess(child->pid);
+    r.dashboard_error = url.status().message();
+    return;
+  }
+  r.dashboard_pid = child->pid;
+  r.dashboard_url = *url;
+}
+
 }  // namespace
 
 namespace {
@@ -174,7 +202,7 @@ std::optional<NodeRecord> StoppedHead(const std::string& temp_dir) {
   if (ec || !fs::exists(latest / "gcs.sqlite3", ec)) return std::nullopt;
   auto r = ReadNodeRecord(latest.string());
   if (!r.ok() || r->gcs_pid <= 0 || !r->persistent_tables) return std::nullopt;
-  for (int pid : {r->gcs_pid, r->raylet_pid, r->monitor_pid}) {
+  for (int pid : {r->gcs_pid, r->raylet_pid, r->monitor_pid, r->dashboard_pid}) {
     if (pid > 0 && ProcessAlive(pid) &&
         ProcessCmdline(pid).find(r->session_dir) != std::string::npos) {
       return std::nullopt;  // still running: not ours to take over
@@ -226,6 +254,7 @@ Result<NodeRecord> StartHead(const NodeOptions& o) {
     }
     r.monitor_pid = child->pid;
   }
+  if (o.include_webui) StartDashboard(o, r);
   RAY_RETURN_IF_ERROR(WriteRecord(r));
   return r;
 }
@@ -244,7 +273,7 @@ Status StopNode(const NodeRecord& node) {
   // this session) are signalled; a recycled pid is left alone.
   bool ok = true;
   // The autoscaler first, so that it launches nothing more.
-  for (int pid : {node.monitor_pid, node.raylet_pid, node.gcs_pid}) {
+  for (int pid : {node.monitor_pid, node.dashboard_pid, node.raylet_pid, node.gcs_pid}) {
     if (pid > 0 && ProcessAlive(pid) &&
         ProcessCmdline(pid).find(node.session_dir) != std::string::npos) {
       ok = TerminateProcess(pid, 3000) && ok;
@@ -265,7 +294,7 @@ std::vector<NodeRecord> RunningNodes(const std::string& temp_dir) {
     auto r = ReadNodeRecord(entry.path().string());
     if (!r.ok()) continue;
     bool alive = false;
-    for (int pid : {r->raylet_pid, r->gcs_pid, r->monitor_pid}) {
+    for (int pid : {r->raylet_pid, r->gcs_pid, r->monitor_pid, r->dashboard_pid}) {
       alive |= pid > 0 && ProcessAlive(pid) && ProcessCmdline(pid).find(r->session_dir) != std::string::npos;
     }
     if (alive) out.push_back(std::move(r).value());

@@ -8,7 +8,8 @@
 //                path would exceed the 107-byte limit of a Unix socket)
 //     plugins/   plugin libraries by content hash
 //     gcs.sqlite3, token (0600), node.json (what `ray stop` needs),
-//     gcs.ready (the GCS's address), gcs.pid (the GCS server running now)
+//     gcs.ready (the GCS's address), gcs.pid (the GCS server running now),
+//     dashboard.ready (the dashboard's URL)
 //   <temp_dir>/session_latest -> the newest session
 
 #include <map>
@@ -41,6 +42,11 @@ struct NodeOptions {
   // StartHead), and a later such head takes over its own. `ray start --head` sets it;
   // clusters embedded in a command (`ray run`) leave it off and start empty.
   bool persistent_tables = false;
+  // Head: the web dashboard (`ray _dashboard`, logs/dashboard.{out,err}) on
+  // dashboard_host:dashboard_port (0: any free port). `ray start --head` turns it on.
+  bool include_webui = false;
+  std::string dashboard_host = "127.0.0.1";
+  int dashboard_port = 8265;  // Ray's
 };
 
 // What a started node is, as recorded in <session>/node.json.
@@ -52,6 +58,11 @@ struct NodeRecord {
   int gcs_pid = 0;  // the head's GCS supervisor (gcs.pid: the server it runs now)
   int raylet_pid = 0;
   int monitor_pid = 0;  // the autoscaler, on an autoscaling head
+  int dashboard_pid = 0;
+  std::string dashboard_url;  // http://host:port, "" without a dashboard
+  // StartHead: why the dashboard did not start ("": it did, or was not asked for);
+  // the head runs without it. Not recorded in node.json.
+  std::string dashboard_error;
   bool persistent_tables = false;  // see NodeOptions
   // StartHead: the stopped head session whose tables (gcs.sqlite3) and token this
   // one took over ("": none). Not recorded in node.json.

@@ -119,6 +119,14 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     // body: an object id. Whether this node's store holds the object now.
     reply.body = ri::Pack(msg->body.size() == ObjectId::kSize &&
                           objects_.Find(ObjectId::FromBinary(msg->body)) != nullptr);
+  } else if (msg->op == "webui_url") {
+    // The dashboard's URL as it last reported it to the GCS ("": none running).
+    auto url = gcs_.Call("get_webui_url", "");
+    if (url.ok()) {
+      reply.body = ri::Pack(*url);
+    } else {
+      fail(url.status());
+    }
   } else if (msg->op == "cluster_resources" || msg->op == "available_resources") {
     bool total = msg->op == "cluster_resources";
     auto nodes = gcs_.GetNodes();
@@ -247,7 +255,8 @@ void Raylet::RecordJobEnds() {
 
 bool Raylet::CallNeedsGcs(const std::string& op) {
   return op == "register_actor_name" || op == "get_actor" || op == "nodes" ||
-         op == "cluster_resources" || op == "available_resources" || IsPlacementGroupOp(op);
+         op == "cluster_resources" || op == "available_resources" || op == "webui_url" ||
+         IsPlacementGroupOp(op);
 }
 
 void Raylet::OnGcsBack() {

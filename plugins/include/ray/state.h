@@ -92,6 +92,12 @@ inline std::map<std::string, double> ClusterResources() {
 inline bool ObjectInLocalStore(const std::string& object_id) {
   return internal::Call<bool>("object_stored", object_id);
 }
+// The URL of the cluster's web dashboard (Ray's ray.get_webui_url()), e.g.
+// "http://127.0.0.1:8265", without the token (log in with the cluster token); "" when
+// the cluster runs none (`ray start --head --include-webui false`, clusters that
+// ray::Init or `ray run` start).
+inline std::string GetWebuiUrl() { return internal::Call<std::string>("webui_url"); }
+
 // Resources not currently held by tasks or actors.
 inline std::map<std::string, double> AvailableResources() {
   return internal::Call<std::map<std::string, double>>("available_resources");
