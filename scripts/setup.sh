@@ -8,7 +8,6 @@ packages=(
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libsqlite3-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libboost-dev libboost-filesystem-dev libsodium-dev
-  libcpp-httplib-dev  # the HTTP APIs (Tune's Client API)
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev
   libopenblas0-serial  # libtorch's BLAS: 2-4x the reference BLAS for PPO (one thread per process)
@@ -16,7 +15,7 @@ packages=(
   iproute2  # ip netns: the two-host suite, tests/integration/netns_test.cc
   openssh-server openssh-client rsync  # the cluster launcher (ray up), and its test hosts
   tmux  # ray exec/attach/submit --tmux
-  libcpp-httplib-dev  # the dashboard's HTTP server
+  libcpp-httplib-dev  # the HTTP servers: the dashboard and Tune's Client API
   chromium  # the dashboard's browser test (skipped without it)
 )
 
