@@ -144,8 +144,14 @@ try {
   await page.waitForFunction(() => +(document.getElementById('tune-chart').dataset.points || 0) >= 4);
   const series = await page.$$eval('#tune-chart .u-legend tr.u-series', r => r.length);
   check(series === 3, `the chart has one line per trial (${series - 1})`);
-  check(await pixelsOf(page, '#tune-chart canvas', BLUE) > 50 &&
-            await pixelsOf(page, '#tune-chart canvas', RED) > 50, 'the Tune chart draws both trials');
+  // uPlot draws on the next animation frame after its data changes: look for up to 5 s.
+  let bothDrawn = false;
+  for (let i = 0; i < 50 && !bothDrawn; ++i) {
+    bothDrawn = await pixelsOf(page, '#tune-chart canvas', BLUE) > 50 &&
+                await pixelsOf(page, '#tune-chart canvas', RED) > 50;
+    if (!bothDrawn) await page.waitForTimeout(100);
+  }
+  check(bothDrawn, 'the Tune chart draws both trials');
   await page.selectOption('#x-axis', 'time_total_s');
   await page.waitForTimeout(300);
   check(await pixelsOf(page, '#tune-chart canvas', BLUE) > 50, 'the chart over time is drawn');
