@@ -10,4 +10,7 @@ namespace ray {
 // The pieces of `s` between `sep`s (empty pieces kept).
 std::vector<std::string> Split(std::string_view s, char sep);
 
+// Equal, in time that depends only on the lengths (for tokens).
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
 }  // namespace ray

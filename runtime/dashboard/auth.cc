@@ -6,13 +6,6 @@
 
 namespace ray::dashboard {
 
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  size_t n = a.size() < b.size() ? a.size() : b.size();
-  for (size_t i = 0; i < n; ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 std::optional<std::string> CookieValue(std::string_view header, std::string_view name) {
   size_t pos = 0;
   while (pos < header.size()) {

@@ -11,12 +11,13 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/base/strings.h"
+
 namespace ray::dashboard {
 
 inline constexpr char kCookieName[] = "ray_dashboard";
 
-// Equal, in time that depends only on the lengths.
-bool ConstantTimeEquals(std::string_view a, std::string_view b);
+using ::ray::ConstantTimeEquals;  // runtime/base/strings.h
 
 // The value of cookie `name` in a Cookie header ("a=1; b=2"), if present.
 std::optional<std::string> CookieValue(std::string_view header, std::string_view name);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/base/strings.h"
+
 namespace ray::tune {
 
 using Json = nlohmann::json;
@@ -21,14 +23,6 @@ void TuneServer::Request::Answer(Result<Json> body) const {
 }
 
 namespace {
-
-// Compares in time independent of where the strings differ.
-bool SameToken(const std::string& given, const std::string& token) {
-  if (given.size() != token.size() || token.empty()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < token.size(); ++i) diff |= given[i] ^ token[i];
-  return diff == 0;
-}
 
 int HttpStatus(const Status& s) {
   switch (s.code()) {
@@ -119,7 +113,7 @@ void TuneServer::Route() {
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     std::string auth = req.get_header_value("Authorization");
     const std::string bearer = "Bearer ";
-    if (auth.rfind(bearer, 0) == 0 && SameToken(auth.substr(bearer.size()), options_.token)) {
+    if (auth.rfind(bearer, 0) == 0 && ConstantTimeEquals(auth.substr(bearer.size()), options_.token)) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     Reply(res, 401, {{"error", "send the cluster token: Authorization: Bearer TOKEN"}});
