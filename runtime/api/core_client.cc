@@ -14,7 +14,8 @@ namespace ri = ray::internal;
 Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& raylet_endpoint,
                                                         bool is_driver, const JobId& job,
                                                         const std::string& worker_id,
-                                                        const std::string& direct_endpoint) {
+                                                        const std::string& direct_endpoint,
+                                                        WorkerParts* worker_parts) {
   std::unique_ptr<CoreClient> c(new CoreClient());
   protocol::RegisterClient reg{is_driver ? RandomBytes(16) : worker_id,
                                static_cast<int32_t>(::getpid()), is_driver, job.Binary(),
@@ -26,6 +27,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   c->raylet_->OnMessage<protocol::LogLines>(MessageType::kLogLines, "LogLines", &PrintLogLines);
   c->is_driver_ = is_driver;
   c->SetCurrentTask(NewTaskId(job), job);
+  if (worker_parts) *worker_parts = WorkerParts{c->raylet_.get(), c->objects_.get()};
   return c;
 }
 

@@ -12,8 +12,9 @@
 // Thread-safe: one CoreClient per process, used from any thread. Each public method
 // holds the client's lock (client_lock.h) while it runs; a blocking one (Get, Wait, a
 // request awaiting its reply) lets other threads use the client while it waits, and
-// the waiting threads share the sockets (one polls and handles frames for all). The
-// parts (raylet(), objects()) are not thread-safe: hold lock() while using them.
+// the waiting threads share the sockets (one polls and handles frames for all).
+// A worker's task receiver and runner get the parts they use once, at Connect
+// (WorkerParts); those parts are not thread-safe: hold lock() while using them.
 // While a call waits for its reply, frames meant for later (tasks for this worker, log
 // lines for this driver, other threads' replies) are handled, never lost. Puts and
 // submissions belong to the calling thread's task (SetCurrentTask; task_context.h).
@@ -34,20 +35,28 @@
 
 namespace ray::core {
 
+// The parts a worker's task receiver and task runner use besides the facade: handed
+// out once, by Connect; owned by the client (they live as long as it does).
+struct WorkerParts {
+  RayletConnection* raylet = nullptr;
+  ObjectClient* objects = nullptr;
+};
+
 class CoreClient {
  public:
   // Connects and registers. Drivers give their job id; workers their worker id (the
-  // identity the raylet started them with) and their direct endpoint.
+  // identity the raylet started them with), their direct endpoint, and where to put
+  // the parts their receiver and runner use.
   static Result<std::unique_ptr<CoreClient>> Connect(const std::string& raylet_endpoint,
                                                      bool is_driver, const JobId& job,
                                                      const std::string& worker_id,
-                                                     const std::string& direct_endpoint = "");
+                                                     const std::string& direct_endpoint = "",
+                                                     WorkerParts* worker_parts = nullptr);
   ~CoreClient();
 
   // See TaskSubmitter::Submit.
   Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
-  Result<ObjectId> Put(std::string_view value) { return Put(std::vector<std::string_view>{value}); }
-  // Put of the concatenation of `parts` (copied once).
+  // Put of the concatenation of `parts` (copied once; one part for a plain value).
   Result<ObjectId> Put(const std::vector<std::string_view>& parts);
   Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms);
   Result<std::vector<bool>> Wait(const std::vector<ObjectId>& ids, size_t num, int64_t timeout_ms);
@@ -68,10 +77,8 @@ class CoreClient {
   void Disconnect();
 
   const protocol::RegisterReply& node() const { return raylet_->node(); }
-  // Held by every method; hold it to use the parts below from several threads.
+  // Held by every method; hold it to use the WorkerParts from several threads.
   ClientLock& lock() { return *lock_; }
-  RayletConnection& raylet() { return *raylet_; }
-  ObjectClient& objects() { return *objects_; }
 
  private:
   CoreClient() = default;

@@ -89,7 +89,7 @@ int RuntimeBinding::Submit(void* ctx, const char* req, size_t len, char* ids_out
 
 int RuntimeBinding::Put(void* ctx, const char* data, size_t len, char* id_out) {
   auto* self = Self(ctx);
-  auto id = self->client_->Put(std::string_view(data, len));
+  auto id = self->client_->Put({std::string_view(data, len)});
   if (!id.ok()) return self->Fail(id.status());
   std::memcpy(id_out, id->data(), ObjectId::kSize);
   return 0;

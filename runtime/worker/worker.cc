@@ -70,8 +70,9 @@ class ScopedUnlock {
 // calls of a concurrent actor, which run on its CallPool's threads.
 class Worker {
  public:
-  explicit Worker(core::CoreClient* client)
+  Worker(core::CoreClient* client, core::WorkerParts parts)
       : client_(client),
+        parts_(parts),
         env_(client->node().session_dir,
              [this](const std::string& hash) { return BlobPath(hash); },
              [this](const std::string& hash, const std::string& path) {
@@ -98,6 +99,7 @@ class Worker {
   }
 
   core::CoreClient* client_;
+  core::WorkerParts parts_;  // the client's
   RuntimeEnvSetup env_;
   std::map<std::string, Loaded> plugins_;
   // The actor this worker hosts, if any.
@@ -123,7 +125,7 @@ Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, std::string p
 }
 
 Result<std::string> Worker::BlobPath(const std::string& hash) {
-  RAY_ASSIGN_OR_RETURN(auto reply, client_->raylet().Ask<protocol::PluginPathReply>(
+  RAY_ASSIGN_OR_RETURN(auto reply, parts_.raylet->Ask<protocol::PluginPathReply>(
                                        protocol::MessageType::kPluginPath,
                                        protocol::PluginPathRequest{hash},
                                        protocol::MessageType::kPluginPathReply));
@@ -180,7 +182,7 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
   std::vector<ObjectId> missing;
   std::vector<size_t> missing_at;
   for (const ObjectPayload& p : task.resolved) {
-    auto f = client_->objects().Materialize(p);
+    auto f = parts_.objects->Materialize(p);
     // NotFound: spilled since the raylet sent the task; fetched (and restored) below.
     if (!f.ok() && f.status().code() != StatusCode::kNotFound) {
       return system_error("ObjectLostError", f.status().message());
@@ -264,7 +266,7 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
   protocol::TaskDone done;
   done.task_id = spec.task_id;
   for (uint32_t i = 0; i < parts.size(); ++i) {
-    auto p = client_->objects().MakePayload(ObjectId::ForTaskReturn(tid, i + 1), parts[i]);
+    auto p = parts_.objects->MakePayload(ObjectId::ForTaskReturn(tid, i + 1), parts[i]);
     if (!p.ok()) return system_error("ObjectStoreFullError", p.status().message());
     done.returns.push_back(std::move(*p));
   }
@@ -279,13 +281,15 @@ Status RunWorker(const WorkerOptions& options) {
     return Status::InvalidArgument("bad --worker-id " + options.worker_id_hex);
   }
   RAY_ASSIGN_OR_RETURN(auto receiver, TaskReceiver::Bind(options.raylet_endpoint, *id));
-  RAY_ASSIGN_OR_RETURN(auto client, core::CoreClient::Connect(options.raylet_endpoint, false,
-                                                              JobId(), *id, receiver->endpoint()));
+  core::WorkerParts parts;
+  RAY_ASSIGN_OR_RETURN(auto client,
+                       core::CoreClient::Connect(options.raylet_endpoint, false, JobId(), *id,
+                                                 receiver->endpoint(), &parts));
   // This thread holds the client's lock but while a task's user code runs, and while
   // it waits for tasks (NextTask) lets the threads of a concurrent actor use it.
   std::unique_lock<core::ClientLock> hold(client->lock());
-  receiver->Attach(&client->raylet(), &client->objects());
-  Worker worker(client.get());
+  receiver->Attach(parts.raylet, parts.objects);
+  Worker worker(client.get(), parts);
   // Runs one task, and answers it (with the lock held).
   auto run = [&](IncomingTask& in, bool set_gpus) {
     if (!in.reply_to.empty()) in.task.gpu_ids = worker.actor_gpus();
