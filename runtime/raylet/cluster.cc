@@ -179,7 +179,7 @@ void Raylet::FinishJob(const std::string& job_id) {
     auto r = RunningTaskOf(c);
     if (r && r->job_id == job_id && task_events_.ReportedRunning(r->task_id)) {
       RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms,
-                 NowMillis());
+                 clock_.NowMillis());
     }
   }
   task_events_.ForgetJob(job_id);
@@ -189,7 +189,7 @@ void Raylet::FinishJob(const std::string& job_id) {
 }
 
 void Raylet::Periodic() {
-  int64_t now = MonoMillis();
+  int64_t now = clock_.MonoMillis();
   next_periodic_ms_ = now + 200;
   // Drivers that vanished without saying goodbye.
   std::vector<std::string> gone;
@@ -263,7 +263,7 @@ void Raylet::OnGcsBack() {
   gcs_reconnects_seen_ = gcs_watch_.reconnects();
   gcs_down_logged_ = false;
   RAY_LOG_INFO("the GCS at {} answers again (down for {} ms); sending what waited for it",
-               options_.gcs_address, MonoMillis() - gcs_watch_.down_since_ms());
+               options_.gcs_address, clock_.MonoMillis() - gcs_watch_.down_since_ms());
   next_heartbeat_ms_ = 0;  // at once: it must not take this node for dead
   std::deque<DeferredCall> calls;
   calls.swap(calls_waiting_for_gcs_);
@@ -301,7 +301,7 @@ std::vector<protocol::ResourceDemand> Raylet::Load() const {
 }
 
 bool Raylet::AutoscalerAlive() {
-  int64_t now = MonoMillis();
+  int64_t now = clock_.MonoMillis();
   if (autoscaler_checked_ms_ >= 0 && now - autoscaler_checked_ms_ < 2000) return autoscaler_alive_;
   autoscaler_checked_ms_ = now;
   auto r = gcs_.GetAutoscaler();
@@ -312,7 +312,7 @@ bool Raylet::AutoscalerAlive() {
 }
 
 void Raylet::RetryInfeasible() {
-  int64_t now = MonoMillis();
+  int64_t now = clock_.MonoMillis();
   if (infeasible_.empty() || now < next_infeasible_retry_ms_) return;
   next_infeasible_retry_ms_ = now + 1000;
   CheckGroupTasks();
@@ -460,7 +460,7 @@ void Raylet::LocateUnlocated() {
 
 bool Raylet::RefreshCluster() {
   // At most every 10 ms: a burst of unplaceable tasks asks the GCS once.
-  int64_t now = MonoMillis();
+  int64_t now = clock_.MonoMillis();
   if (now - last_refresh_ms_ < 10) return false;
   last_refresh_ms_ = now;
   auto nodes = gcs_.GetNodes();

@@ -15,8 +15,9 @@ constexpr int64_t kOutgoingTimeoutMs = 60000;
 }  // namespace
 
 ObjectManager::ObjectManager(NodeId self, std::string token, std::string store_tag,
-                             Handlers handlers)
-    : self_(self),
+                             Handlers handlers, const Clock& clock)
+    : clock_(clock),
+      self_(self),
       token_(std::move(token)),
       store_tag_(std::move(store_tag)),
       handlers_(std::move(handlers)) {}
@@ -85,7 +86,7 @@ void ObjectManager::Poll() {
   }
   for (const auto& f : frames) HandleChunk(f);
   // Transfers to a peer that stopped acking (it died, or forgot the pull) end.
-  std::erase_if(outgoing_, [now = MonoMillis()](const auto& o) {
+  std::erase_if(outgoing_, [now = clock_.MonoMillis()](const auto& o) {
     return now - o.second.acked_ms > kOutgoingTimeoutMs;
   });
 }
@@ -189,7 +190,7 @@ void ObjectManager::HandleChunk(const std::string& frame) {
                                                  chunk->total);
     if (!w.ok()) return fail(w.status());
     pull.writer = std::move(w).value();
-    pull.first_chunk_ms = MonoMillis();
+    pull.first_chunk_ms = clock_.MonoMillis();
   }
   if (chunk->total != pull.writer->size() || chunk->offset != pull.received) {
     return fail(Status::DataLoss("chunk out of order or of another size"));
@@ -205,7 +206,7 @@ void ObjectManager::HandleChunk(const std::string& frame) {
   (void)pull.writer->Seal();
   payload.shm_name = pull.writer->name();
   payload.size = pull.writer->size();
-  int64_t now = MonoMillis();
+  int64_t now = clock_.MonoMillis();
   RAY_LOG_INFO("received object {} ({} bytes) from node {} in {} ms ({} ms after asking)",
                id.Hex(), payload.size, ToHex(pull.node_id), now - pull.first_chunk_ms,
                now - pull.started_ms);
@@ -233,7 +234,7 @@ bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {
   auto* d = DealerFor(node_id);
   if (!d) return false;
   pulls_[id].node_id = node_id;
-  pulls_[id].started_ms = MonoMillis();
+  pulls_[id].started_ms = clock_.MonoMillis();
   d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id.Binary()}));
   return true;
 }
@@ -257,7 +258,7 @@ void ObjectManager::Serve(const std::string& peer, const protocol::ObjectPayload
     return;
   }
   chunk.total = object.size;
-  Outgoing out{std::move(mapping).value(), std::move(chunk), MonoMillis()};
+  Outgoing out{std::move(mapping).value(), std::move(chunk), clock_.MonoMillis()};
   bool more = true;
   for (size_t i = 0; more && i < protocol::kChunkWindow; ++i) more = SendChunk(peer, out);
   if (more) outgoing_[{peer, ObjectId::FromBinary(object.id)}] = std::move(out);
@@ -275,7 +276,7 @@ bool ObjectManager::SendChunk(const std::string& peer, Outgoing& out) {
 void ObjectManager::Ack(const std::string& peer, const ObjectId& id) {
   auto it = outgoing_.find({peer, id});
   if (it == outgoing_.end()) return;  // every chunk went already
-  it->second.acked_ms = MonoMillis();
+  it->second.acked_ms = clock_.MonoMillis();
   if (!SendChunk(peer, it->second)) outgoing_.erase(it);
 }
 

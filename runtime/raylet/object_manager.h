@@ -22,6 +22,7 @@
 #include <zmq.hpp>
 
 #include "runtime/base/status.h"
+#include "runtime/base/clock.h"
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/object_store/segment_writer.h"
@@ -44,7 +45,9 @@ class ObjectManager {
     std::function<void(const protocol::ActorKill& kill)> actor_kill = nullptr;
   };
 
-  ObjectManager(NodeId self, std::string token, std::string store_tag, Handlers handlers);
+  // `clock` (what pull and push timeouts read) outlives this.
+  ObjectManager(NodeId self, std::string token, std::string store_tag, Handlers handlers,
+                const Clock& clock = Clock::System());
 
   // Listens on tcp://ip:* and returns the endpoint.
   Result<std::string> Listen(const std::string& ip);
@@ -88,6 +91,7 @@ class ObjectManager {
   bool SendChunk(const std::string& peer, Outgoing& out);
   void Ack(const std::string& peer, const ObjectId& id);
 
+  const Clock& clock_;
   NodeId self_;
   std::string token_;
   std::string store_tag_;

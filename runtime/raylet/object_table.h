@@ -3,9 +3,10 @@
 // store), the ones freed before they arrived, and who waits for which: clients in Get
 // or Wait, tasks for their arguments, other nodes pulling an object.
 //
-// Bookkeeping only: the table neither reads the clock (deadlines are compared with a
-// `now_ms` passed in) nor sends anything. The raylet completes the waiters the table
-// hands back (replies, dispatch) and frees the segments it reports. Not thread-safe.
+// Bookkeeping only: the table sends nothing, and reads time only from the Clock it is
+// given (deadlines are that clock's MonoMillis). The raylet completes the waiters the
+// table hands back (replies, dispatch) and frees the segments it reports. Not
+// thread-safe.
 
 #include <algorithm>
 #include <cstddef>
@@ -18,6 +19,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/base/clock.h"
 #include "runtime/ids/ids.h"
 #include "runtime/serialization/protocol.h"
 
@@ -46,6 +48,9 @@ struct StoredObject {
 
 class ObjectTable {
  public:
+  // `clock` outlives the table.
+  explicit ObjectTable(const Clock& clock = Clock::System()) : clock_(clock) {}
+
   const StoredObject* Find(const ObjectId& id) const;
   bool Ready(const ObjectId& id) const { return objects_.count(id) > 0; }
 
@@ -72,9 +77,10 @@ class ObjectTable {
   bool Awaited(const ObjectId& id) const { return waiting_on_.count(id) > 0; }
   // The earliest deadline of a waiter, if any.
   std::optional<int64_t> NextDeadline() const;
-  // Calls expire(waiter) for each waiter not done whose deadline is at or before now_ms.
+  // Calls expire(waiter) for each waiter not done whose deadline has come (is at or
+  // before the clock's MonoMillis now).
   template <typename Expire>
-  void ExpireWaiters(int64_t now_ms, Expire&& expire);
+  void ExpireWaiters(Expire&& expire);
 
   // Removes the objects of job `job_id` (and its pending frees), calling
   // freed(id, object) for each object removed.
@@ -82,6 +88,7 @@ class ObjectTable {
   void EraseJob(const std::string& job_id, Freed&& freed);
 
  private:
+  const Clock& clock_;
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
   std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
@@ -126,7 +133,8 @@ bool ObjectTable::AddWaiter(const std::shared_ptr<Waiter>& w, Missing&& missing)
 }
 
 template <typename Expire>
-void ObjectTable::ExpireWaiters(int64_t now_ms, Expire&& expire) {
+void ObjectTable::ExpireWaiters(Expire&& expire) {
+  const int64_t now_ms = clock_.MonoMillis();
   while (!deadlines_.empty() && deadlines_.begin()->first <= now_ms) {
     auto w = deadlines_.begin()->second.lock();
     deadlines_.erase(deadlines_.begin());

@@ -32,7 +32,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   router_.SetReceiveLimit(64);
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
   pool_ = std::make_unique<WorkerPool>(
-      WorkerPoolOptions{SelfExecutable(), endpoint_, options_.session_dir, node_id_.Hex()},
+      WorkerPoolOptions{SelfExecutable(), endpoint_, options_.session_dir, node_id_.Hex(), &clock_},
       [this](const std::string& w, int pid, std::string_view text, bool err) {
         ForwardLogs(w, pid, text, err);
       });
@@ -44,7 +44,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
           [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); },
-          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); }});
+          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); }},
+      clock_);
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
   RAY_LOG_INFO("raylet {} serving at {} with resources {}", node_id_.Hex(), endpoint_,
@@ -62,7 +63,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     peers_->AddPollItems(items);
     int64_t timeout = 100;
     if (auto deadline = objects_.NextDeadline()) {
-      timeout = std::clamp<int64_t>(*deadline - MonoMillis(), 0, 100);
+      timeout = std::clamp<int64_t>(*deadline - clock_.MonoMillis(), 0, 100);
     }
     try {
       zmq::poll(items.data(), items.size(), std::chrono::milliseconds(timeout));
@@ -81,15 +82,15 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     // no system call for them.
     bool pipes = std::any_of(items.begin() + 1, items.begin() + pool_items,
                              [](const zmq::pollitem_t& i) { return i.revents != 0; });
-    if (pipes || MonoMillis() >= next_reap_ms) {
+    if (pipes || clock_.MonoMillis() >= next_reap_ms) {
       pool_->ReadOutput();
       for (const auto& e : pool_->Reap()) OnWorkerExit(e);
-      next_reap_ms = MonoMillis() + 50;
+      next_reap_ms = clock_.MonoMillis() + 50;
     }
     ExpireWaiters();
     Dispatch();
     FlushOutbox();  // replies first: Periodic may wait on the GCS
-    if (MonoMillis() >= next_periodic_ms_) {
+    if (clock_.MonoMillis() >= next_periodic_ms_) {
       Periodic();
       Dispatch();
       FlushOutbox();
@@ -373,7 +374,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
 
 void Raylet::ExpireWaiters() {
   // Each replies with what is ready so far.
-  objects_.ExpireWaiters(MonoMillis(), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
+  objects_.ExpireWaiters([&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
 }
 
 void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
@@ -386,7 +387,7 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   w->peer = c.peer;
   w->request_id = req;
   for (const auto& id : msg->ids) w->ids.push_back(ObjectId::FromBinary(id));
-  w->deadline_ms = msg->timeout_ms < 0 ? -1 : MonoMillis() + msg->timeout_ms;
+  w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   AddWaiter(w);
   // A worker blocked in Get lends its CPU back so that the tasks it waits for can run.
   if (!w->done && !c.is_driver && c.state == Client::kBusy && !c.blocked) {
@@ -479,7 +480,7 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   w->request_id = req;
   w->task.num_returns = msg->num;
   for (const auto& id : msg->ids) w->ids.push_back(ObjectId::FromBinary(id));
-  w->deadline_ms = msg->timeout_ms < 0 ? -1 : MonoMillis() + msg->timeout_ms;
+  w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   AddWaiter(w);
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 
+#include "runtime/base/clock.h"
 #include "runtime/base/status.h"
 
 namespace ray::raylet {
@@ -27,6 +28,9 @@ struct RayletOptions {
   int max_workers = 0;        // 0: 4 x CPUs, at least 16
   int prestart_workers = -1;  // -1: one per CPU
   std::string ready_file;     // written with the raylet's endpoint once serving
+  // What the raylet's timers read (deadlines of Gets and Waits, heartbeats, retries,
+  // pulls, worker starts); null: the system clock. Not owned; outlives the raylet.
+  const Clock* clock = nullptr;
 };
 
 // Serves until `stop` becomes true.

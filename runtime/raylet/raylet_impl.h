@@ -119,12 +119,14 @@ class Raylet {
  public:
   explicit Raylet(const RayletOptions& o)
       : options_(o),
+        clock_(o.clock ? *o.clock : Clock::System()),
         node_id_(NodeId::FromRandom()),
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
                 o.object_store_bytes, o.session_dir + "/spill"},
                [this] { return MappedSegments(); }),
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
+        objects_(clock_),
         placement_(ResourceSet::FromDoubles(o.resources)),
         task_events_(node_id_.Binary()),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
@@ -380,6 +382,7 @@ class Raylet {
   }
 
   RayletOptions options_;
+  const Clock& clock_;
   NodeId node_id_;
   std::string endpoint_;
   transport::Router router_;

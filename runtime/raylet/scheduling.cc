@@ -240,7 +240,7 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   std::vector<int32_t> gpu_ids;
   for (int id : w.gpus.ids()) gpu_ids.push_back(id);
   w.last_job = t.job_id;
-  if (!ahead) w.dispatched_ms = NowMillis();
+  if (!ahead) w.dispatched_ms = clock_.NowMillis();
   // An ExecuteTask, packed field by field so that the spec is not copied.
   SendMsg(w.peer, MessageType::kExecuteTask, 0,
           std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids, uint64_t{0}));
@@ -338,7 +338,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     });
     RecordTask(c, *spec, failed ? gcs::kTaskFailed : gcs::kTaskFinished,
                msg->start_ms > 0 ? msg->start_ms : c.dispatched_ms,
-               msg->end_ms > 0 ? msg->end_ms : NowMillis());
+               msg->end_ms > 0 ? msg->end_ms : clock_.NowMillis());
   }
 
   if (c.state == Client::kActor) {
@@ -383,7 +383,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   if (!c.queued.empty()) {  // the next task sent ahead starts now, on the same resources
     c.running = std::move(c.queued.front());
     c.queued.pop_front();
-    c.dispatched_ms = NowMillis();
+    c.dispatched_ms = clock_.NowMillis();
     return;
   }
   available_.Add(c.held);
@@ -480,7 +480,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
     OnArgsReady(std::move(t));
     return;
   }
-  RecordTask(c, t, gcs::kTaskFailed, c.dispatched_ms, NowMillis());
+  RecordTask(c, t, gcs::kTaskFailed, c.dispatched_ms, clock_.NowMillis());
   FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError",
            fmt::format("the worker running task {} died unexpectedly ({}, pid {}) and no "
                        "retries are left",
@@ -526,7 +526,7 @@ protocol::LeaseGate Raylet::GrantLease(Client& w, const std::string& caller,
   w.leased_to = caller;
   leases_.Granted(w.peer, shape);
   w.last_job = job_id;
-  w.dispatched_ms = NowMillis();
+  w.dispatched_ms = clock_.NowMillis();
   SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller});
   // Read while the worker is idle: its starts and lease count do not move until the
   // holder's first call (read by the holder itself, the worker may have ended this lease

@@ -32,7 +32,7 @@ void Raylet::DirectCallDied(const Client& w, const std::string& how) {
   if (!w.running_slot) return;
   auto r = w.running_slot->Read();
   if (!r || !task_events_.ReportedRunning(r->task_id)) return;  // no RUNNING row to end
-  RecordTask(w, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms, NowMillis());
+  RecordTask(w, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms, clock_.NowMillis());
   RAY_LOG_WARN("worker pid {} died ({}) running {}, called directly", w.pid, how, r->function);
 }
 
@@ -70,7 +70,7 @@ std::optional<protocol::RunningTask> Raylet::RunningTaskOf(Client& c) {
   // Not one just begun: the worker reports a call of a millisecond or more at its end
   // at once, so a RUNNING row is soon followed by the end.
   auto r = c.running_slot->Read();
-  if (!r || NowMillis() - r->start_ms < kRunningReportMs) return std::nullopt;
+  if (!r || clock_.NowMillis() - r->start_ms < kRunningReportMs) return std::nullopt;
   return r;
 }
 

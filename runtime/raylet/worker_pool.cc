@@ -18,7 +18,9 @@ constexpr int kForkTimeoutMs = 5000;
 }  // namespace
 
 WorkerPool::WorkerPool(WorkerPoolOptions options, OutputSink sink)
-    : options_(std::move(options)), sink_(std::move(sink)) {}
+    : options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : Clock::System()),
+      sink_(std::move(sink)) {}
 
 WorkerPool::~WorkerPool() {
   stopping_ = true;  // the workers the zygote owes are not started again
@@ -51,7 +53,7 @@ Result<Child> WorkerPool::Launch(const std::string& id) {
   if (zygote_) {
     auto child = zygote_->Fork(ToHex(id));
     if (child.ok()) {
-      forking_.push_back({id, MonoMillis()});
+      forking_.push_back({id, clock_.MonoMillis()});
       return child;
     }
     GiveUpZygote(child.status().message());
@@ -72,10 +74,10 @@ void WorkerPool::CollectPids(int wait_ms) {
   while (!forking_.empty() && zygote_) {
     int64_t due = forking_.front().asked_ms + kForkTimeoutMs;
     auto pid =
-        zygote_->NextPid(static_cast<int>(std::clamp<int64_t>(due - MonoMillis(), 0, wait_ms)));
+        zygote_->NextPid(static_cast<int>(std::clamp<int64_t>(due - clock_.MonoMillis(), 0, wait_ms)));
     if (!pid.ok()) return GiveUpZygote(pid.status().message());
     if (*pid == 0) {
-      if (MonoMillis() < due) return;  // not yet
+      if (clock_.MonoMillis() < due) return;  // not yet
       return GiveUpZygote("the zygote did not answer in time");
     }
     TakeAnswer(*pid);

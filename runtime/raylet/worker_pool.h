@@ -15,6 +15,7 @@
 
 #include <zmq.hpp>
 
+#include "runtime/base/clock.h"
 #include "runtime/base/process.h"
 #include "runtime/base/status.h"
 #include "runtime/raylet/zygote.h"
@@ -26,6 +27,8 @@ struct WorkerPoolOptions {
   std::string raylet_endpoint;  // ipc:// endpoint workers connect to
   std::string session_dir;
   std::string node_id_hex;
+  // What the waits for forked workers' pids read; null: the system clock (not owned).
+  const Clock* clock = nullptr;
 };
 
 class WorkerPool {
@@ -79,6 +82,7 @@ class WorkerPool {
   void Close(Proc& p);
 
   WorkerPoolOptions options_;
+  const Clock& clock_;
   OutputSink sink_;
   std::unordered_map<std::string, Proc> workers_;
   std::unique_ptr<Zygote> zygote_;

@@ -102,7 +102,8 @@ TEST(ObjectTableTest, AWaitNeedsOnlyNumOfItsObjects) {
 }
 
 TEST(ObjectTableTest, DeadlinesExpireInOrderAndSkipCompletedWaiters) {
-  ObjectTable table;
+  ManualClock clock(0);
+  ObjectTable table(clock);
   Seen seen;
   auto late = Get({Object(1)}, 200);
   auto early = Get({Object(2)}, 100);
@@ -115,9 +116,11 @@ TEST(ObjectTableTest, DeadlinesExpireInOrderAndSkipCompletedWaiters) {
 
   std::vector<Waiter*> expired;
   auto expire = [&](const std::shared_ptr<Waiter>& w) { expired.push_back(w.get()); };
-  table.ExpireWaiters(99, expire);
+  clock.Advance(99);
+  table.ExpireWaiters(expire);
   EXPECT_TRUE(expired.empty());  // the completed one is not expired again
-  table.ExpireWaiters(200, expire);
+  clock.Advance(101);
+  table.ExpireWaiters(expire);
   EXPECT_EQ(expired, (std::vector<Waiter*>{early.get(), late.get()}));
   EXPECT_EQ(table.NextDeadline(), std::nullopt);  // `never` has none
 }
