@@ -31,7 +31,7 @@ ObjectClient::~ObjectClient() {
 
 Result<ObjectPayload> ObjectClient::MakePayload(const ObjectId& id, std::string_view bytes) {
   ObjectPayload p;
-  p.id = id.Binary();
+  p.id = id;
   if (bytes.size() < protocol::kInlineObjectLimit) {
     p.state = static_cast<uint8_t>(ObjectState::kInline);
     p.data = std::string(bytes);
@@ -76,7 +76,7 @@ Result<Fetched> ObjectClient::Materialize(const ObjectPayload& p) {
       return f;
     }
     case ObjectState::kShared: {
-      ObjectId id = ObjectId::FromBinary(p.id);
+      const ObjectId& id = p.id;
       if (auto w = written_.find(id); w != written_.end()) {  // put here: already mapped
         f.data = w->second->data();
         f.size = w->second->size();
@@ -100,9 +100,9 @@ Result<ObjectId> ObjectClient::Put(const ObjectId& id, const std::vector<std::st
   size_t size = 0;
   for (std::string_view part : parts) size += part.size();
   protocol::PutRequest put;
-  put.object.id = id.Binary();
+  put.object.id = id;
   const std::vector<ObjectId> contained = refs_->TakeContained();
-  for (const ObjectId& c : contained) put.contained_refs.push_back(c.Binary());
+  put.contained_refs = contained;
   refs_->Own(id);
   if (size < protocol::kInlineObjectLimit) {
     put.object.state = static_cast<uint8_t>(ObjectState::kInline);
@@ -149,7 +149,7 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
     if (const ObjectCache::Entry* e = LocalValue(ids[i])) {
       out[i] = Fetched{e->state, e->data->data(), e->data->size(), e->data};
     } else if (!direct_.Pending(ids[i])) {  // else still in flight: kMissing
-      req.ids.push_back(ids[i].Binary());
+      req.ids.push_back(ids[i]);
       asked.push_back(i);
     }
   }
@@ -198,7 +198,7 @@ bool ObjectClient::Holds(const ObjectId& id) const {
 
 ObjectPayload ObjectClient::ArgPayload(const ObjectId& id) const {
   ObjectPayload p;
-  p.id = id.Binary();
+  p.id = id;
   if (const ObjectCache::Entry* e = LocalValue(id)) {
     p.state = static_cast<uint8_t>(e->state);
     p.data = *e->data;
@@ -238,7 +238,7 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
       } else if (direct_.Pending(ids[i])) {
         in_flight.push_back(i);
       } else {
-        req.ids.push_back(ids[i].Binary());
+        req.ids.push_back(ids[i]);
         asked.push_back(i);
       }
     }
@@ -274,7 +274,7 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
 }
 
 Status ObjectClient::PutResults(std::vector<ObjectPayload>& returns,
-                                const std::vector<std::string>& contained) {
+                                const std::vector<ObjectId>& contained) {
   std::vector<size_t> values;
   for (size_t i = 0; i < returns.size(); ++i) {
     if (returns[i].state != static_cast<uint8_t>(ObjectState::kError)) values.push_back(i);
@@ -308,7 +308,7 @@ void ObjectClient::PromoteEscaped() {
     const ObjectCache::Entry* v = direct_.Find(id);
     if (!v) continue;  // the raylet has it already
     protocol::PutRequest put;
-    put.object.id = id.Binary();
+    put.object.id = id;
     put.object.state = static_cast<uint8_t>(v->state);
     put.object.data = *v->data;
     raylet_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
@@ -318,14 +318,14 @@ void ObjectClient::PromoteEscaped() {
 std::string ObjectClient::TakeFrees(bool all) {
   protocol::FreeObjects frees;
   ReferenceCounter::Changes changes = refs_->TakeChanges(all);
-  for (const ObjectId& id : changes.borrowed) frees.borrowed.push_back(id.Binary());
-  for (const ObjectId& id : changes.unborrowed) frees.unborrowed.push_back(id.Binary());
+  frees.borrowed = changes.borrowed;
+  frees.unborrowed = changes.unborrowed;
   for (size_t i = 0; i < changes.freed.size(); ++i) {
     const ObjectId& id = changes.freed[i];
     // Direct results the raylet never saw go here alone (one still in flight is
     // dropped when it comes).
     if (direct_.Forget(id)) continue;
-    frees.ids.push_back(id.Binary());
+    frees.ids.push_back(id);
     cache_.Erase(id);
     auto w = written_.find(id);
     if (w == written_.end()) continue;
@@ -335,7 +335,7 @@ std::string ObjectClient::TakeFrees(bool all) {
         spare_bytes_ + w->second->size() <= kMaxSpareBytes) {
       spare_bytes_ += w->second->size();
       spare_.push_back(std::move(w->second));
-      frees.keep_segments.push_back(id.Binary());
+      frees.keep_segments.push_back(id);
     }
     written_.erase(w);
   }

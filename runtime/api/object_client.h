@@ -68,7 +68,7 @@ class ObjectClient {
   // go to the raylet with their refs, acknowledged, and stay in `returns` as kMissing
   // (the caller reads them from the raylet). Errors stay as they are.
   Status PutResults(std::vector<protocol::ObjectPayload>& returns,
-                    const std::vector<std::string>& contained);
+                    const std::vector<ObjectId>& contained);
   // Tells the raylet this process's new borrows, and waits until it has heard them
   // (nothing if none are due).
   Status SyncBorrows();

@@ -153,7 +153,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   if (spec.kind == ri::kActorTask && spec.actor_id.size() == TaskId::kSize) {
     contained.push_back(ObjectId::ForTaskReturn(TaskId::FromBinary(spec.actor_id), 1));
   }
-  for (const ObjectId& id : contained) spec.contained_refs.push_back(id.Binary());
+  spec.contained_refs = contained;
   // Large values travel through the object store, not inside the task (their ids
   // derive from a task id of their own: no one else puts under it).
   std::optional<TaskId> args_task;
@@ -423,12 +423,11 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   }
   DirectResults& results = objects_->direct();
   for (ObjectPayload& p : done.returns) {
-    if (p.id.size() != ObjectId::kSize ||
-        std::find(returns.begin(), returns.end(), ObjectId::FromBinary(p.id)) == returns.end()) {
+    if (std::find(returns.begin(), returns.end(), p.id) == returns.end()) {
       RAY_LOG_WARN("dropped a result from worker {} that its call does not return", peer.endpoint);
       continue;
     }
-    ObjectId id = ObjectId::FromBinary(p.id);
+    const ObjectId id = p.id;
     bool shared = p.state == static_cast<uint8_t>(ObjectState::kShared);
     if (!results.Settle(id)) {  // freed while in flight
       if (shared) object_store::UnlinkSegment(p.shm_name);
@@ -608,7 +607,7 @@ void TaskSubmitter::Resubmit(DirectCall call) {
 }
 
 void TaskSubmitter::Settled(DirectCall& call) {
-  for (const std::string& id : call.contained) refs_->ReleaseForCall(ObjectId::FromBinary(id));
+  for (const ObjectId& id : call.contained) refs_->ReleaseForCall(id);
   call.contained.clear();
 }
 

@@ -70,7 +70,7 @@ class TaskSubmitter {
     // Sent again if the worker goes: normal tasks, and actor calls with retries left.
     std::optional<protocol::TaskSpec> spec;
     uint64_t seq = 0;  // the order calls were sent in
-    std::vector<std::string> contained;  // refs the caller holds for it until answered
+    std::vector<ObjectId> contained;  // refs the caller holds for it until answered
   };
   // A connection to a worker's direct socket.
   struct DirectPeer {

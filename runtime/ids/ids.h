@@ -16,6 +16,7 @@ template <typename Tag, size_t N>
 class BaseId {
  public:
   static constexpr size_t kSize = N;
+  static constexpr const char* kName = Tag::kName;
 
   BaseId() { bytes_.fill(0); }
   static BaseId FromBinary(std::string_view b) {
@@ -54,12 +55,15 @@ class BaseId {
   std::array<uint8_t, N> bytes_;
 };
 
-struct JobTag {};
-struct TaskTag {};
-struct ActorTag {};
-struct NodeTag {};
-struct WorkerTag {};
-struct ObjectTag {};
+// Each kind of id has its own tag, so that ids of different kinds are different
+// types (passing a TaskId where an ActorId is wanted does not compile). kName names
+// the kind in errors.
+struct JobTag { static constexpr const char* kName = "job id"; };
+struct TaskTag { static constexpr const char* kName = "task id"; };
+struct ActorTag { static constexpr const char* kName = "actor id"; };
+struct NodeTag { static constexpr const char* kName = "node id"; };
+struct WorkerTag { static constexpr const char* kName = "worker id"; };
+struct ObjectTag { static constexpr const char* kName = "object id"; };
 
 using JobId = BaseId<JobTag, 4>;
 using TaskId = BaseId<TaskTag, 16>;

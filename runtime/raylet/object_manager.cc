@@ -120,18 +120,14 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
     }
     case MessageType::kPullObject: {
       auto p = protocol::DecodeBody<protocol::PullObject>(env->body, "PullObject");
-      if (p.ok() && p->object_id.size() == ObjectId::kSize) {
-        return handlers_.pull_requested(in.peer, ObjectId::FromBinary(p->object_id));
-      }
-      RAY_LOG_WARN("peer {}: malformed PullObject", ToHex(in.peer));
+      if (p.ok()) return handlers_.pull_requested(in.peer, p->object_id);
+      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer), p.status().message());
       return;
     }
     case MessageType::kChunkAck: {
       auto p = protocol::DecodeBody<protocol::PullObject>(env->body, "ChunkAck");
-      if (p.ok() && p->object_id.size() == ObjectId::kSize) {
-        return Ack(in.peer, ObjectId::FromBinary(p->object_id));
-      }
-      RAY_LOG_WARN("peer {}: malformed ChunkAck", ToHex(in.peer));
+      if (p.ok()) return Ack(in.peer, p->object_id);
+      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer), p.status().message());
       return;
     }
     case MessageType::kKillActor: {
@@ -160,11 +156,11 @@ void ObjectManager::HandleChunk(const std::string& frame) {
     return;
   }
   auto chunk = protocol::DecodeBody<protocol::ObjectChunk>(env->body, "ObjectChunk");
-  if (!chunk.ok() || chunk->object_id.size() != ObjectId::kSize) {
-    RAY_LOG_WARN("dropped a malformed object chunk");
+  if (!chunk.ok()) {
+    RAY_LOG_WARN("dropped an object chunk: {}", chunk.status().message());
     return;
   }
-  ObjectId id = ObjectId::FromBinary(chunk->object_id);
+  const ObjectId id = chunk->object_id;
   auto it = pulls_.find(id);
   if (it == pulls_.end()) return;  // forgotten (peer declared dead) or a duplicate
   Transfer& pull = it->second;
@@ -235,7 +231,7 @@ bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {
   if (!d) return false;
   pulls_[id].node_id = node_id;
   pulls_[id].started_ms = clock_.MonoMillis();
-  d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id.Binary()}));
+  d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id}));
   return true;
 }
 
@@ -261,7 +257,7 @@ void ObjectManager::Serve(const std::string& peer, const protocol::ObjectPayload
   Outgoing out{std::move(mapping).value(), std::move(chunk), clock_.MonoMillis()};
   bool more = true;
   for (size_t i = 0; more && i < protocol::kChunkWindow; ++i) more = SendChunk(peer, out);
-  if (more) outgoing_[{peer, ObjectId::FromBinary(object.id)}] = std::move(out);
+  if (more) outgoing_[{peer, object.id}] = std::move(out);
 }
 
 bool ObjectManager::SendChunk(const std::string& peer, Outgoing& out) {

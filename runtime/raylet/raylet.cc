@@ -110,14 +110,6 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   return Status::Ok();
 }
 
-bool Raylet::CheckObjectIds(const std::string& peer, const std::vector<std::string>& ids,
-                            const char* op) const {
-  bool ok = std::all_of(ids.begin(), ids.end(),
-                        [](const std::string& id) { return id.size() == ObjectId::kSize; });
-  if (!ok) RAY_LOG_WARN("peer {}: dropped a {} of ids that are not object ids", Hex(peer), op);
-  return ok;
-}
-
 void Raylet::Queue(const std::string& peer, std::string frame) {
   auto& frames = outbox_[peer];
   if (frames.empty()) outbox_order_.push_back(peer);
@@ -226,11 +218,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
 // Objects.
 
 void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
-  if (p.id.size() != ObjectId::kSize) {
-    RAY_LOG_WARN("dropped object with a {}-byte id", p.id.size());
-    return;
-  }
-  ObjectId id = ObjectId::FromBinary(p.id);
+  const ObjectId& id = p.id;
   if (!copy && !id.IsPut()) TaskEnded(id.Task());
   // The raylet frees (unlinks) what it admits, so it admits only this store's segment
   // for this id, never a name a client chose.
@@ -269,7 +257,7 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   }
   if (MultiNode() || o.state == ObjectState::kShared) {
     uint64_t size = o.state == ObjectState::kShared ? o.size : o.data.size();
-    new_locations_.push_back(gcs::ObjectLocation{p.id, node_id_.Binary(), size});
+    new_locations_.push_back(gcs::ObjectLocation{id.Binary(), node_id_.Binary(), size});
   }
   evicted_.erase(id);
   objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
@@ -277,7 +265,7 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
 
 void Raylet::StoreError(const ObjectId& id, const ri::ErrorInfo& e) {
   ObjectPayload p;
-  p.id = id.Binary();
+  p.id = id;
   p.state = static_cast<uint8_t>(ObjectState::kError);
   p.data = ri::Pack(e);
   StoreObject(p);
@@ -310,7 +298,7 @@ std::unordered_set<std::string> Raylet::MappedSegments() const {
 
 ObjectPayload Raylet::PayloadOf(const ObjectId& id) {
   ObjectPayload p;
-  p.id = id.Binary();
+  p.id = id;
   const StoredObject* o = objects_.Find(id);
   if (!o) return p;  // kMissing
   if (o->state == ObjectState::kShared) {
@@ -380,13 +368,12 @@ void Raylet::ExpireWaiters() {
 void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::GetRequest>(c.peer, body, "GetRequest");
   if (!msg) return;
-  if (!CheckObjectIds(c.peer, msg->ids, "Get")) return;
   TakeBackTasksAhead(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kGet;
   w->peer = c.peer;
   w->request_id = req;
-  for (const auto& id : msg->ids) w->ids.push_back(ObjectId::FromBinary(id));
+  w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   AddWaiter(w);
   // A worker blocked in Get lends its CPU back so that the tasks it waits for can run.
@@ -403,20 +390,14 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandleFree(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::FreeObjects>(c.peer, body, "FreeObjects");
   if (!msg) return;
-  if (!CheckObjectIds(c.peer, msg->ids, "Free") ||
-      !CheckObjectIds(c.peer, msg->borrowed, "Free") ||
-      !CheckObjectIds(c.peer, msg->unborrowed, "Free")) {
-    return;
-  }
   const std::string holder = ObjectHolds::Process(c.peer);
   AddHolds(msg->borrowed, holder);
-  std::unordered_set<std::string> kept(msg->keep_segments.begin(), msg->keep_segments.end());
-  for (const auto& bin : msg->ids) {
-    ObjectId id = ObjectId::FromBinary(bin);
-    if (holds_.OwnerReleased(id)) FreeObject(id, kept.count(bin) > 0);
+  std::unordered_set<ObjectId, IdHash> kept(msg->keep_segments.begin(), msg->keep_segments.end());
+  for (const ObjectId& id : msg->ids) {
+    if (holds_.OwnerReleased(id)) FreeObject(id, kept.count(id) > 0);
   }
   std::vector<ObjectId> freed;
-  for (const auto& bin : msg->unborrowed) holds_.Remove(ObjectId::FromBinary(bin), holder, freed);
+  for (const ObjectId& id : msg->unborrowed) holds_.Remove(id, holder, freed);
   for (const ObjectId& id : freed) FreeObject(id);
 }
 
@@ -437,10 +418,8 @@ void Raylet::FreeObject(const ObjectId& id, bool keep_segment) {
   if (!id.IsPut() && id.Index() == 1) OnActorUnreferenced(id.Task().Binary());
 }
 
-void Raylet::AddHolds(const std::vector<std::string>& ids, const std::string& holder) {
-  for (const auto& bin : ids) {
-    if (bin.size() == ObjectId::kSize) holds_.Add(ObjectId::FromBinary(bin), holder);
-  }
+void Raylet::AddHolds(const std::vector<ObjectId>& ids, const std::string& holder) {
+  for (const ObjectId& id : ids) holds_.Add(id, holder);
 }
 
 void Raylet::ReleaseHolds(const std::string& holder) {
@@ -472,14 +451,13 @@ void Raylet::Unblock(Client& c) {
 void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::WaitRequest>(c.peer, body, "WaitRequest");
   if (!msg) return;
-  if (!CheckObjectIds(c.peer, msg->ids, "Wait")) return;
   TakeBackTasksAhead(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kWait;
   w->peer = c.peer;
   w->request_id = req;
   w->task.num_returns = msg->num;
-  for (const auto& id : msg->ids) w->ids.push_back(ObjectId::FromBinary(id));
+  w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   AddWaiter(w);
 }
@@ -487,8 +465,8 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::PutRequest>(c.peer, body, "PutRequest");
   if (!msg) return;
-  if (!msg->contained_refs.empty() && msg->object.id.size() == ObjectId::kSize) {
-    ObjectId id = ObjectId::FromBinary(msg->object.id);
+  if (!msg->contained_refs.empty()) {
+    const ObjectId id = msg->object.id;
     AddHolds(msg->contained_refs, ObjectHolds::Object(id));
     StoreObject(msg->object);
     if (!objects_.Find(id)) ReleaseHolds(ObjectHolds::Object(id));  // dropped
@@ -496,7 +474,7 @@ void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {
     StoreObject(msg->object);
   }
   if (req != 0) {  // the client waits for an acknowledgement (shared-memory puts)
-    ObjectId id = ObjectId::FromBinary(msg->object.id);
+    const ObjectId id = msg->object.id;
     const StoredObject* o = objects_.Find(id);
     protocol::CallReply reply;
     if (o && o->state == ObjectState::kError &&

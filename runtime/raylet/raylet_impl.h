@@ -183,9 +183,6 @@ class Raylet {
     }
     return std::move(msg).value();
   }
-  // Whether every id is an object id; if not, a warning that the `op` was dropped.
-  bool CheckObjectIds(const std::string& peer, const std::vector<std::string>& ids,
-                      const char* op) const;
   // Frames to clients wait in an outbox until the end of the loop turn, so that a
   // burst to one client (tasks, replies) leaves as one batch.
   void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {
@@ -217,8 +214,8 @@ class Raylet {
   // Frees an object (one not here yet is dropped when it comes), then what only it
   // held; an actor whose creation result it is (its handles' object) is killed.
   void FreeObject(const ObjectId& id, bool keep_segment = false);
-  // Holds of `holder` on the object ids `ids` (those that are object ids).
-  void AddHolds(const std::vector<std::string>& ids, const std::string& holder);
+  // Holds of `holder` on the objects `ids`.
+  void AddHolds(const std::vector<ObjectId>& ids, const std::string& holder);
   // Every hold of `holder` goes; what it alone held is freed.
   void ReleaseHolds(const std::string& holder);
   // A result of task `task` is stored: the task's arguments let go of what they held.

@@ -327,8 +327,8 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TaskDone>(c.peer, body, "TaskDone");
   if (!msg) return;
   for (const auto& p : msg->returns) {
-    if (msg->contained_refs.empty() || p.id.size() != ObjectId::kSize) continue;
-    AddHolds(msg->contained_refs, ObjectHolds::Object(ObjectId::FromBinary(p.id)));
+    if (msg->contained_refs.empty()) continue;
+    AddHolds(msg->contained_refs, ObjectHolds::Object(p.id));
   }
   for (const auto& p : msg->returns) StoreObject(p);
   NotifyOrigin(msg->task_id);
@@ -350,7 +350,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
                     msg->returns[0].state == static_cast<uint8_t>(ObjectState::kError);
       c.running.reset();
       if (failed) {
-        const StoredObject* o = objects_.Find(ObjectId::FromBinary(msg->returns[0].id));
+        const StoredObject* o = objects_.Find(msg->returns[0].id);
         std::string why =
             o ? ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message : "";
         OnActorDied(c.actor_id, "the actor's constructor failed: " + why);

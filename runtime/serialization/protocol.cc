@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "runtime/ids/ids.h"
 
@@ -96,6 +97,17 @@ Result<std::vector<std::string_view>> DecodeBatch(std::string_view body) {
                                                e.what()));
   }
   return frames;
+}
+
+void CheckIdObject(const msgpack::object& o, size_t size, const char* name) {
+  if (o.type != msgpack::type::BIN) {
+    throw std::invalid_argument(fmt::format("a {} that is not binary (msgpack type {})", name,
+                                            static_cast<int>(o.type)));
+  }
+  if (o.via.bin.size != size) {
+    throw std::invalid_argument(
+        fmt::format("a {}-byte {} (expected {} bytes)", o.via.bin.size, name, size));
+  }
 }
 
 Status DecodeBodyInto(std::string_view body, const char* what,

@@ -16,6 +16,7 @@
 
 #include "ray/wire.h"
 #include "runtime/base/status.h"
+#include "runtime/serialization/id_codec.h"
 
 namespace ray::protocol {
 
@@ -189,7 +190,7 @@ struct TaskSpec : ray::internal::TaskRequest {
   std::string caller;  // worker id of the submitter
   // Object ids the task's arguments hold (refs passed, serialized or nested, and for
   // an actor call the actor's handle): kept while the task is pending.
-  std::vector<std::string> contained_refs;
+  std::vector<ObjectId> contained_refs;
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
                        contained_refs, placement_group_id, bundle_index, detached,
@@ -212,7 +213,7 @@ enum class ObjectState : uint8_t { kMissing = 0, kInline = 1, kShared = 2, kErro
 // An object as it travels: inline bytes, or the name and size of a shared-memory
 // segment on this node, or an error (data = msgpack ErrorInfo).
 struct ObjectPayload {
-  std::string id;
+  ObjectId id;
   uint8_t state = 0;  // ObjectState
   std::string data;
   std::string shm_name;
@@ -221,7 +222,7 @@ struct ObjectPayload {
 };
 
 struct GetRequest {
-  std::vector<std::string> ids;
+  std::vector<ObjectId> ids;
   int64_t timeout_ms = -1;
   MSGPACK_DEFINE_ARRAY(ids, timeout_ms);
 };
@@ -232,7 +233,7 @@ struct GetReply {
 };
 
 struct WaitRequest {
-  std::vector<std::string> ids;
+  std::vector<ObjectId> ids;
   uint32_t num = 1;
   int64_t timeout_ms = -1;
   MSGPACK_DEFINE_ARRAY(ids, num, timeout_ms);
@@ -245,7 +246,7 @@ struct WaitReply {
 
 struct PutRequest {
   ObjectPayload object;
-  std::vector<std::string> contained_refs;  // object ids the value holds (nested refs)
+  std::vector<ObjectId> contained_refs;  // object ids the value holds (nested refs)
   MSGPACK_DEFINE_ARRAY(object, contained_refs);
 };
 
@@ -273,7 +274,7 @@ struct TaskDone {
   // Object ids the results hold (nested refs), each held by every result. A direct
   // call's results that hold refs are put in the raylet by the worker (with their
   // refs, before it answers) and come back here kMissing.
-  std::vector<std::string> contained_refs;
+  std::vector<ObjectId> contained_refs;
   MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms, contained_refs);
 };
 
@@ -282,12 +283,12 @@ struct TaskDone {
 // created and no longer refers to (the owner lets go), borrowed objects it no longer
 // refers to.
 struct FreeObjects {
-  std::vector<std::string> ids;
+  std::vector<ObjectId> ids;
   // Of those, shared-memory objects whose segment the client keeps to fill again:
   // the store forgets them without removing the segment (their ids never left it).
-  std::vector<std::string> keep_segments;
-  std::vector<std::string> borrowed;
-  std::vector<std::string> unborrowed;
+  std::vector<ObjectId> keep_segments;
+  std::vector<ObjectId> borrowed;
+  std::vector<ObjectId> unborrowed;
   MSGPACK_DEFINE_ARRAY(ids, keep_segments, borrowed, unborrowed);
 };
 
@@ -480,7 +481,7 @@ struct ForwardTask {
 };
 
 struct PullObject {
-  std::string object_id;
+  ObjectId object_id;
   MSGPACK_DEFINE_ARRAY(object_id);
 };
 
@@ -490,7 +491,7 @@ struct PullObject {
 constexpr size_t kChunkBytes = 8 << 20;
 constexpr size_t kChunkWindow = 4;
 struct ObjectChunk {
-  std::string object_id;
+  ObjectId object_id;
   uint8_t state = 0;  // ObjectState of the object at the source
   uint64_t total = 0;
   uint64_t offset = 0;

@@ -179,7 +179,7 @@ std::optional<IncomingTask> TaskReceiver::NextTask() {
 void TaskReceiver::SendTaskDone(const IncomingTask& task, protocol::TaskDone& done) {
   objects_->PromoteEscaped();  // the results may hold refs to direct results
   const std::vector<ObjectId> contained = objects_->refs().TakeContained();
-  for (const ObjectId& id : contained) done.contained_refs.push_back(id.Binary());
+  done.contained_refs = contained;
   if (task.reply_to.empty()) {
     // (Borrows kept go first, with the piggyback.)
     raylet_->SendWithPiggyback(protocol::Encode(MessageType::kTaskDone, 0, done), /*all=*/true);

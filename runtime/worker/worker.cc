@@ -141,7 +141,7 @@ protocol::TaskDone Worker::Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e)
   TaskId tid = TaskId::FromBinary(spec.task_id);
   for (uint32_t i = 1; i <= spec.num_returns; ++i) {
     ObjectPayload p;
-    p.id = ObjectId::ForTaskReturn(tid, i).Binary();
+    p.id = ObjectId::ForTaskReturn(tid, i);
     p.state = static_cast<uint8_t>(ObjectState::kError);
     p.data = ri::Pack(e);
     done.returns.push_back(std::move(p));
@@ -188,7 +188,7 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
       return system_error("ObjectLostError", f.status().message());
     }
     if (!f.ok() || f->state == ObjectState::kMissing) {
-      missing.push_back(ObjectId::FromBinary(p.id));
+      missing.push_back(p.id);
       missing_at.push_back(held.size());
     }
     held.push_back(f.ok() ? std::move(*f) : core::Fetched{});

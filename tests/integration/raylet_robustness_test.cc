@@ -37,6 +37,38 @@ std::string Pack(const T& v) {
   return std::string(buf.data(), buf.size());
 }
 
+ObjectId Oid(char c) { return ObjectId::FromBinary(std::string(ObjectId::kSize, c)); }
+
+// The shapes of GetRequest, WaitRequest, FreeObjects and ObjectPayload with ids as
+// plain strings: how a faulty or hostile client sends ids of the wrong size.
+struct RawGet {
+  std::vector<std::string> ids;
+  int64_t timeout_ms = -1;
+  MSGPACK_DEFINE_ARRAY(ids, timeout_ms);
+};
+struct RawWait {
+  std::vector<std::string> ids;
+  uint32_t num = 1;
+  int64_t timeout_ms = -1;
+  MSGPACK_DEFINE_ARRAY(ids, num, timeout_ms);
+};
+struct RawFree {
+  std::vector<std::string> ids, keep_segments, borrowed, unborrowed;
+  MSGPACK_DEFINE_ARRAY(ids, keep_segments, borrowed, unborrowed);
+};
+struct RawPayload {
+  std::string id;
+  uint8_t state = 0;
+  std::string data, shm_name;
+  uint64_t size = 0;
+  MSGPACK_DEFINE_ARRAY(id, state, data, shm_name, size);
+};
+struct RawPut {
+  RawPayload object;
+  std::vector<std::string> contained_refs;
+  MSGPACK_DEFINE_ARRAY(object, contained_refs);
+};
+
 class RayletRobustnessTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -191,12 +223,12 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
       {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, "jobX", ""})},
       // Qualified: TaskSpec's base brings in ray::internal::Pack by argument-dependent lookup.
       {MessageType::kSubmitTask, ray::testing::Pack(protocol::TaskSpec{})},
-      {MessageType::kGetObjects, Pack(protocol::GetRequest{{std::string(20, 'a')}, 10})},
-      {MessageType::kWaitObjects, Pack(protocol::WaitRequest{{std::string(20, 'a')}, 1, 10})},
+      {MessageType::kGetObjects, Pack(protocol::GetRequest{{Oid('a')}, 10})},
+      {MessageType::kWaitObjects, Pack(protocol::WaitRequest{{Oid('a')}, 1, 10})},
       {MessageType::kPutObject, Pack(protocol::PutRequest{})},
       {MessageType::kTaskDone, Pack(protocol::TaskDone{})},
       {MessageType::kCall, Pack(protocol::CallRequest{"cluster_resources", "", ""})},
-      {MessageType::kFreeObjects, Pack(protocol::FreeObjects{{std::string(20, 'f')}, {}})},
+      {MessageType::kFreeObjects, Pack(protocol::FreeObjects{{Oid('f')}, {}})},
       {MessageType::kBatch,
        std::string(protocol::DecodeEnvelope(protocol::EncodeBatch({protocol::Encode(
                                                 MessageType::kCall, 0,
@@ -220,23 +252,29 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
 
   // 3. Well-formed bodies with impossible contents.
   auto ids_of_size = [](size_t n) { return std::vector<std::string>{std::string(n, 'i')}; };
+  for (size_t n : {3, 19, 21}) {
+    const std::string size = std::to_string(n) + "-byte id";
+    ExpectDropped(*driver,
+                  protocol::Encode(MessageType::kGetObjects, 0, RawGet{ids_of_size(n), 10}),
+                  "Get of a " + size);
+    ExpectDropped(*driver,
+                  protocol::Encode(MessageType::kWaitObjects, 0, RawWait{ids_of_size(n), 1, 10}),
+                  "Wait on a " + size);
+    ExpectDropped(*driver, protocol::Encode(MessageType::kFreeObjects, 0, RawFree{ids_of_size(n)}),
+                  "Free of a " + size);
+    RawPayload bad_id{std::string(n, 'b'), 1, "data", "", 0};
+    ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, RawPut{bad_id}),
+                  "Put of a " + size);
+  }
+  // An id of the right size sent as a string, not as binary.
   ExpectDropped(*driver,
-                protocol::Encode(MessageType::kGetObjects, 0, protocol::GetRequest{ids_of_size(3), 10}),
-                "Get of a 3-byte id");
-  ExpectDropped(*driver,
-                protocol::Encode(MessageType::kWaitObjects, 0,
-                                 protocol::WaitRequest{ids_of_size(3), 1, 10}),
-                "Wait on a 3-byte id");
-  ExpectDropped(*driver, protocol::Encode(MessageType::kFreeObjects, 0, protocol::FreeObjects{ids_of_size(3), {}}),
-                "Free of a 3-byte id");
-  protocol::ObjectPayload bad_id{"abc", 1, "data", "", 0};
-  ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{bad_id}),
-                "Put of a 3-byte id");
-  protocol::ObjectPayload bad_state{std::string(20, 'p'), 9, "data", "", 0};
+                protocol::Encode(MessageType::kGetObjects, 0, RawGet{ids_of_size(20), 10}),
+                "Get of a 20-byte id as a string");
+  protocol::ObjectPayload bad_state{Oid('p'), 9, "data", "", 0};
   ExpectDropped(*driver,
                 protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{bad_state}),
                 "Put in state 9");
-  protocol::ObjectPayload foreign{std::string(20, 'q'), 2, "", "/not-this-stores-segment", 8};
+  protocol::ObjectPayload foreign{Oid('q'), 2, "", "/not-this-stores-segment", 8};
   ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{foreign}),
                 "Put naming a segment outside this node's store");
   protocol::TaskSpec spec;

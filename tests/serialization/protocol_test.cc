@@ -40,9 +40,12 @@ std::string Header(const Ts&... fields) {
   return Pack(std::make_tuple(fields...));
 }
 
+// An object id whose bytes are all `c`.
+ObjectId Oid(const std::string& c) { return ObjectId::FromBinary(std::string(ObjectId::kSize, c[0])); }
+
 ObjectPayload Payload(const std::string& id, ObjectState state) {
   ObjectPayload p;
-  p.id = id;
+  p.id = Oid(id);
   p.state = static_cast<uint8_t>(state);
   p.data = state == ObjectState::kInline ? std::string("\x00\x01\xff", 3) : "";
   p.shm_name = state == ObjectState::kShared ? "/ray-tag-" + id : "";
@@ -87,7 +90,7 @@ NodeInfo Node() {
 // Frames of every message kind, for the robustness tests.
 std::vector<std::string> SampleFrames() {
   RegisterClient reg{"worker-id", 77, true, "job1", "ipc://w"};
-  GetRequest get{{std::string(20, 'x'), std::string(20, 'y')}, 5000};
+  GetRequest get{{Oid("x"), Oid("y")}, 5000};
   GetReply get_reply{{Payload("a", ObjectState::kInline), Payload("b", ObjectState::kShared)}};
   ExecuteTask exec{Spec(), {Payload("c", ObjectState::kError)}, "/tmp/plugin.so", {}};
   return {
@@ -262,7 +265,7 @@ TEST(BodyTest, RoundTripsEveryMessage) {
   EXPECT_TRUE(spec.args[1].is_ref);
   EXPECT_EQ(spec.resources.at("CPU"), 0.5);
   EXPECT_EQ(spec.max_retries, -1);
-  auto get = RoundTrip(MessageType::kGetObjects, GetRequest{{"a", "b"}, -1});
+  auto get = RoundTrip(MessageType::kGetObjects, GetRequest{{Oid("a"), Oid("b")}, -1});
   EXPECT_EQ(get.ids.size(), 2u);
   EXPECT_EQ(get.timeout_ms, -1);
   auto get_reply = RoundTrip(MessageType::kGetReply,
@@ -272,7 +275,7 @@ TEST(BodyTest, RoundTripsEveryMessage) {
   EXPECT_EQ(get_reply.objects[0].data, std::string("\x00\x01\xff", 3));
   EXPECT_EQ(get_reply.objects[1].size, 123456789012ull);
   EXPECT_EQ(get_reply.objects[2].state, static_cast<uint8_t>(ObjectState::kMissing));
-  auto wait = RoundTrip(MessageType::kWaitObjects, WaitRequest{{"a", "b", "c"}, 2, 100});
+  auto wait = RoundTrip(MessageType::kWaitObjects, WaitRequest{{Oid("a"), Oid("b"), Oid("c")}, 2, 100});
   EXPECT_EQ(wait.num, 2u);
   auto wait_reply = RoundTrip(MessageType::kWaitReply, WaitReply{{1, 0, 1}});
   EXPECT_EQ(wait_reply.ready, (std::vector<uint8_t>{1, 0, 1}));
@@ -333,7 +336,7 @@ TEST(BodyTest, TrailingBytesAreRejected) {
 
 TEST(BodyTest, WrongTypesAreRejectedNamingTheMessage) {
   // A GetRequest ([array, int]) is not a RegisterClient ([str, int, bool, str]).
-  auto r = DecodeBody<RegisterClient>(Pack(GetRequest{{"a"}, 1}), "RegisterClient");
+  auto r = DecodeBody<RegisterClient>(Pack(GetRequest{{Oid("a")}, 1}), "RegisterClient");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("RegisterClient"), std::string::npos);
