@@ -125,7 +125,7 @@ TEST_F(RllibTest, MistakesAreNamed) {
   EXPECT_NE(unknown.code, 0);
   EXPECT_NE(unknown.err.find("unknown algorithm 'NOPE'"), std::string::npos) << unknown.err;
   // The installed algorithm plugins are listed.
-  EXPECT_NE(unknown.err.find("installed: A2C, DQN, PG, PPO"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("installed: A2C, A3C, APPO, DQN, IMPALA, PG, PPO"), std::string::npos) << unknown.err;
 
   auto key = Rllib("train --run PPO --env CartPole-v1 --config '{\"lrr\": 1}' --local-dir " + dir_);
   EXPECT_NE(key.code, 0);
@@ -194,6 +194,66 @@ TEST_F(RllibTest, PGAndA2CTrainCheckpointAndRollOut) {
   auto async = Rllib("train --run A2C --env CartPole-v1 --config '{\"sample_async\": true}' --local-dir " + dir_);
   EXPECT_NE(async.code, 0);
   EXPECT_NE(async.err.find("'sample_async'"), std::string::npos) << async.err;
+}
+
+// A3C (AsyncGradientsOptimizer), IMPALA and APPO (AsyncSamplesOptimizer with its
+// learner thread) train on rollout-worker actors through the same trainer, report their
+// optimizers' stats, write checkpoints that `rllib rollout` restores, and refuse
+// what they do not implement by name.
+TEST_F(RllibTest, A3CIMPALAAndAPPOTrainCheckpointAndRollOut) {
+  const std::string small =
+      "\"num_workers\": 2, \"num_envs_per_worker\": 2, \"sample_batch_size\": 10, "
+      "\"min_iter_time_s\": 0, \"timesteps_per_iteration\": 400, \"model\": {\"fcnet_hiddens\": [16]}";
+  for (const std::string algo : {"A3C", "IMPALA", "APPO"}) {
+    std::string extra = algo == "A3C" ? ", \"optimizer\": {\"grads_per_step\": 4}" : ", \"train_batch_size\": 100";
+    auto r = Rllib("train --run " + algo + " --env CartPole-v1 --stop '{\"training_iteration\": 2}' " +
+                   "--config '{" + small + extra + "}' --checkpoint-at-end --local-dir " + dir_ +
+                   "/results_" + algo + " --experiment-name " + algo);
+    ASSERT_EQ(r.code, 0) << algo << ": " << r.err;
+    std::string trial;
+    for (const auto& e : fs::directory_iterator(dir_ + "/results_" + algo + "/" + algo)) {
+      if (e.is_directory()) trial = e.path();
+    }
+    auto results = Results(trial);
+    ASSERT_EQ(results.size(), 2u) << algo;
+    const json& last = results.back();
+    EXPECT_GE(last["timesteps_total"].get<int64_t>(), 800) << algo;
+    EXPECT_EQ(last["timesteps_total"], last["info"]["num_steps_sampled"]) << algo;
+    EXPECT_TRUE(last["info"]["learner"]["default_policy"].contains("policy_loss")) << algo;
+    EXPECT_EQ(last["num_healthy_workers"], 2) << algo;
+    if (algo == "A3C") {
+      EXPECT_EQ(last["info"]["num_steps_trained"], last["info"]["num_steps_sampled"]);
+      for (const char* k : {"wait_time_ms", "apply_time_ms", "dispatch_time_ms"}) {
+        EXPECT_TRUE(last["info"].contains(k)) << k;
+      }
+      EXPECT_EQ(last["config"]["optimizer"]["grads_per_step"], 4);
+    } else {
+      EXPECT_GT(last["info"]["num_steps_trained"].get<int64_t>(), 0);
+      for (const char* k : {"learner_queue_size", "num_broadcasts", "num_weight_syncs", "learner_grad_time_ms"}) {
+        EXPECT_TRUE(last["info"].contains(k)) << k;
+      }
+      EXPECT_EQ(last["config"]["vtrace_clip_rho_threshold"], 1.0);
+    }
+    ASSERT_TRUE(fs::exists(trial + "/checkpoint_2/policy.pt")) << algo;
+    auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run " + algo + " --env CartPole-v1 --episodes 2");
+    ASSERT_EQ(rollout.code, 0) << algo << ": " << rollout.err;
+    EXPECT_NE(rollout.out.find("Episode #2: reward:"), std::string::npos) << rollout.out;
+  }
+  struct Refusal {
+    const char* algo;
+    const char* config;
+    const char* message;
+  };
+  for (Refusal bad : {Refusal{"A3C", "{\"num_workers\": 0}", "at least 1 remote workers"},
+                      Refusal{"A3C", "{\"sample_async\": true}", "'sample_async'"},
+                      Refusal{"IMPALA", "{\"replay_proportion\": 0.5}", "'replay_proportion'"},
+                      Refusal{"IMPALA", "{\"num_workers\": 0}", "'num_workers'"},
+                      Refusal{"APPO", "{\"opt_type\": \"rmsprop\"}", "'opt_type'"}}) {
+    auto r = Rllib(std::string("train --run ") + bad.algo + " --env CartPole-v1 --config '" + bad.config +
+                   "' --local-dir " + dir_);
+    EXPECT_NE(r.code, 0) << bad.algo << " " << bad.config;
+    EXPECT_NE(r.err.find(bad.message), std::string::npos) << r.err;
+  }
 }
 
 // DQN trains through the same trainer with SyncReplayOptimizer: with the learner's
