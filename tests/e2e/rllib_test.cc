@@ -410,6 +410,33 @@ TEST_F(RllibTest, TunedCartPolePGAndA2CExamplesSolveIt) {
   }
 }
 
+// A short run of a tuned example (its stop values replaced) reaches `reward` within
+// `steps` env steps; a policy that does not learn averages about 22 on CartPole.
+class TunedShortRun : public RllibTest {
+ protected:
+  void ExpectLearns(const std::string& name, const std::string& full_stop, double reward, int64_t steps) {
+    std::string yaml = Slurp(std::string(RAY_SOURCE_DIR) + "/share/tuned_examples/" + name + ".yaml");
+    const std::string stop = "episode_reward_mean: 475\n        timesteps_total: " + full_stop;
+    const size_t at = yaml.find(stop);
+    ASSERT_NE(at, std::string::npos) << name << " has no stop block '" << stop << "'";
+    yaml.replace(at, stop.size(),
+                 "episode_reward_mean: " + std::to_string(reward) + "\n        timesteps_total: " +
+                     std::to_string(steps));
+    std::ofstream(dir_ + "/short.yaml") << yaml;
+    auto r = Rllib("train -f " + dir_ + "/short.yaml --local-dir " + dir_ + "/results", 120);
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    auto results = Results(TrialDir(name));
+    ASSERT_FALSE(results.empty()) << name;
+    const json& last = results.back();
+    EXPECT_GE(last["episode_reward_mean"].get<double>(), reward) << name << ": " << r.out;
+    EXPECT_LE(last["timesteps_total"].get<int64_t>(), steps + 4000) << name;
+  }
+};
+
+TEST_F(TunedShortRun, A3CLearnsCartPole) { ExpectLearns("cartpole-a3c", "500000", 200, 80000); }
+TEST_F(TunedShortRun, IMPALALearnsCartPole) { ExpectLearns("cartpole-impala", "500000", 150, 100000); }
+TEST_F(TunedShortRun, APPOLearnsCartPole) { ExpectLearns("cartpole-appo", "200000", 150, 100000); }
+
 // The tuned Pendulum example swings up and balances: -200 within 200k steps.
 TEST_F(RllibTest, TunedPendulumExampleReachesMinus200) {
   auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +

@@ -58,6 +58,21 @@ TEST(VTraceTest, MatchesAHandComputedSequence) {
   ExpectNear(out.pg_advantages, {3.213, 1.57, 1.6}, "pg_advantages");
 }
 
+// The same sequence with clip_rho_threshold 3: rho_0 = 2 while c_0 = min(1, 2) = 1, so
+//   vs_0 = 1 + 2*1.8 + 0.9*1*1.57 = 6.013 (vs_1, vs_2 and the pg advantages as above).
+TEST(VTraceTest, TracesCutAtOneWhileRhoClipsAtItsThreshold) {
+  VTraceInput in;
+  in.log_rhos = Logs({2.0, 0.5, 1.0});
+  in.discounts = {0.9f, 0.9f, 0.9f};
+  in.rewards = {1, 1, 1};
+  in.values = {1, 2, 3};
+  in.next_values = {2, 3, 4};
+  in.continues = {1, 1, 0};
+  VTraceOutput out = VTrace(in, 3.0, 1.0);
+  ExpectNear(out.vs, {6.013, 3.57, 4.6}, "vs");
+  ExpectNear(out.pg_advantages, {3.213, 1.57, 1.6}, "pg_advantages");
+}
+
 // A terminal row (discount 0) then a new one-row sequence; ratio 3 clipped to 2 for
 // rho, unclipped (no threshold) for the policy gradient:
 //   vs_0 = 0.5 + 2*(1 - 0.5) = 1.5        pg_0 = 3*(1 - 0.5) = 1.5
@@ -258,12 +273,14 @@ class CountingPolicy : public Policy {
   void ApplyGradients(const std::vector<float>&) override {}
   std::vector<float> GetWeights() const override { return {weight}; }
   void SetWeights(const std::vector<float>& w) override { weight = w.at(0); }
+  void OnGlobalVarUpdate(int64_t t) override { timesteps.push_back(t); }
   void SaveState(const std::string&) const override {}
   void RestoreState(const std::string&) override {}
 
   std::atomic<bool> hold{false}, fail{false};
   std::atomic<int> learn_calls{0};
   float weight = 0;
+  std::vector<int64_t> timesteps;  // OnGlobalVarUpdate calls
 
  private:
   PolicySpec spec_{1, 1, true};
@@ -288,10 +305,11 @@ TEST(LearnerThreadTest, LearnsEachBatchNumSgdIterTimesAndReportsStepsAndWeights)
   CountingPolicy policy;
   LearnerThread learner(&policy, 4, /*num_sgd_iter=*/2);
   EXPECT_FALSE(learner.TakeWeightsUpdated());
-  ASSERT_TRUE(learner.Put(Rows(3), milliseconds(1000)));
-  ASSERT_TRUE(learner.Put(Rows(5), milliseconds(1000)));
+  ASSERT_TRUE(learner.Put(Rows(3), 0, milliseconds(1000)));
+  ASSERT_TRUE(learner.Put(Rows(5), 3, milliseconds(1000)));
   ASSERT_TRUE(learner.Drain(milliseconds(5000)));
   EXPECT_EQ(policy.learn_calls, 4);
+  EXPECT_EQ(policy.timesteps, (std::vector<int64_t>{0, 3}));
   EXPECT_EQ(learner.TakeTrained(), 8);
   EXPECT_EQ(learner.TakeTrained(), 0);
   EXPECT_TRUE(learner.TakeWeightsUpdated());
@@ -305,15 +323,15 @@ TEST(LearnerThreadTest, AFullQueueMakesPutWaitAndTimeOut) {
   CountingPolicy policy;
   policy.hold = true;
   LearnerThread learner(&policy, 1, 1);
-  ASSERT_TRUE(learner.Put(Rows(1), milliseconds(1000)));  // taken by the thread, held
+  ASSERT_TRUE(learner.Put(Rows(1), 0, milliseconds(1000)));  // taken by the thread, held
   const auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
   while (learner.queue_size() != 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(milliseconds(1));
   }
-  ASSERT_TRUE(learner.Put(Rows(1), milliseconds(1000)));  // fills the queue
-  EXPECT_FALSE(learner.Put(Rows(1), milliseconds(100)));  // full: times out
+  ASSERT_TRUE(learner.Put(Rows(1), 0, milliseconds(1000)));  // fills the queue
+  EXPECT_FALSE(learner.Put(Rows(1), 0, milliseconds(100)));  // full: times out
   policy.hold = false;
-  EXPECT_TRUE(learner.Put(Rows(1), milliseconds(5000)));  // room again
+  EXPECT_TRUE(learner.Put(Rows(1), 0, milliseconds(5000)));  // room again
   ASSERT_TRUE(learner.Drain(milliseconds(5000)));
   EXPECT_EQ(policy.learn_calls, 3);
 }
@@ -322,10 +340,10 @@ TEST(LearnerThreadTest, ALearnErrorIsRaisedToTheCaller) {
   CountingPolicy policy;
   policy.fail = true;
   LearnerThread learner(&policy, 2, 1);
-  ASSERT_TRUE(learner.Put(Rows(1), milliseconds(1000)));
+  ASSERT_TRUE(learner.Put(Rows(1), 0, milliseconds(1000)));
   EXPECT_THROW(learner.Drain(milliseconds(5000)), std::runtime_error);
   EXPECT_THROW(learner.TakeTrained(), std::runtime_error);
-  EXPECT_THROW(learner.Put(Rows(1), milliseconds(10)), std::runtime_error);
+  EXPECT_THROW(learner.Put(Rows(1), 0, milliseconds(10)), std::runtime_error);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 //   * Step(): waits for at least one sample to finish, then takes every finished one,
 //     in order. Each sample's rows go into a buffer; once the buffer holds
 //     train_batch_size rows it is concatenated into one train batch and put on the
-//     learner's queue (waiting while the queue is full), and counted as sampled; then,
+//     learner's queue (waiting while the queue is full) with the global timestep (env
+//     steps sampled before it), and counted as sampled; then,
 //     if the learner updated the weights since the last broadcast and at least
 //     broadcast_interval samples were answered with the last broadcast weights, the
 //     learner's weights are put once more (a broadcast). The worker of each finished
@@ -102,10 +103,12 @@ class AsyncSamplesOptimizer : public PolicyOptimizer {
         SampleBatch train = SampleBatch::Concat(buffer_);
         buffer_.clear();
         buffered_rows_ = 0;
-        out.steps_sampled += train.size();
+        const int64_t rows = train.size();
+        out.steps_sampled += rows;
         {
           TimerStat::Scope t(&stats_.timers["put"]);
-          if (!learner_->Put(std::move(train), options_.wait_timeout)) {
+          if (!learner_->Put(std::move(train), stats_.num_steps_sampled + out.steps_sampled - rows,
+                             options_.wait_timeout)) {
             throw std::runtime_error("AsyncSamplesOptimizer: the learner queue stayed full for " +
                                      std::to_string(options_.wait_timeout.count()) + " ms");
           }

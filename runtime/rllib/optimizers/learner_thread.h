@@ -1,7 +1,9 @@
 #pragma once
 // LearnerThread: RLlib 0.7's LearnerThread for AsyncSamplesOptimizer (IMPALA, APPO).
-// A background thread takes train batches from a bounded queue (learner_queue_size)
-// and runs num_sgd_iter LearnOnBatch calls on each; the sampling side learns how many
+// A background thread takes train batches from a bounded queue (learner_queue_size),
+// tells the policy the global timestep the batch came with (OnGlobalVarUpdate: env
+// steps sampled before it; lr_schedule reads it) and runs num_sgd_iter LearnOnBatch
+// calls on it; the sampling side learns how many
 // env steps were trained and whether the weights changed since it last asked.
 //
 // The policy is shared with the caller's thread: every use of it from outside goes
@@ -45,9 +47,9 @@ class LearnerThread {
   LearnerThread(const LearnerThread&) = delete;
   LearnerThread& operator=(const LearnerThread&) = delete;
 
-  // Queues a train batch, waiting while the queue is full. False if it stayed full
-  // for `timeout` (the batch is not queued).
-  bool Put(SampleBatch batch, std::chrono::milliseconds timeout) {
+  // Queues a train batch sampled after `global_timestep` env steps, waiting while the
+  // queue is full. False if it stayed full for `timeout` (the batch is not queued).
+  bool Put(SampleBatch batch, int64_t global_timestep, std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> l(mu_);
     RethrowLocked();
     if (!cv_.wait_for(l, timeout,
@@ -55,7 +57,7 @@ class LearnerThread {
       return false;
     }
     RethrowLocked();
-    queue_.push_back(std::move(batch));
+    queue_.push_back({std::move(batch), global_timestep});
     cv_.notify_all();
     return true;
   }
@@ -112,11 +114,13 @@ class LearnerThread {
   void Run() {
     for (;;) {
       SampleBatch batch;
+      int64_t timestep = 0;
       {
         std::unique_lock<std::mutex> l(mu_);
         cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
         if (stopping_) return;
-        batch = std::move(queue_.front());
+        batch = std::move(queue_.front().first);
+        timestep = queue_.front().second;
         queue_.pop_front();
         learning_ = true;
       }
@@ -126,6 +130,7 @@ class LearnerThread {
       const auto start = std::chrono::steady_clock::now();
       try {
         std::lock_guard<std::mutex> p(policy_mu_);
+        policy_->OnGlobalVarUpdate(timestep);
         for (int i = 0; i < num_sgd_iter_; ++i) stats = policy_->LearnOnBatch(batch);
       } catch (...) {
         error = std::current_exception();
@@ -161,7 +166,7 @@ class LearnerThread {
   mutable std::mutex mu_;  // everything below
   std::mutex policy_mu_;   // the policy
   std::condition_variable cv_;
-  std::deque<SampleBatch> queue_;
+  std::deque<std::pair<SampleBatch, int64_t>> queue_;  // batch, global timestep
   bool stopping_ = false;
   bool learning_ = false;
   bool weights_updated_ = false;
