@@ -95,6 +95,11 @@ Status IMPALAConfig::ValidateImpala() const {
   if (vtrace_clip_pg_rho_threshold && *vtrace_clip_pg_rho_threshold <= 0) {
     return bad("'vtrace_clip_pg_rho_threshold' must be > 0 or null");
   }
+  if (recreate_failed_workers) {
+    return bad(
+        "'recreate_failed_workers': not supported by the AsyncSamplesOptimizer (a lost worker "
+        "fails the step)");
+  }
   if (num_sgd_iter < 1) return bad("'num_sgd_iter' must be >= 1");
   if (replay_buffer_num_slots < 0) return bad("'replay_buffer_num_slots' must be >= 0");
   if (learner_queue_size < 1) return bad("'learner_queue_size' must be >= 1");

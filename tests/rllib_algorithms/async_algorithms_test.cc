@@ -178,7 +178,8 @@ TEST(IMPALAConfigTest, DefaultsAreRllibsAndUnsupportedValuesAreRefusedByName) {
        {R"({"replay_proportion": 0.5})", R"({"vtrace": false})", R"({"opt_type": "rmsprop"})",
         R"({"num_aggregation_workers": 1})", R"({"minibatch_buffer_size": 2})",
         R"({"num_data_loader_buffers": 2})", R"({"_fake_sampler": true})", R"({"num_workers": 0})",
-        R"({"vtrace_clip_pg_rho_threshold": 0})", R"({"num_gpus": 1})", R"({"clip_param": 0.3})"}) {
+        R"({"vtrace_clip_pg_rho_threshold": 0})", R"({"num_gpus": 1})", R"({"clip_param": 0.3})",
+        R"({"recreate_failed_workers": true})"}) {
     auto r = IMPALAConfig::FromJson(bad);
     ASSERT_FALSE(r.ok()) << bad;
     std::string key = nlohmann::json::parse(bad).begin().key();
@@ -215,7 +216,8 @@ TEST(A3CConfigTest, DefaultsAreRllibsAndUnsupportedValuesAreRefusedByName) {
                    Case{R"({"optimizer": {"grads_per_step": 0}})", "'optimizer.grads_per_step'"},
                    Case{R"({"num_workers": 0})", "at least 1 remote workers"},
                    Case{R"({"microbatch_size": 10})", "'microbatch_size'"},
-                   Case{R"({"entropy_coeff": -1})", "'entropy_coeff'"}}) {
+                   Case{R"({"entropy_coeff": -1})", "'entropy_coeff'"},
+                   Case{R"({"recreate_failed_workers": true})", "'recreate_failed_workers'"}}) {
     auto r = A3CConfig::FromJson(bad.json);
     ASSERT_FALSE(r.ok()) << bad.json;
     EXPECT_NE(r.status().message().find(bad.names), std::string::npos) << r.status().message();
