@@ -1,7 +1,7 @@
 #pragma once
-// Trainer: what RLlib's build_trainer gives every algorithm that samples
-// synchronously (PG, A2C, PPO; DQN with replay), as a Tune trainable. An algorithm plugin supplies a
-// traits struct and registers it with RAY_RLLIB_ALGORITHM:
+// Trainer: what RLlib's build_trainer gives every algorithm (PG, A2C, PPO; DQN with
+// replay; A3C, IMPALA and APPO asynchronously), as a Tune trainable. An algorithm
+// plugin supplies a traits struct and registers it with RAY_RLLIB_ALGORITHM:
 //
 //   struct PG {
 //     static constexpr char kName[] = "PG";             // `rllib train --run PG`
@@ -28,8 +28,11 @@
 // sampler in this process) in an EnvRunnerGroup. With ReplayOptions the optimizer is
 // SyncReplayOptimizer: the remote workers sample with the learner's weights and the
 // global timestep (RemoteRolloutWorker::SampleAt), or, with none, the learner's own
-// rollout worker samples, as RLlib's local worker. Step: optimizer steps,
-// then RLlib's result keys (episode_reward_mean/min/max over the last
+// rollout worker samples, as RLlib's local worker. With AsyncGradients it is
+// AsyncGradientsOptimizer (A3C), with AsyncSamples AsyncSamplesOptimizer (IMPALA,
+// APPO; its learner thread owns the policy between steps, so checkpoints go through
+// WithLearnerPaused); both drive the remote workers' SetWeights, SampleCurrent and
+// ComputeGradients. Step: optimizer steps, then RLlib's result keys (episode_reward_mean/min/max over the last
 // metrics_smoothing_episodes episodes, episode_len_mean, episodes_this_iter,
 // timesteps_this_iter, info/learner/default_policy/*, info/num_steps_sampled,
 // num_steps_trained, *_time_ms). Save/Restore: the policy's state (policy.pt) and the
