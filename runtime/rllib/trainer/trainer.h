@@ -33,9 +33,10 @@
 // APPO; its learner thread owns the policy between steps, so checkpoints go through
 // WithLearnerPaused); both drive the remote workers' SetWeights, SampleCurrent and
 // ComputeGradients. Step: optimizer steps, then RLlib's result keys
-// (episode_reward_mean/min/max over the last metrics_smoothing_episodes episodes, episode_len_mean, episodes_this_iter,
-// timesteps_this_iter, info/learner/default_policy/*, info/num_steps_sampled,
-// num_steps_trained, *_time_ms). Save/Restore: the policy's state (policy.pt) and the
+// (episode_reward_mean/min/max over the last metrics_smoothing_episodes episodes,
+// episode_len_mean, episodes_this_iter, timesteps_this_iter,
+// info/learner/default_policy/*, info/num_steps_sampled, num_steps_trained,
+// *_time_ms). Save/Restore: the policy's state (policy.pt) and the
 // optimizer's counters (algorithm_state.json). Header-only, for plugins.
 
 #include <ray/api.h>
