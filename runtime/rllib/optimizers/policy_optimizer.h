@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <string>
@@ -79,6 +80,9 @@ class PolicyOptimizer {
   virtual OptimizerStep Step() = 0;
   virtual const PolicyOptimizerStats& stats() const = 0;
   virtual void RestoreCounters(int64_t sampled, int64_t trained) = 0;
+  // Runs fn while the optimizer does not touch the learning policy (an optimizer that
+  // learns on a thread of its own waits for its current learn step).
+  virtual void WithLearnerPaused(const std::function<void()>& fn) { fn(); }
 };
 
 }  // namespace ray::rllib

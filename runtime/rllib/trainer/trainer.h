@@ -1,7 +1,7 @@
 #pragma once
-// Trainer: what RLlib's build_trainer gives every algorithm that samples
-// synchronously (PG, A2C, PPO; DQN with replay), as a Tune trainable. An algorithm plugin supplies a
-// traits struct and registers it with RAY_RLLIB_ALGORITHM:
+// Trainer: what RLlib's build_trainer gives every algorithm (PG, A2C, PPO; DQN with
+// replay; A3C, IMPALA and APPO asynchronously), as a Tune trainable. An algorithm
+// plugin supplies a traits struct and registers it with RAY_RLLIB_ALGORITHM:
 //
 //   struct PG {
 //     static constexpr char kName[] = "PG";             // `rllib train --run PG`
@@ -12,6 +12,10 @@
 //     static SyncSamplesOptions OptimizerOptions(const Config& c);
 //     // or, for an off-policy algorithm (DQN), instead of OptimizerOptions:
 //     static SyncReplayOptions ReplayOptions(const Config& c);
+//     // or, for A3C (AsyncGradientsOptimizer, needs num_workers >= 1):
+//     static AsyncGradientsOptions AsyncGradients(const Config& c);
+//     // or, for IMPALA and APPO (AsyncSamplesOptimizer, learner thread):
+//     static AsyncSamplesOptions AsyncSamples(const Config& c);
 //   };
 //   RAY_RLLIB_ALGORITHM(PG);
 //
@@ -24,11 +28,15 @@
 // sampler in this process) in an EnvRunnerGroup. With ReplayOptions the optimizer is
 // SyncReplayOptimizer: the remote workers sample with the learner's weights and the
 // global timestep (RemoteRolloutWorker::SampleAt), or, with none, the learner's own
-// rollout worker samples, as RLlib's local worker. Step: optimizer steps,
-// then RLlib's result keys (episode_reward_mean/min/max over the last
-// metrics_smoothing_episodes episodes, episode_len_mean, episodes_this_iter,
-// timesteps_this_iter, info/learner/default_policy/*, info/num_steps_sampled,
-// num_steps_trained, *_time_ms). Save/Restore: the policy's state (policy.pt) and the
+// rollout worker samples, as RLlib's local worker. With AsyncGradients it is
+// AsyncGradientsOptimizer (A3C), with AsyncSamples AsyncSamplesOptimizer (IMPALA,
+// APPO; its learner thread owns the policy between steps, so checkpoints go through
+// WithLearnerPaused); both drive the remote workers' SetWeights, SampleCurrent and
+// ComputeGradients. Step: optimizer steps, then RLlib's result keys
+// (episode_reward_mean/min/max over the last metrics_smoothing_episodes episodes,
+// episode_len_mean, episodes_this_iter, timesteps_this_iter,
+// info/learner/default_policy/*, info/num_steps_sampled, num_steps_trained,
+// *_time_ms). Save/Restore: the policy's state (policy.pt) and the
 // optimizer's counters (algorithm_state.json). Header-only, for plugins.
 
 #include <ray/api.h>
@@ -51,6 +59,8 @@
 #include "runtime/base/util.h"
 #include "runtime/rllib/env/env_plugin_loader.h"
 #include "runtime/rllib/execution/env_runner_group.h"
+#include "runtime/rllib/optimizers/async_gradients_optimizer.h"
+#include "runtime/rllib/optimizers/async_samples_optimizer.h"
 #include "runtime/rllib/optimizers/sync_replay_optimizer.h"
 #include "runtime/rllib/optimizers/sync_samples_optimizer.h"
 #include "runtime/rllib/policy/torch_policy.h"
@@ -111,6 +121,19 @@ class RemoteRolloutWorker {
     worker_->policy().OnGlobalVarUpdate(global_timestep);
     return Sample(std::move(weights));
   }
+  // RLlib's set_weights, sample and compute_gradients, as AsyncGradientsOptimizer and
+  // AsyncSamplesOptimizer call them one after the other on a worker.
+  void SetWeights(std::vector<float> weights) { internal::OrThrow(worker_->SetWeights(weights)); }
+  // Samples with the weights it holds.
+  SampleResult SampleCurrent() { return internal::OrThrow(worker_->Sample()); }
+  // The gradient of the policy's loss on `sample`, with the sample's finished episodes.
+  WorkerGradients ComputeGradients(SampleResult sample) {
+    WorkerGradients out;
+    out.gradients = worker_->policy().ComputeGradients(sample.batch);
+    out.episode_returns = std::move(sample.episode_returns);
+    out.episode_lengths = std::move(sample.episode_lengths);
+    return out;
+  }
   bool Ping() { return true; }
 
  private:
@@ -163,6 +186,12 @@ class Trainer : public ray::tune::Trainable {
     if constexpr (requires { Algo::ReplayOptions(config_); }) {
       optimizer_ = std::make_unique<SyncReplayOptimizer>([this](int64_t t) { return SampleForReplay(t); },
                                                          &local_->policy(), Algo::ReplayOptions(config_));
+    } else if constexpr (requires { Algo::AsyncSamples(config_); }) {
+      optimizer_ = std::make_unique<AsyncSamplesOptimizer<Worker>>(workers_.get(), &local_->policy(),
+                                                                    Algo::AsyncSamples(config_));
+    } else if constexpr (requires { Algo::AsyncGradients(config_); }) {
+      optimizer_ = std::make_unique<AsyncGradientsOptimizer<Worker>>(workers_.get(), &local_->policy(),
+                                                                      Algo::AsyncGradients(config_));
     } else {
       optimizer_ = std::make_unique<SyncSamplesOptimizer<Worker>>(workers_.get(), &local_->policy(),
                                                                    Algo::OptimizerOptions(config_));
@@ -222,7 +251,7 @@ class Trainer : public ray::tune::Trainable {
   }
 
   void Save(const std::string& dir) override {
-    local_->policy().SaveState(dir + "/policy.pt");
+    optimizer_->WithLearnerPaused([&] { local_->policy().SaveState(dir + "/policy.pt"); });
     const auto& s = optimizer_->stats();
     Json state = {{"env", env_}, {"algorithm", Algo::kName},
                   {"num_steps_sampled", s.num_steps_sampled}, {"num_steps_trained", s.num_steps_trained}};
@@ -230,7 +259,7 @@ class Trainer : public ray::tune::Trainable {
   }
 
   void Restore(const std::string& dir) override {
-    local_->policy().RestoreState(internal::PolicyFile(dir));
+    optimizer_->WithLearnerPaused([&] { local_->policy().RestoreState(internal::PolicyFile(dir)); });
     if (auto text = ray::ReadFile(dir + "/algorithm_state.json"); text.ok()) {
       Json state = Json::parse(*text, nullptr, false);
       int64_t sampled = state.value("num_steps_sampled", int64_t{0});
@@ -343,5 +372,9 @@ int RolloutMain(int argc, char** argv) {
   RAY_REMOTE_NAMED("RemoteRolloutWorker::Sample", &::ray::rllib::RemoteRolloutWorker<Algo>::Sample); \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::SampleAt", &::ray::rllib::RemoteRolloutWorker<Algo>::SampleAt); \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::Ping", &::ray::rllib::RemoteRolloutWorker<Algo>::Ping);     \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::SetWeights", &::ray::rllib::RemoteRolloutWorker<Algo>::SetWeights); \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::SampleCurrent", &::ray::rllib::RemoteRolloutWorker<Algo>::SampleCurrent); \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::ComputeGradients",                             \
+                   &::ray::rllib::RemoteRolloutWorker<Algo>::ComputeGradients);          \
   RAY_TUNE_TRAINABLE(Algo::kName, ::ray::rllib::Trainer<Algo>);                            \
   RAY_MAIN(int argc, char** argv) { return ::ray::rllib::RolloutMain<Algo>(argc, argv); }
