@@ -24,10 +24,7 @@ struct DDPGPolicy::Nets {
     return 2.0 * torch::sigmoid((target ? actor_target : actor)->forward(obs)) - 1.0;
   }
   std::pair<torch::Tensor, torch::Tensor> Q(const torch::Tensor& obs, const torch::Tensor& a, bool target) {
-    auto x = torch::cat({obs, a}, 1);
-    auto first = (target ? q1_target : q1)->forward(x).squeeze(1);
-    if (!q2) return {first, {}};
-    return {first, (target ? q2_target : q2)->forward(x).squeeze(1)};
+    return target ? TwinQValues(q1_target, q2_target, obs, a) : TwinQValues(q1, q2, obs, a);
   }
 };
 

@@ -22,10 +22,7 @@ struct SACPolicy::Nets {
   }
   // Q_1 and (twin) Q_2 of (obs, unit actions); q2 undefined without a twin.
   std::pair<torch::Tensor, torch::Tensor> Q(const torch::Tensor& obs, const torch::Tensor& a, bool target) {
-    auto x = torch::cat({obs, a}, 1);
-    auto first = (target ? q1_target : q1)->forward(x).squeeze(1);
-    if (!q2) return {first, {}};
-    return {first, (target ? q2_target : q2)->forward(x).squeeze(1)};
+    return target ? TwinQValues(q1_target, q2_target, obs, a) : TwinQValues(q1, q2, obs, a);
   }
 };
 

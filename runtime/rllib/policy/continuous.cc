@@ -22,6 +22,14 @@ torch::nn::Sequential Mlp(int in, const std::vector<int>& hiddens, const std::st
   return seq;
 }
 
+std::pair<torch::Tensor, torch::Tensor> TwinQValues(torch::nn::Sequential& q1, torch::nn::Sequential& q2,
+                                                    const torch::Tensor& obs, const torch::Tensor& a) {
+  auto x = torch::cat({obs, a}, 1);
+  auto first = q1->forward(x).squeeze(1);
+  if (q2.is_empty()) return {first, {}};
+  return {first, q2->forward(x).squeeze(1)};
+}
+
 void SoftUpdate(const std::vector<torch::Tensor>& target, const std::vector<torch::Tensor>& source, double tau) {
   if (target.size() != source.size()) {
     throw std::invalid_argument("SoftUpdate: " + std::to_string(target.size()) + " target parameters, " +

@@ -17,6 +17,11 @@ namespace ray::rllib {
 // activation: "relu" | "tanh" | "linear"; std::invalid_argument otherwise.
 torch::nn::Sequential Mlp(int in, const std::vector<int>& hiddens, const std::string& activation, int out);
 
+// (Q_1(obs, a), Q_2(obs, a)) [B] each, the critics reading the concatenation
+// [obs, a]; Q_2 undefined when `q2` is empty (no twin).
+std::pair<torch::Tensor, torch::Tensor> TwinQValues(torch::nn::Sequential& q1, torch::nn::Sequential& q2,
+                                                    const torch::Tensor& obs, const torch::Tensor& a);
+
 // target <- tau * source + (1 - tau) * target, parameter by parameter (tau 1: a copy).
 // The lists must match in length and shapes (std::invalid_argument).
 void SoftUpdate(const std::vector<torch::Tensor>& target, const std::vector<torch::Tensor>& source, double tau);
