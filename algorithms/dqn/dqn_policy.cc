@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "runtime/rllib/policy/torch_policy_impl.h"
+#include "runtime/rllib/replay/n_step.h"
 
 namespace ray::rllib {
 namespace {
@@ -157,32 +158,7 @@ ActionBatch DQNPolicy::ComputeActions(const std::vector<float>& obs, bool explor
 }
 
 void DQNPolicy::Postprocess(SampleBatch* traj, const std::vector<float>& next_obs) {
-  const int64_t n = traj->size();
-  const int d = traj->obs_dim;
-  if (n == 0) return;
-  if (!next_obs.empty() && static_cast<int>(next_obs.size()) != d) {
-    throw std::invalid_argument("DQN postprocess: next_obs has " + std::to_string(next_obs.size()) +
-                                " values, obs_dim is " + std::to_string(d));
-  }
-  auto& new_obs = traj->new_obs;
-  new_obs.assign(traj->obs.begin() + d, traj->obs.end());
-  if (next_obs.empty()) {
-    new_obs.insert(new_obs.end(), d, 0.f);
-    traj->terminateds[n - 1] = 1;  // nothing to bootstrap from
-  } else {
-    new_obs.insert(new_obs.end(), next_obs.begin(), next_obs.end());
-  }
-  // RLlib's _adjust_nstep, within this fragment.
-  const double gamma = config_.gamma;
-  for (int64_t i = 0; i < n; ++i) {
-    double discount = 1.0;
-    for (int j = 1; j < config_.n_step && i + j < n; ++j) {
-      discount *= gamma;
-      std::copy_n(new_obs.begin() + (i + j) * d, d, new_obs.begin() + i * d);
-      traj->terminateds[i] = traj->terminateds[i + j];
-      traj->rewards[i] += static_cast<float>(discount * traj->rewards[i + j]);
-    }
-  }
+  PostprocessNStep(traj, next_obs, config_.gamma, config_.n_step, "DQN");
 }
 
 namespace {

@@ -13,6 +13,10 @@ PolicySpec RolloutWorker::SpecFor(const VectorEnv& env) {
   const Space& a = env.action_space();
   spec.discrete = a.is_discrete();
   spec.num_actions = static_cast<int>(a.is_discrete() ? a.discrete().n() : a.box().size());
+  if (!a.is_discrete()) {
+    spec.action_low.assign(a.box().low().begin(), a.box().low().end());
+    spec.action_high.assign(a.box().high().begin(), a.box().high().end());
+  }
   return spec;
 }
 

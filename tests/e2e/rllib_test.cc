@@ -125,7 +125,7 @@ TEST_F(RllibTest, MistakesAreNamed) {
   EXPECT_NE(unknown.code, 0);
   EXPECT_NE(unknown.err.find("unknown algorithm 'NOPE'"), std::string::npos) << unknown.err;
   // The installed algorithm plugins are listed.
-  EXPECT_NE(unknown.err.find("installed: A2C, A3C, APPO, DQN, IMPALA, PG, PPO"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("installed: A2C, A3C, APPO, DDPG, DQN, IMPALA, PG, PPO, SAC, TD3"), std::string::npos) << unknown.err;
 
   auto key = Rllib("train --run PPO --env CartPole-v1 --config '{\"lrr\": 1}' --local-dir " + dir_);
   EXPECT_NE(key.code, 0);
@@ -287,6 +287,43 @@ TEST_F(RllibTest, DQNTrainsCheckpointsAndRollsOut) {
     EXPECT_NE(bad.err.find("'" + name + "'"), std::string::npos) << bad.err;
     EXPECT_NE(bad.err.find("not supported"), std::string::npos) << bad.err;
   }
+}
+
+// SAC, TD3 and DDPG train on Pendulum-v1 (Box actions) through the same trainer with
+// SyncReplayOptimizer (SAC also with a rollout-worker actor), one learn step per env
+// step once learning_starts steps were sampled and the targets following each;
+// checkpoints restore in `rllib rollout`; a Discrete env and keys they do not use
+// are refused by name.
+TEST_F(RllibTest, ContinuousControlTrainsCheckpointsAndRollsOut) {
+  for (const std::string algo : {"SAC", "TD3", "DDPG"}) {
+    const std::string nets = algo == "SAC"
+        ? "\"Q_model\": {\"hidden_layer_sizes\": [16]}, \"policy_model\": {\"hidden_layer_sizes\": [16]}, "
+          "\"num_workers\": 1"
+        : "\"actor_hiddens\": [16], \"critic_hiddens\": [16], \"pure_exploration_steps\": 100";
+    auto r = Rllib("train --run " + algo + " --env Pendulum-v1 --stop '{\"training_iteration\": 2}' --config '{" +
+                   nets + ", \"timesteps_per_iteration\": 200, \"min_iter_time_s\": 0, "
+                   "\"learning_starts\": 100, \"train_batch_size\": 32}' --checkpoint-at-end "
+                   "--local-dir " + dir_ + "/results --experiment-name " + algo);
+    ASSERT_EQ(r.code, 0) << algo << ": " << r.err;
+    const std::string trial = TrialDir(algo);
+    auto results = Results(trial);
+    ASSERT_EQ(results.size(), 2u) << algo;
+    const json& info = results.back()["info"];
+    EXPECT_EQ(results.back()["timesteps_total"], 400) << algo;
+    EXPECT_EQ(info["num_steps_trained"], 32 * (400 - 100)) << algo;
+    EXPECT_EQ(info["num_target_updates"], 400) << algo;
+    EXPECT_TRUE(info["learner"]["default_policy"].contains("critic_loss")) << algo;
+    ASSERT_TRUE(fs::exists(trial + "/checkpoint_2/policy.pt")) << algo;
+    auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run " + algo + " --env Pendulum-v1 --episodes 1");
+    ASSERT_EQ(rollout.code, 0) << algo << ": " << rollout.err;
+    EXPECT_NE(rollout.out.find("Episode #1: reward:"), std::string::npos) << rollout.out;
+  }
+  auto discrete = Rllib("train --run SAC --env CartPole-v1 --local-dir " + dir_);
+  EXPECT_NE(discrete.code, 0);
+  EXPECT_NE(discrete.err.find("SAC needs a Box action space"), std::string::npos) << discrete.err;
+  auto lr = Rllib("train --run TD3 --env Pendulum-v1 --config '{\"lr\": 0.1}' --local-dir " + dir_);
+  EXPECT_NE(lr.code, 0);
+  EXPECT_NE(lr.err.find("'lr' is not used by DDPG"), std::string::npos) << lr.err;
 }
 
 // A rollout worker killed during training is replaced, and the restart is counted.

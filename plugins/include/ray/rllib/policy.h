@@ -46,6 +46,8 @@ struct PolicySpec {
   int obs_dim = 0;
   int num_actions = 0;   // Discrete(n): n. Box(d): d.
   bool discrete = true;
+  // Box actions: the space's bounds, num_actions each (empty: unknown, or Discrete).
+  std::vector<float> action_low = {}, action_high = {};
 };
 
 // One row per observation. Actions are unclipped (the sampler clips Box actions to
