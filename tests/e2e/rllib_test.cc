@@ -321,6 +321,58 @@ TEST_F(RllibTest, AnEnvFromAPluginTrains) {
   EXPECT_NE(bad.err.find("/nonexistent/envs.so"), std::string::npos) << bad.err;
 }
 
+// COMMON_CONFIG end to end, on an env plugin that records what its factory got and
+// a callbacks plugin: env_config reaches every env copy with its worker and vector
+// index, `horizon` cuts episodes (and resets the env), MeanStdFilter statistics are
+// merged from the rollout workers each iteration and saved in checkpoints (which
+// `rllib rollout` restores), callbacks report custom metrics and change the result,
+// and evaluation runs every evaluation_interval iterations under evaluation_config.
+TEST_F(RllibTest, CommonConfigKeysWorkEndToEnd) {
+  fs::create_directories(dir_ + "/rec");
+  json config = {{"num_workers", 2}, {"num_envs_per_worker", 2}, {"sample_batch_size", 20},
+                 {"train_batch_size", 160}, {"model", {{"fcnet_hiddens", {8}}}},
+                 {"env_config", {{"record_dir", dir_ + "/rec"}, {"episode_len", 10}, {"reward", 3}}},
+                 {"horizon", 5}, {"observation_filter", "MeanStdFilter"}, {"callbacks", TEST_CALLBACKS_PLUGIN},
+                 {"evaluation_interval", 2}, {"evaluation_num_episodes", 3},
+                 {"evaluation_config", {{"env_config", {{"reward", 2}}}}}};
+  auto r = Rllib("train --run PG --env Counter-v0 --env-plugin " + std::string(COUNTER_ENV_PLUGIN) +
+                 " --stop '{\"training_iteration\": 2}' --config '" + config.dump() +
+                 "' --checkpoint-at-end --local-dir " + dir_ + "/results");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* copy : {"w0_v0", "w0_v1", "w1_v0", "w1_v1", "w2_v0", "w2_v1"}) {
+    std::ifstream in(dir_ + "/rec/" + copy + ".json");
+    ASSERT_TRUE(in) << copy << " was never made";
+    json got = json::parse(in);
+    EXPECT_EQ(got["config"]["episode_len"], 10) << copy;
+    if (got["worker_index"] != 0) EXPECT_EQ(got["config"]["reward"], 3) << copy;
+  }
+  const std::string trial = TrialDir("default");
+  auto results = Results(trial);
+  ASSERT_EQ(results.size(), 2u);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& x = results[i];
+    EXPECT_EQ(x["episode_len_mean"], 5.0) << "horizon 5 cuts the 10-step episodes";
+    EXPECT_EQ(x["episode_reward_mean"], 15.0);
+    EXPECT_EQ(x["custom_metrics"]["last_obs_mean"], 5.0) << "the env was reset at each cut";
+    EXPECT_EQ(x["custom_metrics"]["worker_index_min"], 1.0);
+    EXPECT_EQ(x["custom_metrics"]["worker_index_max"], 2.0);
+    EXPECT_EQ(x["callbacks_train_results"], i + 1) << "on_train_result changed the result";
+  }
+  EXPECT_FALSE(results[0].contains("evaluation")) << "every 2nd iteration only";
+  const json& eval = results[1]["evaluation"];
+  EXPECT_EQ(eval["episode_reward_mean"], 10.0) << "evaluation_config's env_config (reward 2): " << eval;
+  EXPECT_GE(eval["episodes_this_iter"].get<int>(), 3);
+  EXPECT_EQ(eval["custom_metrics"]["worker_index_mean"], 0.0) << "the trainer's evaluation worker";
+  const std::string csv = Slurp(trial + "/progress.csv");
+  EXPECT_NE(csv.find("custom_metrics/last_obs_mean"), std::string::npos);
+  // The learner's filter holds every observation the workers saw.
+  json filters = json::parse(Slurp(trial + "/checkpoint_2/filters.json"));
+  EXPECT_GE(filters["default_policy"]["n"].get<int64_t>(), 320) << filters;
+  auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run PG --env Counter-v0 --episodes 2");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  EXPECT_NE(rollout.out.find("Episode #2: reward: 30.0"), std::string::npos) << rollout.out;
+}
+
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.
 TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
   auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +
