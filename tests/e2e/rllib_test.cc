@@ -63,6 +63,50 @@ class RllibTest : public ::testing::Test {
     while (std::getline(in, line)) out.push_back(json::parse(line));
     return out;
   }
+  // Trains PPO with 2 rollout workers for 40 iterations with `fault_key` set, kills
+  // one rollout worker process once training runs, and returns the results.
+  std::vector<json> TrainAndKillAWorker(const std::string& fault_key) {
+      const std::string& dir = dir_;
+    std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
+    std::string config =
+        "'{\"num_workers\": 2, \"sample_batch_size\": 100, \"train_batch_size\": 200, "
+        "\"sgd_minibatch_size\": 64, \"num_sgd_iter\": 1, \"" + fault_key + "\": true, "
+        "\"model\": {\"fcnet_hiddens\": [8]}}'";
+    std::string cmd = "(timeout 120 " + rllib + " train --run PPO --env CartPole-v1 --stop " +
+                      "'{\"training_iteration\": 40}' --config " + config + " --local-dir " + dir +
+                      "/results --temp-dir " + dir + " >" + dir + "/out 2>" + dir +
+                      "/err; echo $? >" + dir + "/code) &";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    auto wait_for = [](const std::function<bool()>& done, int seconds) {
+      for (int i = 0; i < seconds * 20 && !done(); ++i) usleep(50000);
+      return done();
+    };
+    auto trial = [&] { return TrialDir("default"); };
+    auto results = [&] { return Results(trial()); };
+    // Once training runs, kill a worker process that hosts a rollout worker: it has
+    // the job's plugin mapped from the session's plugins/ dir, and is not the trainer
+    // (the trial's actor, whose pid its results carry).
+    bool running = wait_for([&] {
+      return fs::exists(dir + "/results/default") && !trial().empty() && results().size() >= 2;
+    }, 60);
+    EXPECT_TRUE(running) << Slurp(dir + "/err");
+    if (!running) return {};
+    const int trainer = results().back()["pid"].get<int>();
+    int victim = -1;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      std::string pid = e.path().filename();
+      if (pid.find_first_not_of("0123456789") != std::string::npos || std::stoi(pid) == trainer) continue;
+      std::string cmdline = Slurp(e.path() / "cmdline");
+      if (cmdline.find("_worker") == std::string::npos || cmdline.find(dir) == std::string::npos) continue;
+      if (Slurp(e.path() / "maps").find("/plugins/") != std::string::npos) victim = std::stoi(pid);
+    }
+    EXPECT_GT(victim, 0) << "no rollout worker process found";
+    if (victim <= 0) return {};
+    EXPECT_EQ(::kill(victim, SIGKILL), 0);
+    EXPECT_TRUE(wait_for([&] { return fs::exists(dir + "/code"); }, 120));
+    EXPECT_EQ(Slurp(dir + "/code"), "0\n") << Slurp(dir + "/err");
+    return results();
+  }
   std::string dir_;
 };
 
@@ -241,44 +285,19 @@ TEST_F(RllibTest, DQNTrainsCheckpointsAndRollsOut) {
 
 // A rollout worker killed during training is replaced, and the restart is counted.
 TEST_F(RllibTest, AKilledRolloutWorkerIsReplaced) {
-  std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
-  std::string config =
-      "'{\"num_workers\": 2, \"sample_batch_size\": 100, \"train_batch_size\": 200, "
-      "\"sgd_minibatch_size\": 64, \"num_sgd_iter\": 1, \"recreate_failed_workers\": true, "
-      "\"model\": {\"fcnet_hiddens\": [8]}}'";
-  std::string cmd = "(timeout 120 " + rllib + " train --run PPO --env CartPole-v1 --stop " +
-                    "'{\"training_iteration\": 40}' --config " + config + " --local-dir " + dir_ +
-                    "/results --temp-dir " + dir_ + " >" + dir_ + "/out 2>" + dir_ +
-                    "/err; echo $? >" + dir_ + "/code) &";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  auto wait_for = [](const std::function<bool()>& done, int seconds) {
-    for (int i = 0; i < seconds * 20 && !done(); ++i) usleep(50000);
-    return done();
-  };
-  // Once training runs, kill a worker process that hosts a rollout worker: it has
-  // the job's plugin mapped from the session's plugins/ dir, and is not the trainer
-  // (the trial's actor, whose pid its results carry).
-  ASSERT_TRUE(wait_for([&] {
-    return fs::exists(dir_ + "/results/default") && !TrialDir("default").empty() &&
-           Results(TrialDir("default")).size() >= 2;
-  }, 60)) << Slurp(dir_ + "/err");
-  const int trainer = Results(TrialDir("default")).back()["pid"].get<int>();
-  int victim = -1;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string pid = e.path().filename();
-    if (pid.find_first_not_of("0123456789") != std::string::npos || std::stoi(pid) == trainer) continue;
-    std::string cmdline = Slurp(e.path() / "cmdline");
-    if (cmdline.find("_worker") == std::string::npos || cmdline.find(dir_) == std::string::npos) continue;
-    if (Slurp(e.path() / "maps").find("/plugins/") != std::string::npos) victim = std::stoi(pid);
-  }
-  ASSERT_GT(victim, 0) << "no rollout worker process found";
-  ASSERT_EQ(::kill(victim, SIGKILL), 0);
-  ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ + "/code"); }, 120));
-  EXPECT_EQ(Slurp(dir_ + "/code"), "0\n") << Slurp(dir_ + "/err");
-  auto results = Results(TrialDir("default"));
+  auto results = TrainAndKillAWorker("recreate_failed_workers");
   ASSERT_FALSE(results.empty());
   EXPECT_EQ(results.back()["training_iteration"], 40);
   EXPECT_GE(results.back()["num_remote_worker_restarts"].get<int>(), 1) << Slurp(dir_ + "/out");
+}
+
+// With ignore_worker_failures, training goes on with the workers that are left.
+TEST_F(RllibTest, AKilledRolloutWorkerIsDroppedWithIgnoreWorkerFailures) {
+  auto results = TrainAndKillAWorker("ignore_worker_failures");
+  ASSERT_FALSE(results.empty());
+  EXPECT_EQ(results.back()["training_iteration"], 40);
+  EXPECT_EQ(results.back()["num_healthy_workers"], 1) << Slurp(dir_ + "/out");
+  EXPECT_EQ(results.back()["num_remote_worker_restarts"], 0);
 }
 
 // `tune run` searches over PPO: each trial holds the trainer's CPU and its workers'
