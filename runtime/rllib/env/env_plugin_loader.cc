@@ -94,6 +94,13 @@ Result<std::unique_ptr<Env>> MakePluginEnv(const RayEnvPluginApi* api, const std
 }  // namespace
 
 Status LoadEnvPlugin(const std::string& path) {
+  // The builtin envs first, so that a plugin reusing one of their names is refused
+  // whatever the order of use.
+  RegisteredEnvs();
+  return internal::LoadEnvPluginFile(path);
+}
+
+Status internal::LoadEnvPluginFile(const std::string& path) {
   static std::mutex mu;
   static std::set<std::string> loaded;
   std::error_code ec;
