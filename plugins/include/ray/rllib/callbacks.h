@@ -77,14 +77,14 @@ typedef const RayRllibCallbacksApi* (*RayRllibCallbacksApiFn)(void);
 }  // extern "C"
 
 #include <cstdlib>
-#include <cstring>
-#include <exception>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "ray/plugin_strings.h"
 
 namespace ray::rllib {
 
@@ -122,23 +122,8 @@ class Callbacks {
 #pragma GCC visibility push(hidden)
 namespace callbacks_internal {
 
-inline char* Dup(const std::string& s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
-  return out;
-}
-
-template <typename F>
-char* Guard(F&& f) noexcept {
-  try {
-    f();
-    return nullptr;
-  } catch (const std::exception& e) {
-    return Dup(e.what());
-  } catch (...) {
-    return Dup("unknown exception");
-  }
-}
+using ::ray::plugin_strings::Dup;
+using ::ray::plugin_strings::Guard;
 
 // The user's callbacks plus the episodes they are following (user_data, metrics).
 struct Holder {
