@@ -145,10 +145,13 @@ tune::ExperimentSpec ToSpec(const Experiment& x) {
   spec.trainable = x.run;
   spec.config = json::parse(x.config);
   spec.config["env"] = x.env;
-  // An env plugin is loaded by every worker: give them a path that works anywhere.
+  // Env and callbacks plugins are loaded by every worker: give them paths that work
+  // anywhere.
   if (!x.env_plugin.empty()) spec.config["env_plugin"] = x.env_plugin;
-  if (spec.config.contains("env_plugin") && spec.config["env_plugin"].is_string()) {
-    spec.config["env_plugin"] = fs::absolute(spec.config["env_plugin"].get<std::string>()).string();
+  for (const char* key : {"env_plugin", "callbacks"}) {
+    if (spec.config.contains(key) && spec.config[key].is_string()) {
+      spec.config[key] = fs::absolute(spec.config[key].get<std::string>()).string();
+    }
   }
   spec.stop = json::parse(x.stop);
   spec.checkpoint_freq = x.checkpoint_freq;

@@ -56,7 +56,6 @@ Result<DQNConfig> DQNConfig::FromJson(const std::string& json) {
       {"soft_q", OnlyValue(false, "softmax exploration")},
       {"softmax_temp", DoubleKey(&c.softmax_temp)},
       {"parameter_noise", OnlyValue(false, "parameter space noise")},
-      {"evaluation_config", OnlyValue(Json::object(), "evaluation runs")},
       {"buffer_size", Int64Key(&c.buffer_size)},
       {"prioritized_replay", BoolKey(&c.prioritized_replay)},
       {"prioritized_replay_alpha", DoubleKey(&c.prioritized_replay_alpha)},

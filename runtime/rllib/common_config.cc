@@ -1,5 +1,7 @@
 #include "runtime/rllib/common_config.h"
 
+#include <algorithm>
+
 namespace ray::rllib {
 namespace {
 
@@ -62,6 +64,44 @@ ConfigSetter LrSchedule(std::vector<std::pair<int64_t, double>>* out) {
       out->emplace_back(e[0].get<int64_t>(), e[1].get<double>());
     }
     return Status::Ok();
+  };
+}
+
+ConfigSetter ObjectKey(Json* out) {
+  return [out](const Json& v, const std::string& key) {
+    if (!v.is_object()) return TypeError(key, "a JSON object", v);
+    *out = v;
+    return Status::Ok();
+  };
+}
+
+ConfigSetter ClipRewardsKey(RewardClip* out) {
+  return [out](const Json& v, const std::string& key) {
+    *out = RewardClip{};
+    if (v.is_null() || (v.is_boolean() && !v.get<bool>())) return Status::Ok();
+    if (v.is_boolean()) {
+      out->sign = true;
+      return Status::Ok();
+    }
+    if (!v.is_number() || !(v.get<double>() > 0)) return TypeError(key, "null, true, false or a number > 0", v);
+    out->limit = v.get<double>();
+    return Status::Ok();
+  };
+}
+
+// RLlib's callbacks: a plugin library's path. RLlib's dict of functions is accepted
+// only when every function is null (its default).
+ConfigSetter CallbacksKey(std::string* out) {
+  return [out](const Json& v, const std::string& key) {
+    if (v.is_string() || v.is_null()) {
+      *out = v.is_null() ? "" : v.get<std::string>();
+      return Status::Ok();
+    }
+    if (v.is_object() && std::all_of(v.begin(), v.end(), [](const Json& f) { return f.is_null(); })) {
+      out->clear();
+      return Status::Ok();
+    }
+    return TypeError(key, "the path of a callbacks plugin (<ray/rllib/callbacks.h>) or null", v);
   };
 }
 
@@ -138,7 +178,16 @@ ConfigKeys CommonConfigKeys(CommonConfig* c) {
       {"batch_mode", StringKey(&c->batch_mode)},
       {"env_plugin", StringKey(&c->env_plugin)},
       {"observation_filter", StringKey(&c->observation_filter)},
+      {"synchronize_filters", BoolKey(&c->synchronize_filters)},
       {"horizon", NullableInt64Key(&c->horizon)},
+      {"soft_horizon", BoolKey(&c->soft_horizon)},
+      {"env_config", ObjectKey(&c->env_config)},
+      {"clip_rewards", ClipRewardsKey(&c->clip_rewards)},
+      {"callbacks", CallbacksKey(&c->callbacks)},
+      {"evaluation_interval", NullableInt64Key(&c->evaluation_interval)},
+      {"evaluation_num_episodes", Int64Key(&c->evaluation_num_episodes)},
+      {"evaluation_config", ObjectKey(&c->evaluation_config)},
+      {"ignore_worker_failures", BoolKey(&c->ignore_worker_failures)},
       {"clip_actions", BoolKey(&c->clip_actions)},
       {"recreate_failed_workers", BoolKey(&c->recreate_failed_workers)},
       {"seed", NullableInt64Key(&c->seed)},
@@ -180,9 +229,16 @@ Status CommonConfig::ValidateCommon() const {
   if (batch_mode != "truncate_episodes" && batch_mode != "complete_episodes") {
     return bad("config key 'batch_mode' must be truncate_episodes or complete_episodes");
   }
-  if (observation_filter != "NoFilter") {
-    return bad("config key 'observation_filter': only NoFilter is implemented");
+  if (observation_filter != "NoFilter" && observation_filter != "MeanStdFilter") {
+    return bad("config key 'observation_filter' must be NoFilter or MeanStdFilter, got '" +
+               observation_filter + "'");
   }
+  if (horizon && *horizon <= 0) return bad("config key 'horizon' must be > 0 or null");
+  if (soft_horizon && !horizon) return bad("config key 'soft_horizon' needs a 'horizon'");
+  if (evaluation_interval && *evaluation_interval <= 0) {
+    return bad("config key 'evaluation_interval' must be > 0 or null");
+  }
+  if (evaluation_num_episodes <= 0) return bad("config key 'evaluation_num_episodes' must be > 0");
   if (min_iter_time_s < 0 || timesteps_per_iteration < 0) {
     return bad("config keys 'min_iter_time_s' and 'timesteps_per_iteration' must be >= 0");
   }
@@ -196,6 +252,18 @@ Status CommonConfig::ValidateCommon() const {
                "'");
   }
   return Status::Ok();
+}
+
+double RewardClip::Apply(double r) const {
+  if (sign) return r > 0 ? 1.0 : (r < 0 ? -1.0 : 0.0);
+  if (limit) return std::clamp(r, -*limit, *limit);
+  return r;
+}
+
+nlohmann::json RewardClip::ToJson() const {
+  if (sign) return true;
+  if (limit) return *limit;
+  return nullptr;
 }
 
 double CommonConfig::LrAt(int64_t t) const {
@@ -228,7 +296,16 @@ nlohmann::json CommonConfig::CommonJson() const {
       {"batch_mode", batch_mode},
       {"env_plugin", env_plugin},
       {"observation_filter", observation_filter},
+      {"synchronize_filters", synchronize_filters},
       {"horizon", nullable(horizon)},
+      {"soft_horizon", soft_horizon},
+      {"env_config", env_config},
+      {"clip_rewards", clip_rewards.ToJson()},
+      {"callbacks", callbacks.empty() ? Json(nullptr) : Json(callbacks)},
+      {"evaluation_interval", nullable(evaluation_interval)},
+      {"evaluation_num_episodes", evaluation_num_episodes},
+      {"evaluation_config", evaluation_config},
+      {"ignore_worker_failures", ignore_worker_failures},
       {"clip_actions", clip_actions},
       {"recreate_failed_workers", recreate_failed_workers},
       {"seed", nullable(seed)},

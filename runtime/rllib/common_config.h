@@ -36,6 +36,15 @@ struct ModelConfig {
   bool free_log_std = false;
 };
 
+// clip_rewards: off (null, false), each reward's sign (true, RLlib's np.sign), or
+// each reward clipped to [-limit, limit] (a positive number).
+struct RewardClip {
+  bool sign = false;
+  std::optional<double> limit;
+  double Apply(double r) const;
+  nlohmann::json ToJson() const;
+};
+
 struct CommonConfig {
   double gamma = 0.99;                   // discount factor
   double lr = 1e-4;                      // Adam step size
@@ -54,8 +63,33 @@ struct CommonConfig {
   // cut at the fragment end. "complete_episodes": only whole episodes, at least
   // sample_batch_size * num_envs_per_worker steps per Sample().
   std::string batch_mode = "truncate_episodes";
-  std::string observation_filter = "NoFilter";   // only "NoFilter" is implemented
-  std::optional<int64_t> horizon;        // null: the env's own time limit
+  // "NoFilter" or "MeanStdFilter" (RLlib's running mean/std of each observation
+  // element, per worker; the trainer merges the workers' new observations into its
+  // own filter each iteration and, with synchronize_filters, sends it back).
+  std::string observation_filter = "NoFilter";
+  bool synchronize_filters = true;
+  // Episodes are cut after this many steps (null: only the env's own time limit).
+  // The cut step is a truncation (postprocessed with its next observation); the env
+  // is reset, unless soft_horizon: then the episode ends for the results and the
+  // trajectory, but the env goes on from where it is.
+  std::optional<int64_t> horizon;
+  bool soft_horizon = false;
+  // RLlib's env_config: the JSON object each env's factory receives, with the
+  // worker index (0: the trainer's) and its slot in the worker's vector env.
+  nlohmann::json env_config = nlohmann::json::object();
+  RewardClip clip_rewards;               // of the rewards trained on (results: raw)
+  // A callbacks plugin (<ray/rllib/callbacks.h>) every rollout worker and the
+  // trainer load; empty: none.
+  std::string callbacks;
+  // Evaluation: every evaluation_interval iterations (null: never), the trainer
+  // samples evaluation_num_episodes whole episodes in its own process with the
+  // current weights and filter, under the config overlaid with evaluation_config,
+  // and reports them under "evaluation".
+  std::optional<int64_t> evaluation_interval;
+  int64_t evaluation_num_episodes = 10;
+  nlohmann::json evaluation_config = nlohmann::json::object();
+  // A rollout worker that fails is dropped and training goes on with the others.
+  bool ignore_worker_failures = false;
   bool clip_actions = true;              // clip Box actions to the space bounds
   // A rollout worker that dies is replaced by a new one (its restart is counted in
   // the results) instead of failing the training run.

@@ -25,16 +25,33 @@ Result<std::unique_ptr<RolloutWorker>> RolloutWorker::Create(const std::string& 
                                                              int worker_index,
                                                              const PolicyFactory& make_policy) {
   if (!config.env_plugin.empty()) RAY_RETURN_IF_ERROR(LoadEnvPlugin(config.env_plugin));
-  EnvConfig env_config;
+  RAY_ASSIGN_OR_RETURN(EnvConfig env_config, EnvConfig::FromJson(config.env_config));
   env_config.set_worker_index(worker_index);
   RAY_ASSIGN_OR_RETURN(auto env, VectorEnv::Make(env_name, config.num_envs_per_worker, env_config));
   std::optional<int64_t> seed = config.seed;
   if (seed) *seed += 1000 * worker_index;
   RAY_ASSIGN_OR_RETURN(auto policy, make_policy(SpecFor(*env), seed));
   std::unique_ptr<RolloutWorker> w(new RolloutWorker(std::move(env), std::move(policy), config));
+  if (config.observation_filter == "MeanStdFilter") {
+    w->filter_ = std::make_unique<MeanStdFilter>(static_cast<size_t>(w->env_->obs_size()));
+  }
+  if (!config.callbacks.empty()) {
+    RAY_ASSIGN_OR_RETURN(w->callbacks_,
+                         CallbacksPlugin::Load(config.callbacks, config.CommonJson(), worker_index));
+  }
   std::optional<uint64_t> env_seed;
   if (seed) env_seed = static_cast<uint64_t>(*seed) * 7919 + worker_index * 101;
-  w->obs_ = w->env_->VectorReset(env_seed);
+  const std::vector<float> raw = w->env_->VectorReset(env_seed);
+  const size_t dim = static_cast<size_t>(w->env_->obs_size());
+  try {
+    for (int i = 0; i < w->env_->num_envs(); ++i) {
+      std::vector<float> obs = w->Filtered(&raw[i * dim]);
+      w->obs_.insert(w->obs_.end(), obs.begin(), obs.end());
+      w->StartEpisode(i, &raw[i * dim]);
+    }
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string("rollout worker: ") + e.what());
+  }
   return w;
 }
 
@@ -45,6 +62,7 @@ RolloutWorker::RolloutWorker(std::unique_ptr<VectorEnv> env, std::unique_ptr<Pol
   open_.resize(n);
   returns_.assign(n, 0.0);
   lengths_.assign(n, 0);
+  last_rewards_.assign(n, 0.0);
   episode_ids_.resize(n);
   for (int i = 0; i < n; ++i) episode_ids_[i] = next_episode_id_++;
 }
@@ -58,12 +76,47 @@ Status RolloutWorker::SetWeights(const std::vector<float>& weights) {
   return Status::Ok();
 }
 
+void RolloutWorker::OrThrow(const Status& st) {
+  if (!st.ok()) throw std::runtime_error(st.message());
+}
+
 void RolloutWorker::Finish(int slot, const std::vector<float>& next_obs, SampleResult* out) {
   SampleBatch& b = open_[slot];
   if (b.size() == 0) return;
   policy_->Postprocess(&b, next_obs);
   out->batch.Append(b);
   b = SampleBatch();
+}
+
+std::vector<float> RolloutWorker::Filtered(const float* raw) {
+  std::vector<float> obs(raw, raw + env_->obs_size());
+  if (filter_) filter_->Apply(obs.data(), /*update=*/true);
+  return obs;
+}
+
+RayRllibEpisode RolloutWorker::EpisodeView(int i, const float* raw_obs) const {
+  return RayRllibEpisode{episode_ids_[i], i,       lengths_[i], returns_[i], last_rewards_[i],
+                         raw_obs,         static_cast<size_t>(env_->obs_size())};
+}
+
+void RolloutWorker::StartEpisode(int i, const float* raw_first) {
+  returns_[i] = 0;
+  lengths_[i] = 0;
+  last_rewards_[i] = 0;
+  if (callbacks_) OrThrow(callbacks_->OnEpisodeStart(EpisodeView(i, raw_first)));
+}
+
+void RolloutWorker::EndEpisode(int i, const float* raw_last, SampleResult* out) {
+  std::map<std::string, double> custom;
+  if (callbacks_) {
+    auto metrics = callbacks_->OnEpisodeEnd(EpisodeView(i, raw_last));
+    OrThrow(metrics.status());
+    custom = std::move(metrics).value();
+  }
+  out->episode_returns.push_back(returns_[i]);
+  out->episode_lengths.push_back(lengths_[i]);
+  out->episode_custom_metrics.push_back(std::move(custom));
+  episode_ids_[i] = next_episode_id_++;
 }
 
 Result<SampleResult> RolloutWorker::Sample() {
@@ -86,6 +139,7 @@ void RolloutWorker::SampleOrThrow(SampleResult* out) {
   const int64_t min_rows = config_.sample_batch_size * n;  // complete_episodes
   std::vector<Action> actions(n);
   VectorStepResult step;
+  std::vector<float> next_obs(obs_.size());
   for (int64_t t = 0; complete ? out->batch.size() < min_rows : t < config_.sample_batch_size; ++t) {
     ActionBatch act = policy_->ComputeActions(obs_);
     for (int i = 0; i < n; ++i) {
@@ -116,26 +170,57 @@ void RolloutWorker::SampleOrThrow(SampleResult* out) {
       b.action_logp.push_back(act.action_logp[i]);
       if (!act.vf_preds.empty()) b.vf_preds.push_back(act.vf_preds[i]);
       b.eps_id.push_back(episode_ids_[i]);
-      b.rewards.push_back(static_cast<float>(step.rewards[i]));
-      b.terminateds.push_back(step.terminated[i]);
-      b.truncateds.push_back(step.truncated[i] && !step.terminated[i]);
+      b.rewards.push_back(static_cast<float>(config_.clip_rewards.Apply(step.rewards[i])));
       returns_[i] += step.rewards[i];
+      last_rewards_[i] = step.rewards[i];
       ++lengths_[i];
-      if (!step.done(i)) continue;
-      out->episode_returns.push_back(returns_[i]);
-      out->episode_lengths.push_back(lengths_[i]);
-      returns_[i] = 0;
-      lengths_[i] = 0;
-      episode_ids_[i] = next_episode_id_++;
-      // Cut by the time limit: bootstrap from its last observation; terminated: from none.
-      Finish(i, step.terminated[i] ? std::vector<float>{} : step.final_obs[i], out);
+      // Cut by the horizon: a truncation, whether or not the env is reset.
+      const bool cut = !step.done(i) && config_.horizon && lengths_[i] >= *config_.horizon;
+      b.terminateds.push_back(step.terminated[i]);
+      b.truncateds.push_back((step.truncated[i] && !step.terminated[i]) || cut);
+      float* raw = &step.obs[i * obs_dim];  // the slot's next observation
+      float* slot_next = &next_obs[i * obs_dim];
+      if (!step.done(i) && !cut) {
+        std::vector<float> obs = Filtered(raw);
+        std::copy(obs.begin(), obs.end(), slot_next);
+        if (callbacks_) OrThrow(callbacks_->OnEpisodeStep(EpisodeView(i, raw)));
+        continue;
+      }
+      if (cut) {
+        // Bootstrap from the observation after the cut; soft: the next episode starts there.
+        std::vector<float> after = Filtered(raw);
+        EndEpisode(i, raw, out);
+        Finish(i, after, out);
+        if (!config_.soft_horizon) {
+          Observation first = env_->ResetAt(i, std::nullopt);
+          std::copy(first.begin(), first.end(), raw);
+          after = Filtered(raw);
+        }
+        std::copy(after.begin(), after.end(), slot_next);
+        StartEpisode(i, raw);
+        continue;
+      }
+      // Ended by the env: cut by its time limit, bootstrap from its last observation;
+      // terminated, from none. The env has reset the slot already.
+      std::vector<float> last = Filtered(step.final_obs[i].data());
+      EndEpisode(i, step.final_obs[i].data(), out);
+      Finish(i, step.terminated[i] ? std::vector<float>{} : last, out);
+      std::vector<float> first = Filtered(raw);
+      std::copy(first.begin(), first.end(), slot_next);
+      StartEpisode(i, raw);
     }
-    obs_ = step.obs;
+    obs_.swap(next_obs);
   }
-  if (complete) return;
-  // The fragment ends mid-episode: bootstrap from the current obs; go on next time.
-  for (int i = 0; i < n; ++i) {
-    Finish(i, std::vector<float>(obs_.begin() + i * obs_dim, obs_.begin() + (i + 1) * obs_dim), out);
+  if (!complete) {
+    // The fragment ends mid-episode: bootstrap from the current obs; go on next time.
+    for (int i = 0; i < n; ++i) {
+      Finish(i, std::vector<float>(obs_.begin() + i * obs_dim, obs_.begin() + (i + 1) * obs_dim), out);
+    }
+  }
+  if (callbacks_) {
+    const SampleBatch& b = out->batch;
+    OrThrow(callbacks_->OnSampleEnd(
+        RayRllibSamples{b.size(), b.obs_dim, b.obs.data(), b.rewards.data(), b.eps_id.data()}));
   }
 }
 

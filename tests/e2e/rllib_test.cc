@@ -63,6 +63,50 @@ class RllibTest : public ::testing::Test {
     while (std::getline(in, line)) out.push_back(json::parse(line));
     return out;
   }
+  // Trains PPO with 2 rollout workers for 40 iterations with `fault_key` set, kills
+  // one rollout worker process once training runs, and returns the results.
+  std::vector<json> TrainAndKillAWorker(const std::string& fault_key) {
+      const std::string& dir = dir_;
+    std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
+    std::string config =
+        "'{\"num_workers\": 2, \"sample_batch_size\": 100, \"train_batch_size\": 200, "
+        "\"sgd_minibatch_size\": 64, \"num_sgd_iter\": 1, \"" + fault_key + "\": true, "
+        "\"model\": {\"fcnet_hiddens\": [8]}}'";
+    std::string cmd = "(timeout 120 " + rllib + " train --run PPO --env CartPole-v1 --stop " +
+                      "'{\"training_iteration\": 40}' --config " + config + " --local-dir " + dir +
+                      "/results --temp-dir " + dir + " >" + dir + "/out 2>" + dir +
+                      "/err; echo $? >" + dir + "/code) &";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    auto wait_for = [](const std::function<bool()>& done, int seconds) {
+      for (int i = 0; i < seconds * 20 && !done(); ++i) usleep(50000);
+      return done();
+    };
+    auto trial = [&] { return TrialDir("default"); };
+    auto results = [&] { return Results(trial()); };
+    // Once training runs, kill a worker process that hosts a rollout worker: it has
+    // the job's plugin mapped from the session's plugins/ dir, and is not the trainer
+    // (the trial's actor, whose pid its results carry).
+    bool running = wait_for([&] {
+      return fs::exists(dir + "/results/default") && !trial().empty() && results().size() >= 2;
+    }, 60);
+    EXPECT_TRUE(running) << Slurp(dir + "/err");
+    if (!running) return {};
+    const int trainer = results().back()["pid"].get<int>();
+    int victim = -1;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      std::string pid = e.path().filename();
+      if (pid.find_first_not_of("0123456789") != std::string::npos || std::stoi(pid) == trainer) continue;
+      std::string cmdline = Slurp(e.path() / "cmdline");
+      if (cmdline.find("_worker") == std::string::npos || cmdline.find(dir) == std::string::npos) continue;
+      if (Slurp(e.path() / "maps").find("/plugins/") != std::string::npos) victim = std::stoi(pid);
+    }
+    EXPECT_GT(victim, 0) << "no rollout worker process found";
+    if (victim <= 0) return {};
+    EXPECT_EQ(::kill(victim, SIGKILL), 0);
+    EXPECT_TRUE(wait_for([&] { return fs::exists(dir + "/code"); }, 120));
+    EXPECT_EQ(Slurp(dir + "/code"), "0\n") << Slurp(dir + "/err");
+    return results();
+  }
   std::string dir_;
 };
 
@@ -328,44 +372,19 @@ TEST_F(RllibTest, ContinuousControlTrainsCheckpointsAndRollsOut) {
 
 // A rollout worker killed during training is replaced, and the restart is counted.
 TEST_F(RllibTest, AKilledRolloutWorkerIsReplaced) {
-  std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
-  std::string config =
-      "'{\"num_workers\": 2, \"sample_batch_size\": 100, \"train_batch_size\": 200, "
-      "\"sgd_minibatch_size\": 64, \"num_sgd_iter\": 1, \"recreate_failed_workers\": true, "
-      "\"model\": {\"fcnet_hiddens\": [8]}}'";
-  std::string cmd = "(timeout 120 " + rllib + " train --run PPO --env CartPole-v1 --stop " +
-                    "'{\"training_iteration\": 40}' --config " + config + " --local-dir " + dir_ +
-                    "/results --temp-dir " + dir_ + " >" + dir_ + "/out 2>" + dir_ +
-                    "/err; echo $? >" + dir_ + "/code) &";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  auto wait_for = [](const std::function<bool()>& done, int seconds) {
-    for (int i = 0; i < seconds * 20 && !done(); ++i) usleep(50000);
-    return done();
-  };
-  // Once training runs, kill a worker process that hosts a rollout worker: it has
-  // the job's plugin mapped from the session's plugins/ dir, and is not the trainer
-  // (the trial's actor, whose pid its results carry).
-  ASSERT_TRUE(wait_for([&] {
-    return fs::exists(dir_ + "/results/default") && !TrialDir("default").empty() &&
-           Results(TrialDir("default")).size() >= 2;
-  }, 60)) << Slurp(dir_ + "/err");
-  const int trainer = Results(TrialDir("default")).back()["pid"].get<int>();
-  int victim = -1;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string pid = e.path().filename();
-    if (pid.find_first_not_of("0123456789") != std::string::npos || std::stoi(pid) == trainer) continue;
-    std::string cmdline = Slurp(e.path() / "cmdline");
-    if (cmdline.find("_worker") == std::string::npos || cmdline.find(dir_) == std::string::npos) continue;
-    if (Slurp(e.path() / "maps").find("/plugins/") != std::string::npos) victim = std::stoi(pid);
-  }
-  ASSERT_GT(victim, 0) << "no rollout worker process found";
-  ASSERT_EQ(::kill(victim, SIGKILL), 0);
-  ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ + "/code"); }, 120));
-  EXPECT_EQ(Slurp(dir_ + "/code"), "0\n") << Slurp(dir_ + "/err");
-  auto results = Results(TrialDir("default"));
+  auto results = TrainAndKillAWorker("recreate_failed_workers");
   ASSERT_FALSE(results.empty());
   EXPECT_EQ(results.back()["training_iteration"], 40);
   EXPECT_GE(results.back()["num_remote_worker_restarts"].get<int>(), 1) << Slurp(dir_ + "/out");
+}
+
+// With ignore_worker_failures, training goes on with the workers that are left.
+TEST_F(RllibTest, AKilledRolloutWorkerIsDroppedWithIgnoreWorkerFailures) {
+  auto results = TrainAndKillAWorker("ignore_worker_failures");
+  ASSERT_FALSE(results.empty());
+  EXPECT_EQ(results.back()["training_iteration"], 40);
+  EXPECT_EQ(results.back()["num_healthy_workers"], 1) << Slurp(dir_ + "/out");
+  EXPECT_EQ(results.back()["num_remote_worker_restarts"], 0);
 }
 
 // `tune run` searches over PPO: each trial holds the trainer's CPU and its workers'
@@ -406,6 +425,58 @@ TEST_F(RllibTest, AnEnvFromAPluginTrains) {
                    "--stop '{\"training_iteration\": 1}' --local-dir " + dir_ + "/results");
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("/nonexistent/envs.so"), std::string::npos) << bad.err;
+}
+
+// COMMON_CONFIG end to end, on an env plugin that records what its factory got and
+// a callbacks plugin: env_config reaches every env copy with its worker and vector
+// index, `horizon` cuts episodes (and resets the env), MeanStdFilter statistics are
+// merged from the rollout workers each iteration and saved in checkpoints (which
+// `rllib rollout` restores), callbacks report custom metrics and change the result,
+// and evaluation runs every evaluation_interval iterations under evaluation_config.
+TEST_F(RllibTest, CommonConfigKeysWorkEndToEnd) {
+  fs::create_directories(dir_ + "/rec");
+  json config = {{"num_workers", 2}, {"num_envs_per_worker", 2}, {"sample_batch_size", 20},
+                 {"train_batch_size", 160}, {"model", {{"fcnet_hiddens", {8}}}},
+                 {"env_config", {{"record_dir", dir_ + "/rec"}, {"episode_len", 10}, {"reward", 3}}},
+                 {"horizon", 5}, {"observation_filter", "MeanStdFilter"}, {"callbacks", TEST_CALLBACKS_PLUGIN},
+                 {"evaluation_interval", 2}, {"evaluation_num_episodes", 3},
+                 {"evaluation_config", {{"env_config", {{"reward", 2}}}}}};
+  auto r = Rllib("train --run PG --env Counter-v0 --env-plugin " + std::string(COUNTER_ENV_PLUGIN) +
+                 " --stop '{\"training_iteration\": 2}' --config '" + config.dump() +
+                 "' --checkpoint-at-end --local-dir " + dir_ + "/results");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* copy : {"w0_v0", "w0_v1", "w1_v0", "w1_v1", "w2_v0", "w2_v1"}) {
+    std::ifstream in(dir_ + "/rec/" + copy + ".json");
+    ASSERT_TRUE(in) << copy << " was never made";
+    json got = json::parse(in);
+    EXPECT_EQ(got["config"]["episode_len"], 10) << copy;
+    if (got["worker_index"] != 0) EXPECT_EQ(got["config"]["reward"], 3) << copy;
+  }
+  const std::string trial = TrialDir("default");
+  auto results = Results(trial);
+  ASSERT_EQ(results.size(), 2u);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& x = results[i];
+    EXPECT_EQ(x["episode_len_mean"], 5.0) << "horizon 5 cuts the 10-step episodes";
+    EXPECT_EQ(x["episode_reward_mean"], 15.0);
+    EXPECT_EQ(x["custom_metrics"]["last_obs_mean"], 5.0) << "the env was reset at each cut";
+    EXPECT_EQ(x["custom_metrics"]["worker_index_min"], 1.0);
+    EXPECT_EQ(x["custom_metrics"]["worker_index_max"], 2.0);
+    EXPECT_EQ(x["callbacks_train_results"], i + 1) << "on_train_result changed the result";
+  }
+  EXPECT_FALSE(results[0].contains("evaluation")) << "every 2nd iteration only";
+  const json& eval = results[1]["evaluation"];
+  EXPECT_EQ(eval["episode_reward_mean"], 10.0) << "evaluation_config's env_config (reward 2): " << eval;
+  EXPECT_GE(eval["episodes_this_iter"].get<int>(), 3);
+  EXPECT_EQ(eval["custom_metrics"]["worker_index_mean"], 0.0) << "the trainer's evaluation worker";
+  const std::string csv = Slurp(trial + "/progress.csv");
+  EXPECT_NE(csv.find("custom_metrics/last_obs_mean"), std::string::npos);
+  // The learner's filter holds every observation the workers saw.
+  json filters = json::parse(Slurp(trial + "/checkpoint_2/filters.json"));
+  EXPECT_GE(filters["default_policy"]["n"].get<int64_t>(), 320) << filters;
+  auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run PG --env Counter-v0 --episodes 2");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  EXPECT_NE(rollout.out.find("Episode #2: reward: 30.0"), std::string::npos) << rollout.out;
 }
 
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.

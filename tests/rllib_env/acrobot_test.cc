@@ -1,7 +1,7 @@
 // Acrobot-v1 against Gymnasium's acrobot.py ("book" dynamics, RK4), transcribed
 // independently below.
 
-#include "runtime/rllib/env/acrobot.h"
+#include "algorithms/envs/acrobot.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "runtime/rllib/env/env_registry.h"
+#include "runtime/rllib/env/time_limit.h"
 #include "tests/rllib_env/test_util.h"
 
 namespace ray::rllib {
@@ -110,9 +111,9 @@ TEST(AcrobotTest, TerminatesAboveTheLine) {
 void RunTrajectory(RefAcrobot ref, uint64_t action_seed, bool pump) {
   SCOPED_TRACE(::testing::Message() << "start [" << ref.s[0] << ", " << ref.s[1] << ", " << ref.s[2]
                                     << ", " << ref.s[3] << "]");
-  auto made = MakeEnv("Acrobot-v1", {{"book_or_nips", ref.nips ? "nips" : "book"}});
-  ASSERT_TRUE(made.ok());
-  Env& env = **made;
+  AcrobotOptions options;
+  options.nips_dynamics = ref.nips;
+  TimeLimit env(std::make_unique<AcrobotEnv>(options), 500);  // Acrobot-v1's limit
   env.Reset(5);
   auto* acrobot = dynamic_cast<AcrobotEnv*>(env.unwrapped());
   ASSERT_NE(acrobot, nullptr);

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "runtime/rllib/env/dummy_env.h"
+#include "algorithms/envs/dummy_env.h"
 #include "runtime/rllib/env/time_limit.h"
 
 namespace ray::rllib {

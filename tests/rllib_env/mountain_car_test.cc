@@ -1,14 +1,15 @@
 // MountainCar-v0 and MountainCarContinuous-v0 against Gymnasium's mountain_car.py and
 // continuous_mountain_car.py, transcribed independently below.
 
-#include "runtime/rllib/env/mountain_car.h"
+#include "algorithms/envs/mountain_car.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "runtime/rllib/env/env_registry.h"
-#include "runtime/rllib/env/mountain_car_continuous.h"
+#include "runtime/rllib/env/time_limit.h"
+#include "algorithms/envs/mountain_car_continuous.h"
 #include "tests/rllib_env/test_util.h"
 
 namespace ray::rllib {
@@ -94,9 +95,7 @@ int PumpAction(double velocity) { return velocity >= 0 ? 2 : 0; }
 
 void RunDiscrete(RefMountainCar ref, uint64_t action_seed, bool pump) {
   SCOPED_TRACE(::testing::Message() << "start [" << ref.position << ", " << ref.velocity << "]");
-  auto made = MakeEnv("MountainCar-v0");
-  ASSERT_TRUE(made.ok());
-  Env& env = **made;
+  TimeLimit env(std::make_unique<MountainCarEnv>(), 200);  // MountainCar-v0's limit
   env.Reset(3);
   auto* car = dynamic_cast<MountainCarEnv*>(env.unwrapped());
   ASSERT_NE(car, nullptr);
@@ -187,9 +186,7 @@ TEST(MountainCarContinuousTest, GoalReward) {
 
 void RunContinuous(RefContinuous ref, uint64_t action_seed, bool pump) {
   SCOPED_TRACE(::testing::Message() << "start [" << ref.position << ", " << ref.velocity << "]");
-  auto made = MakeEnv("MountainCarContinuous-v0");
-  ASSERT_TRUE(made.ok());
-  Env& env = **made;
+  TimeLimit env(std::make_unique<MountainCarContinuousEnv>(), 999);  // MountainCarContinuous-v0's
   env.Reset(4);
   auto* car = dynamic_cast<MountainCarContinuousEnv*>(env.unwrapped());
   ASSERT_NE(car, nullptr);

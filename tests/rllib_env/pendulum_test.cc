@@ -1,12 +1,13 @@
 // Pendulum-v1 against Gymnasium's pendulum.py, transcribed independently below.
 
-#include "runtime/rllib/env/pendulum.h"
+#include "algorithms/envs/pendulum.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "runtime/rllib/env/env_registry.h"
+#include "runtime/rllib/env/time_limit.h"
 #include "tests/rllib_env/test_util.h"
 
 namespace ray::rllib {
@@ -85,9 +86,7 @@ TEST(PendulumTest, AngleNormalizeMatchesNumpy) {
 
 void RunTrajectory(RefPendulum ref, uint64_t action_seed) {
   SCOPED_TRACE(::testing::Message() << "start [" << ref.th << ", " << ref.thdot << "]");
-  auto made = MakeEnv("Pendulum-v1");
-  ASSERT_TRUE(made.ok());
-  Env& env = **made;
+  TimeLimit env(std::make_unique<PendulumEnv>(), 200);  // Pendulum-v1's limit
   env.Reset(2);
   auto* pendulum = dynamic_cast<PendulumEnv*>(env.unwrapped());
   ASSERT_NE(pendulum, nullptr);
@@ -116,18 +115,29 @@ TEST(PendulumTest, TrajectoriesMatchGymnasium) {
 }
 
 TEST(PendulumTest, GravityFromConfig) {
-  auto made = MakeEnv("Pendulum-v1", {{"g", 9.81}});
-  ASSERT_TRUE(made.ok());
-  auto* pendulum = dynamic_cast<PendulumEnv*>((*made)->unwrapped());
-  EXPECT_EQ(pendulum->g(), 9.81);
-  (*made)->Reset(0);
+  PendulumEnv pendulum(9.81);
+  pendulum.Reset(0);
   RefPendulum ref{0.4, 0.1, 9.81};
-  pendulum->set_state({ref.th, ref.thdot});
+  pendulum.set_state({ref.th, ref.thdot});
   for (int t = 1; t <= 10; ++t) {
-    StepResult got = (*made)->Step(Action::OfValues({0.25f}));
+    StepResult got = pendulum.Step(Action::OfValues({0.25f}));
     EXPECT_NEAR(got.reward, ref.Step(0.25f), 1e-12);
     ExpectObsNear(got.obs, ref.Obs(), t);
   }
+  // The registry's Pendulum-v1 (the env plugin's) reads g from env_config: it steps
+  // as the class with that g does, not as the default.
+  auto made = MakeEnv("Pendulum-v1", {{"g", 9.81}});
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  PendulumEnv same(9.81), other(10.0);
+  EXPECT_EQ((*made)->Reset(7), same.Reset(7));
+  other.Reset(7);
+  bool differs = false;
+  for (int t = 1; t <= 20; ++t) {
+    Observation got = (*made)->Step(Action::OfValues({0.5f})).obs;
+    EXPECT_EQ(got, same.Step(Action::OfValues({0.5f})).obs) << t;
+    differs |= got != other.Step(Action::OfValues({0.5f})).obs;
+  }
+  EXPECT_TRUE(differs);
 }
 
 TEST(PendulumTest, ResetStateInGymnasiumRange) {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/rllib/env/dummy_env.h"
+#include "algorithms/envs/dummy_env.h"
 
 namespace ray::rllib {
 namespace {

@@ -44,6 +44,8 @@ struct RayTuneLoggerApi {
 
 #include <nlohmann/json.hpp>
 
+#include "ray/plugin_strings.h"
+
 namespace ray::tune {
 
 class LoggerPlugin {
@@ -55,25 +57,8 @@ class LoggerPlugin {
 };
 
 namespace logger_detail {
-
-inline char* Dup(const std::string& s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
-  return out;
-}
-
-template <typename F>
-char* Guard(F&& f) {
-  try {
-    f();
-    return nullptr;
-  } catch (const std::exception& e) {
-    return Dup(e.what());
-  } catch (...) {
-    return Dup("unknown exception");
-  }
-}
-
+using ::ray::plugin_strings::Dup;
+using ::ray::plugin_strings::Guard;
 }  // namespace logger_detail
 }  // namespace ray::tune
 

@@ -1,6 +1,8 @@
 #pragma once
 // RLlib's env_config: the key -> value map handed to an env's factory (catalog RL-031,
-// RL-032). Values are numbers or strings; booleans and ints are stored as numbers.
+// RL-032). Values are numbers or strings (booleans and ints set in C++ are stored as
+// numbers), or any other JSON value when read from a config (FromJson): booleans,
+// lists, objects and null stay JSON and reach plugin envs as they were written.
 // worker_index / vector_index say which copy of the env this is (RLlib's EnvContext),
 // e.g. to shard data files or pick a variant.
 
@@ -10,6 +12,8 @@
 #include <string>
 #include <utility>
 #include <variant>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/base/status.h"
 
@@ -27,18 +31,27 @@ class EnvConfig {
     Value(bool v) : v_(v ? 1.0 : 0.0) {}              // NOLINT
     Value(std::string v) : v_(std::move(v)) {}        // NOLINT
     Value(const char* v) : v_(std::string(v)) {}      // NOLINT
+    // Any JSON value: numbers and strings become those; the rest stays JSON.
+    static Value FromJson(const nlohmann::json& v);
 
     bool is_number() const { return v_.index() == 0; }
+    bool is_string() const { return v_.index() == 1; }
     double number() const { return std::get<double>(v_); }
     const std::string& str() const { return std::get<std::string>(v_); }
+    nlohmann::json ToJson() const;
     std::string ToString() const;
 
    private:
-    std::variant<double, std::string> v_;
+    explicit Value(nlohmann::json v) : v_(std::move(v)) {}
+    std::variant<double, std::string, nlohmann::json> v_;
   };
 
   EnvConfig() = default;
   EnvConfig(std::initializer_list<std::pair<const std::string, Value>> values) : values_(values) {}
+  // The keys of a JSON object (a config's "env_config"); InvalidArgument otherwise.
+  static Result<EnvConfig> FromJson(const nlohmann::json& object);
+  // The values as a JSON object (what a plugin env's EnvContext holds).
+  nlohmann::json ToJson() const;
 
   void Set(const std::string& key, Value value) { values_.insert_or_assign(key, std::move(value)); }
   bool Has(const std::string& key) const { return values_.count(key) > 0; }

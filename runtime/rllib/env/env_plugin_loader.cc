@@ -21,19 +21,6 @@ Space ToSpace(const RayEnvSpace& s) {
              std::vector<int64_t>(s.shape, s.shape + s.ndim));
 }
 
-// The JSON object a plugin's EnvContext is built from.
-std::string ConfigJson(const EnvConfig& config) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [key, value] : config.values()) {
-    if (value.is_number()) {
-      j[key] = value.number();
-    } else {
-      j[key] = value.str();
-    }
-  }
-  return j.dump();
-}
-
 // An env living in a plugin, driven through the library's function table.
 class PluginEnv : public Env {
  public:
@@ -88,7 +75,7 @@ class PluginEnv : public Env {
 Result<std::unique_ptr<Env>> MakePluginEnv(const RayEnvPluginApi* api, const std::string& path,
                                            const std::string& id, const EnvConfig& config) {
   const std::string where = "env plugin " + path + ": " + id;
-  const std::string json = ConfigJson(config);
+  const std::string json = config.ToJson().dump();
   void* handle = nullptr;
   if (api->create(id.c_str(), json.data(), json.size(), config.worker_index(),
                   config.vector_index(), &handle) != 0) {
@@ -107,6 +94,13 @@ Result<std::unique_ptr<Env>> MakePluginEnv(const RayEnvPluginApi* api, const std
 }  // namespace
 
 Status LoadEnvPlugin(const std::string& path) {
+  // The builtin envs first, so that a plugin reusing one of their names is refused
+  // whatever the order of use.
+  RegisteredEnvs();
+  return internal::LoadEnvPluginFile(path);
+}
+
+Status internal::LoadEnvPluginFile(const std::string& path) {
   static std::mutex mu;
   static std::set<std::string> loaded;
   std::error_code ec;

@@ -23,4 +23,10 @@ namespace ray::rllib {
 // an env name that is already registered), FailedPrecondition (another ABI version).
 Status LoadEnvPlugin(const std::string& path);
 
+namespace internal {
+// LoadEnvPlugin without first loading the builtin envs (the registry loads them
+// with it).
+Status LoadEnvPluginFile(const std::string& path);
+}  // namespace internal
+
 }  // namespace ray::rllib

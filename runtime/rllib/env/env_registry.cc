@@ -1,27 +1,17 @@
 #include "runtime/rllib/env/env_registry.h"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
+#include "runtime/rllib/env/env_plugin_loader.h"
 #include "runtime/rllib/env/time_limit.h"
 
 namespace ray::rllib {
-
-// One anchor per builtin env, defined next to its RAY_ENV registrar. Referencing
-// them from here (a member every user of the registry links) makes the linker keep
-// those object files when ray_rllib_env is linked statically, so their registrars
-// run. The alternative, an OBJECT library, would push the burden onto every target
-// that links the library; this keeps `target_link_libraries(x ray_rllib_env)` enough.
-namespace internal {
-void CartPoleEnvLinkAnchor();
-void PendulumEnvLinkAnchor();
-void MountainCarEnvLinkAnchor();
-void MountainCarContinuousEnvLinkAnchor();
-void AcrobotEnvLinkAnchor();
-void DummyEnvLinkAnchor();
-}  // namespace internal
 
 namespace {
 
@@ -42,13 +32,37 @@ Registry& GetRegistry() {
   return *registry;
 }
 
-void LinkBuiltinEnvs() {
-  internal::CartPoleEnvLinkAnchor();
-  internal::PendulumEnvLinkAnchor();
-  internal::MountainCarEnvLinkAnchor();
-  internal::MountainCarContinuousEnvLinkAnchor();
-  internal::AcrobotEnvLinkAnchor();
-  internal::DummyEnvLinkAnchor();
+// The builtin envs are the env plugin classic_control.so (algorithms/envs/), loaded
+// once, the first time the registry is used: from beside the library or program this
+// code is linked into (../envs/ of an installed algorithm plugin, ../lib/ray/envs/ of
+// an installed program, ../algorithms/envs/ of one in the build tree), else from this
+// build's tree. A failure is printed once; lookups then list what is registered.
+void LoadBuiltinEnvs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    Dl_info info;
+    if (::dladdr(reinterpret_cast<void*>(&LoadBuiltinEnvs), &info) != 0 && info.dli_fname != nullptr) {
+      std::error_code ec;
+      const fs::path self = fs::canonical(info.dli_fname, ec);
+      if (!ec) {
+        for (const char* rel : {"../envs", "../lib/ray/envs", "../lib64/ray/envs", "../algorithms/envs"}) {
+          candidates.push_back(self.parent_path() / rel / "classic_control.so");
+        }
+      }
+    }
+    candidates.push_back(RAY_BUILD_ENVS_PLUGIN);
+    for (const fs::path& file : candidates) {
+      std::error_code ec;
+      if (!fs::exists(file, ec)) continue;
+      Status st = internal::LoadEnvPluginFile(file.string());
+      if (!st.ok()) std::fprintf(stderr, "builtin envs: %s\n", st.ToString().c_str());
+      return;
+    }
+    std::fprintf(stderr, "builtin envs: classic_control.so not found (looked beside %s and in %s)\n",
+                 candidates.size() > 1 ? candidates.front().parent_path().c_str() : "?", RAY_BUILD_ENVS_PLUGIN);
+  });
 }
 
 std::string JoinNames(const std::map<std::string, Entry>& entries) {
@@ -75,7 +89,7 @@ Status RegisterEnv(EnvSpec spec, EnvFactory factory) {
 }
 
 Result<std::unique_ptr<Env>> MakeEnv(const std::string& name, const EnvConfig& config) {
-  LinkBuiltinEnvs();
+  LoadBuiltinEnvs();
   Entry entry;
   {
     Registry& registry = GetRegistry();
@@ -100,7 +114,7 @@ Result<std::unique_ptr<Env>> MakeEnv(const std::string& name, const EnvConfig& c
 }
 
 std::vector<std::string> RegisteredEnvs() {
-  LinkBuiltinEnvs();
+  LoadBuiltinEnvs();
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
   std::vector<std::string> names;
@@ -109,7 +123,7 @@ std::vector<std::string> RegisteredEnvs() {
 }
 
 Result<EnvSpec> GetEnvSpec(const std::string& name) {
-  LinkBuiltinEnvs();
+  LoadBuiltinEnvs();
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
   auto it = registry.entries.find(name);

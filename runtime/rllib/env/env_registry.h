@@ -2,17 +2,15 @@
 // Envs by name: RLlib's register_env(name, creator) plus Gymnasium's registration
 // record (max_episode_steps, reward_threshold).
 //
-// Builtin envs register themselves in their own .cc, OpenSpiel style:
+// The builtin envs (CartPole, Pendulum, MountainCar, Acrobot, Dummy) live in the env
+// plugin algorithms/envs/classic_control.so, which the registry loads the first time
+// it is used. A user's envs come from a plugin library too (<ray/rllib/env_plugin.h>),
+// registered here by LoadEnvPlugin (env_plugin_loader.h). Code linked into the
+// program registers with RegisterEnv(), or at static-initialisation time with
 //
-//   RAY_ENV("CartPole-v1", MakeCartPoleV1, /*max_episode_steps=*/500,
-//           /*reward_threshold=*/475.0);
+//   RAY_ENV("MyEnv-v0", MakeMyEnv, /*max_episode_steps=*/500, /*reward_threshold=*/475.0);
 //
-// where the factory is `Result<std::unique_ptr<Env>>(const EnvConfig&)`. Code linked
-// into the program registers the same way (an object file of the executable itself,
-// or one that something references; a registrar in an otherwise unreferenced member
-// of a static library is dropped by the linker), or at run time with RegisterEnv().
-// A user's envs come from a plugin library instead (<ray/rllib/env_plugin.h>, whose
-// RAY_ENV has the same shape), registered here by LoadEnvPlugin (env_plugin_loader.h).
+// where the factory is `Result<std::unique_ptr<Env>>(const EnvConfig&)`.
 //
 // Thread-safe. Registration happens during static initialisation or later; lookups
 // may run on any thread.

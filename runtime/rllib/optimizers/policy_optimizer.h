@@ -52,6 +52,9 @@ struct OptimizerStep {
   LearnerStats learner;
   std::vector<double> episode_returns;
   std::vector<int64_t> episode_lengths;
+  // Each episode's custom metrics (callbacks), parallel to episode_returns; may be
+  // left empty by an optimizer (no custom metrics).
+  std::vector<std::map<std::string, double>> episode_custom_metrics;
   int64_t steps_sampled = 0;  // env steps this step
 };
 

@@ -34,10 +34,17 @@
 // WithLearnerPaused); both drive the remote workers' SetWeights, SampleCurrent and
 // ComputeGradients. Step: optimizer steps, then RLlib's result keys
 // (episode_reward_mean/min/max over the last metrics_smoothing_episodes episodes,
-// episode_len_mean, episodes_this_iter, timesteps_this_iter,
+// episode_len_mean, custom_metrics, episodes_this_iter, timesteps_this_iter,
 // info/learner/default_policy/*, info/num_steps_sampled, num_steps_trained,
-// *_time_ms). Save/Restore: the policy's state (policy.pt) and the
-// optimizer's counters (algorithm_state.json). Header-only, for plugins.
+// *_time_ms). After the optimizer steps
+// of an iteration, a MeanStdFilter is synchronised as RLlib's FilterManager does
+// (every worker's new observations merged into the learner's filter, which goes back
+// to every worker when synchronize_filters). Every evaluation_interval iterations an
+// evaluation worker in this process samples evaluation_num_episodes episodes with
+// the learner's weights and filter ("evaluation" in the result). The callbacks
+// plugin's on_train_result sees (and may change) the result last. Save/Restore: the
+// policy's state (policy.pt), the filter (filters.json) and the optimizer's counters
+// and iteration (algorithm_state.json). Header-only, for plugins.
 
 #include <ray/api.h>
 #include <ray/tune.h>
@@ -57,7 +64,9 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/util.h"
+#include "runtime/rllib/callbacks_plugin.h"
 #include "runtime/rllib/env/env_plugin_loader.h"
+#include "runtime/rllib/episode_metrics.h"
 #include "runtime/rllib/execution/env_runner_group.h"
 #include "runtime/rllib/optimizers/async_gradients_optimizer.h"
 #include "runtime/rllib/optimizers/async_samples_optimizer.h"
@@ -100,6 +109,32 @@ inline std::string PolicyFile(const std::string& checkpoint) {
   return checkpoint;
 }
 
+// RLlib's merge_dicts: `overlay` over `base`, objects merged key by key.
+inline nlohmann::json MergeDicts(nlohmann::json base, const nlohmann::json& overlay) {
+  for (const auto& [key, value] : overlay.items()) {
+    if (value.is_object() && base.contains(key) && base[key].is_object()) {
+      base[key] = MergeDicts(base[key], value);
+    } else {
+      base[key] = value;
+    }
+  }
+  return base;
+}
+
+// A checkpoint's observation filter into `filter` (none saved: left as it is).
+inline void RestoreFilter(const std::string& checkpoint, MeanStdFilter* filter) {
+  const std::string dir = std::filesystem::is_directory(checkpoint)
+                              ? checkpoint
+                              : std::filesystem::path(checkpoint).parent_path().string();
+  auto text = ray::ReadFile(dir + "/filters.json");
+  if (!filter || !text.ok()) return;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("default_policy")) {
+    throw std::runtime_error(dir + "/filters.json: expected {\"default_policy\": {...}}");
+  }
+  OrThrow(filter->FromJson(j["default_policy"]));
+}
+
 }  // namespace internal
 
 // A rollout worker hosted by an actor: sets the weights it is given, then samples.
@@ -133,6 +168,16 @@ class RemoteRolloutWorker {
     out.episode_returns = std::move(sample.episode_returns);
     out.episode_lengths = std::move(sample.episode_lengths);
     return out;
+  }
+  // RLlib's get_filters(flush_after): the observation filter's state (empty: NoFilter).
+  FilterState GetFilters(bool flush) {
+    MeanStdFilter* f = worker_->filter();
+    return f ? f->GetState(flush) : FilterState{};
+  }
+  // RLlib's sync_filters: takes the learner's filter.
+  bool SyncFilters(FilterState master) {
+    if (MeanStdFilter* f = worker_->filter()) internal::OrThrow(f->SyncFrom(master));
+    return true;
   }
   bool Ping() { return true; }
 
@@ -182,7 +227,23 @@ class Trainer : public ray::tune::Trainable {
     options.num_workers = config_.num_workers;
     options.local_worker = config_.num_workers == 0;
     options.recreate_failed_workers = config_.recreate_failed_workers;
+    options.ignore_worker_failures = config_.ignore_worker_failures;
     workers_ = std::make_unique<EnvRunnerGroup<Worker>>(spec, options);
+    metrics_ = std::make_unique<EpisodeMetrics>(config_.metrics_smoothing_episodes);
+    if (!config_.callbacks.empty()) {
+      callbacks_ = internal::OrThrow(CallbacksPlugin::Load(config_.callbacks, full_config_, 0));
+    }
+    if (config_.evaluation_interval) {
+      // RLlib's evaluation worker: the config overlaid with evaluation_config, whole
+      // episodes, one at a time.
+      Json e = internal::MergeDicts(full_config_, config_.evaluation_config);
+      e["batch_mode"] = "complete_episodes";
+      e["sample_batch_size"] = 1;
+      e["evaluation_interval"] = nullptr;
+      auto eval_config = internal::ParseOrThrow<Algo>(e.dump());
+      evaluation_ = internal::OrThrow(
+          RolloutWorker::Create(env_, eval_config, 0, internal::FactoryFor<Algo>(eval_config)));
+    }
     if constexpr (requires { Algo::ReplayOptions(config_); }) {
       optimizer_ = std::make_unique<SyncReplayOptimizer>([this](int64_t t) { return SampleForReplay(t); },
                                                          &local_->policy(), Algo::ReplayOptions(config_));
@@ -215,30 +276,13 @@ class Trainer : public ray::tune::Trainable {
       learner = std::move(step.learner);
       steps_this_iter += step.steps_sampled;
       episodes_this_iter += static_cast<int64_t>(step.episode_returns.size());
-      for (size_t k = 0; k < step.episode_returns.size(); ++k) {
-        window_.push_back(step.episode_returns[k]);
-        lengths_.push_back(step.episode_lengths[k]);
-        if (window_.size() > static_cast<size_t>(config_.metrics_smoothing_episodes)) {
-          window_.pop_front();
-          lengths_.pop_front();
-        }
-      }
+      AddEpisodes(step, metrics_.get());
     } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
                  config_.min_iter_time_s ||
              steps_this_iter < config_.timesteps_per_iteration);
-    auto mean = [](const auto& d) {
-      return d.empty() ? Json(nullptr) : Json(std::accumulate(d.begin(), d.end(), 0.0) / d.size());
-    };
-    auto extreme = [&](bool max) {
-      if (window_.empty()) return Json(nullptr);
-      return Json(max ? *std::max_element(window_.begin(), window_.end())
-                      : *std::min_element(window_.begin(), window_.end()));
-    };
-    Json r;
-    r["episode_reward_mean"] = mean(window_);
-    r["episode_reward_min"] = extreme(false);
-    r["episode_reward_max"] = extreme(true);
-    r["episode_len_mean"] = mean(lengths_);
+    SyncFilters();
+    ++iteration_;
+    Json r = metrics_->Summary();
     r["episodes_this_iter"] = episodes_this_iter;
     r["timesteps_this_iter"] = steps_this_iter;
     r["num_healthy_workers"] = workers_->num_healthy_remote_workers();
@@ -247,15 +291,21 @@ class Trainer : public ray::tune::Trainable {
     Json info = optimizer_->stats().ToMap();
     info["learner"] = {{"default_policy", learner}};
     r["info"] = info;
+    if (evaluation_ && iteration_ % *config_.evaluation_interval == 0) r["evaluation"] = Evaluate();
+    if (callbacks_) r = internal::OrThrow(callbacks_->OnTrainResult(r));
     return r;
   }
 
   void Save(const std::string& dir) override {
     optimizer_->WithLearnerPaused([&] { local_->policy().SaveState(dir + "/policy.pt"); });
     const auto& s = optimizer_->stats();
-    Json state = {{"env", env_}, {"algorithm", Algo::kName},
+    Json state = {{"env", env_}, {"algorithm", Algo::kName}, {"iteration", iteration_},
                   {"num_steps_sampled", s.num_steps_sampled}, {"num_steps_trained", s.num_steps_trained}};
     internal::OrThrow(ray::WriteFile(dir + "/algorithm_state.json", state.dump(2) + "\n"));
+    if (MeanStdFilter* f = local_->filter()) {
+      Json filters = {{"default_policy", f->ToJson()}};
+      internal::OrThrow(ray::WriteFile(dir + "/filters.json", filters.dump() + "\n"));
+    }
   }
 
   void Restore(const std::string& dir) override {
@@ -264,6 +314,11 @@ class Trainer : public ray::tune::Trainable {
       Json state = Json::parse(*text, nullptr, false);
       int64_t sampled = state.value("num_steps_sampled", int64_t{0});
       optimizer_->RestoreCounters(sampled, state.value("num_steps_trained", sampled));
+      iteration_ = state.value("iteration", int64_t{0});
+    }
+    if (MeanStdFilter* f = local_->filter()) {
+      internal::RestoreFilter(dir, f);
+      workers_->ForeachWorker(&Worker::SyncFilters, f->GetState(false));
     }
   }
 
@@ -283,6 +338,49 @@ class Trainer : public ray::tune::Trainable {
     return out;
   }
 
+  static void AddEpisodes(const OptimizerStep& step, EpisodeMetrics* metrics) {
+    for (size_t k = 0; k < step.episode_returns.size(); ++k) {
+      metrics->Add(step.episode_returns[k], step.episode_lengths[k],
+                   k < step.episode_custom_metrics.size() ? step.episode_custom_metrics[k]
+                                                          : std::map<std::string, double>{});
+    }
+  }
+
+  // RLlib's FilterManager.synchronize: the workers' new observations (their buffers,
+  // flushed) into the learner's filter, and that filter back to every worker.
+  void SyncFilters() {
+    MeanStdFilter* master = local_->filter();
+    if (!master) return;
+    for (auto& r : workers_->ForeachWorker(&Worker::GetFilters, true)) internal::OrThrow(master->Merge(r.value));
+    if (config_.synchronize_filters) workers_->ForeachWorker(&Worker::SyncFilters, master->GetState(false));
+  }
+
+  // evaluation_num_episodes whole episodes with the learner's weights, schedules
+  // and filter; their metrics.
+  Json Evaluate() {
+    internal::OrThrow(evaluation_->SetWeights(local_->policy().GetWeights()));
+    evaluation_->policy().OnGlobalVarUpdate(optimizer_->stats().num_steps_sampled);
+    if (MeanStdFilter* master = local_->filter(); master && evaluation_->filter()) {
+      internal::OrThrow(evaluation_->filter()->SyncFrom(master->GetState(false)));
+    }
+    EpisodeMetrics metrics(static_cast<size_t>(config_.evaluation_num_episodes));
+    int64_t episodes = 0, steps = 0;
+    while (episodes < config_.evaluation_num_episodes) {
+      SampleResult r = internal::OrThrow(evaluation_->Sample());
+      OptimizerStep step;
+      step.episode_returns = std::move(r.episode_returns);
+      step.episode_lengths = std::move(r.episode_lengths);
+      step.episode_custom_metrics = std::move(r.episode_custom_metrics);
+      episodes += static_cast<int64_t>(step.episode_returns.size());
+      steps += r.batch.size();
+      AddEpisodes(step, &metrics);
+    }
+    Json e = metrics.Summary();
+    e["episodes_this_iter"] = episodes;
+    e["timesteps_this_iter"] = steps;
+    return e;
+  }
+
   std::string env_;
   typename Algo::Config config_;
   std::string config_json_;
@@ -290,8 +388,10 @@ class Trainer : public ray::tune::Trainable {
   std::unique_ptr<RolloutWorker> local_;  // the policy that learns
   std::unique_ptr<EnvRunnerGroup<Worker>> workers_;
   std::unique_ptr<PolicyOptimizer> optimizer_;
-  std::deque<double> window_;
-  std::deque<int64_t> lengths_;
+  std::unique_ptr<EpisodeMetrics> metrics_;
+  std::unique_ptr<CallbacksPlugin> callbacks_;  // on_train_result; null: none
+  std::unique_ptr<RolloutWorker> evaluation_;   // null: no evaluation_interval
+  int64_t iteration_ = 0;
 };
 
 // `rollout CHECKPOINT --env E [--config JSON] [--steps N] [--episodes N]`: runs the
@@ -336,10 +436,21 @@ int RolloutMain(int argc, char** argv) {
   config.num_envs_per_worker = 1;
   if (!config.env_plugin.empty()) internal::OrThrow(LoadEnvPlugin(config.env_plugin));
   SetTorchNumThreads(1);
-  auto env = internal::OrThrow(VectorEnv::Make(env_name, 1));
+  EnvConfig env_config = internal::OrThrow(EnvConfig::FromJson(config.env_config));
+  auto env = internal::OrThrow(VectorEnv::Make(env_name, 1, env_config));
   auto policy = internal::OrThrow(Algo::MakePolicy(RolloutWorker::SpecFor(*env), config));
   policy->RestoreState(internal::PolicyFile(checkpoint));
-  std::vector<float> obs = env->VectorReset(std::nullopt);
+  // The filter the policy was trained behind, frozen (RLlib's rollout: update=False).
+  std::unique_ptr<MeanStdFilter> filter;
+  if (config.observation_filter == "MeanStdFilter") {
+    filter = std::make_unique<MeanStdFilter>(static_cast<size_t>(env->obs_size()));
+    internal::RestoreFilter(checkpoint, filter.get());
+  }
+  auto filtered = [&](std::vector<float> o) {
+    if (filter) filter->Apply(o.data(), /*update=*/false);
+    return o;
+  };
+  std::vector<float> obs = filtered(env->VectorReset(std::nullopt));
   VectorStepResult step;
   double episode_return = 0;
   int64_t done = 0;
@@ -350,7 +461,7 @@ int RolloutMain(int argc, char** argv) {
                                                       : Action::OfValues(act.actions);
     env->VectorStep({action}, &step);
     episode_return += step.rewards[0];
-    obs = step.obs;
+    obs = filtered(step.obs);
     if (step.done(0)) {
       ++done;
       returns.push_back(episode_return);
@@ -376,5 +487,7 @@ int RolloutMain(int argc, char** argv) {
   RAY_REMOTE_NAMED("RemoteRolloutWorker::SampleCurrent", &::ray::rllib::RemoteRolloutWorker<Algo>::SampleCurrent); \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::ComputeGradients",                             \
                    &::ray::rllib::RemoteRolloutWorker<Algo>::ComputeGradients);          \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::GetFilters", &::ray::rllib::RemoteRolloutWorker<Algo>::GetFilters); \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::SyncFilters", &::ray::rllib::RemoteRolloutWorker<Algo>::SyncFilters); \
   RAY_TUNE_TRAINABLE(Algo::kName, ::ray::rllib::Trainer<Algo>);                            \
   RAY_MAIN(int argc, char** argv) { return ::ray::rllib::RolloutMain<Algo>(argc, argv); }

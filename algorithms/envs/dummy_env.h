@@ -1,8 +1,8 @@
 #pragma once
-// A template to copy for your own env (envpool's dummy env, in our terms). A builtin
-// env is written this way; a user's env is the same class in a plugin library, with
-// the factory and RAY_ENV of <ray/rllib/env_plugin.h> (see
-// plugins/examples/reach_target_env.cc). It is RLlib's
+// A template to copy for your own env (envpool's dummy env, in our terms). The builtin
+// envs are written this way, in an env plugin of their own (algorithms/envs/, the
+// factory and RAY_ENV of <ray/rllib/env_plugin.h>); a user's env is the same in a
+// plugin library of the user's (see plugins/examples/reach_target_env.cc). It is RLlib's
 // "SimpleCorridor" custom-env example: the agent starts at position 0 of a corridor
 // and must walk right to position `corridor_length`.
 //
@@ -22,13 +22,11 @@
 //     (never from a global RNG), return the first observation.
 //  4. Step(action): read action.index (Discrete) or action.values (Box); return
 //     obs, reward, terminated. Leave truncated false: MakeEnv's TimeLimit handles it.
-//  5. In the .cc, write a factory that validates env_config (InvalidArgument on a bad
-//     value) and register it with RAY_ENV(id, factory, max_episode_steps,
-//     reward_threshold). Add a test that steps it through the conformance suite
-//     (tests/rllib_env/env_conformance_test.cc picks up every registered env).
-//  If your env lives in a static library that nothing else references, add a link
-//  anchor as the builtin envs do (see env_registry.cc), or register at run time with
-//  RegisterEnv().
+//  5. In the .cc, write a factory taking an EnvContext that validates env_config
+//     (std::invalid_argument on a bad value) and register it with RAY_ENV(id,
+//     factory, max_episode_steps, reward_threshold). Add a test that steps it
+//     through the conformance suite (tests/rllib_env/env_conformance_test.cc picks
+//     up every registered env).
 
 #include <optional>
 

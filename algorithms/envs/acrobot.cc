@@ -1,26 +1,28 @@
-#include "runtime/rllib/env/acrobot.h"
+#include "algorithms/envs/acrobot.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/rllib/env/env_registry.h"
+#include <ray/rllib/env_plugin.h>
+
+#include <stdexcept>
+#include <string>
 
 namespace ray::rllib {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-Result<std::unique_ptr<Env>> MakeAcrobot(const EnvConfig& config) {
+std::unique_ptr<Env> MakeAcrobot(const EnvContext& config) {
   AcrobotOptions options;
-  Result<std::string> dynamics = config.GetString("book_or_nips", "book");
-  if (!dynamics.ok()) return dynamics.status();
-  if (*dynamics != "book" && *dynamics != "nips") {
-    return Status::InvalidArgument(
-        "env_config[\"book_or_nips\"] must be \"book\" or \"nips\", got \"" + *dynamics + "\"");
+  const std::string dynamics = config.GetString("book_or_nips", "book");
+  if (dynamics != "book" && dynamics != "nips") {
+    throw std::invalid_argument("env_config[\"book_or_nips\"] must be \"book\" or \"nips\", got \"" +
+                                dynamics + "\"");
   }
-  options.nips_dynamics = *dynamics == "nips";
-  RAY_ASSIGN_OR_RETURN(options.torque_noise_max, config.GetDouble("torque_noise_max", 0.0));
-  return std::unique_ptr<Env>(std::make_unique<AcrobotEnv>(options));
+  options.nips_dynamics = dynamics == "nips";
+  options.torque_noise_max = config.GetDouble("torque_noise_max", 0.0);
+  return std::make_unique<AcrobotEnv>(options);
 }
 
 // Gymnasium's wrap(): shifts x by whole periods into [m, M].
@@ -115,10 +117,6 @@ StepResult AcrobotEnv::Step(const Action& action) {
   const bool terminated = -std::cos(state_[0]) - std::cos(state_[1] + state_[0]) > 1.0;
   return {Obs(), terminated ? 0.0 : -1.0, terminated, false};
 }
-
-namespace internal {
-void AcrobotEnvLinkAnchor() {}
-}  // namespace internal
 
 RAY_ENV("Acrobot-v1", MakeAcrobot, 500, -100.0);
 

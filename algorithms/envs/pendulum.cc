@@ -1,17 +1,16 @@
-#include "runtime/rllib/env/pendulum.h"
+#include "algorithms/envs/pendulum.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-#include "runtime/rllib/env/env_registry.h"
+#include <ray/rllib/env_plugin.h>
 
 namespace ray::rllib {
 namespace {
 
-Result<std::unique_ptr<Env>> MakePendulum(const EnvConfig& config) {
-  RAY_ASSIGN_OR_RETURN(double g, config.GetDouble("g", 10.0));
-  return std::unique_ptr<Env>(std::make_unique<PendulumEnv>(g));
+std::unique_ptr<Env> MakePendulum(const EnvContext& config) {
+  return std::make_unique<PendulumEnv>(config.GetDouble("g", 10.0));
 }
 
 }  // namespace
@@ -66,10 +65,6 @@ StepResult PendulumEnv::Step(const Action& action) {
   state_ = {newth, newthdot};
   return {Obs(), -costs, false, false};
 }
-
-namespace internal {
-void PendulumEnvLinkAnchor() {}
-}  // namespace internal
 
 RAY_ENV("Pendulum-v1", MakePendulum, 200, std::nullopt);
 

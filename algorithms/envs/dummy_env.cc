@@ -1,17 +1,20 @@
-#include "runtime/rllib/env/dummy_env.h"
+#include "algorithms/envs/dummy_env.h"
 
-#include "runtime/rllib/env/env_registry.h"
+#include <ray/rllib/env_plugin.h>
+
+#include <stdexcept>
+#include <string>
 
 namespace ray::rllib {
 namespace {
 
-Result<std::unique_ptr<Env>> MakeDummy(const EnvConfig& config) {
-  RAY_ASSIGN_OR_RETURN(int64_t length, config.GetInt("corridor_length", 5));
+std::unique_ptr<Env> MakeDummy(const EnvContext& config) {
+  const int64_t length = config.GetInt("corridor_length", 5);
   if (length < 1 || length > 1000000) {
-    return Status::InvalidArgument("env_config[\"corridor_length\"] must be in [1, 1e6], got " +
-                                   std::to_string(length));
+    throw std::invalid_argument("env_config[\"corridor_length\"] must be in [1, 1e6], got " +
+                                std::to_string(length));
   }
-  return std::unique_ptr<Env>(std::make_unique<DummyEnv>(static_cast<int>(length)));
+  return std::make_unique<DummyEnv>(static_cast<int>(length));
 }
 
 }  // namespace
@@ -33,10 +36,6 @@ StepResult DummyEnv::Step(const Action& action) {
   const bool terminated = position_ >= corridor_length_;
   return {{static_cast<float>(position_)}, terminated ? 1.0 : -0.1, terminated, false};
 }
-
-namespace internal {
-void DummyEnvLinkAnchor() {}
-}  // namespace internal
 
 RAY_ENV("Dummy-v0", MakeDummy, 100, std::nullopt);
 

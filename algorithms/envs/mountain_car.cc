@@ -1,16 +1,15 @@
-#include "runtime/rllib/env/mountain_car.h"
+#include "algorithms/envs/mountain_car.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/rllib/env/env_registry.h"
+#include <ray/rllib/env_plugin.h>
 
 namespace ray::rllib {
 namespace {
 
-Result<std::unique_ptr<Env>> MakeMountainCar(const EnvConfig& config) {
-  RAY_ASSIGN_OR_RETURN(double goal_velocity, config.GetDouble("goal_velocity", 0.0));
-  return std::unique_ptr<Env>(std::make_unique<MountainCarEnv>(goal_velocity));
+std::unique_ptr<Env> MakeMountainCar(const EnvContext& config) {
+  return std::make_unique<MountainCarEnv>(config.GetDouble("goal_velocity", 0.0));
 }
 
 }  // namespace
@@ -43,10 +42,6 @@ StepResult MountainCarEnv::Step(const Action& action) {
   state_ = {position, velocity};
   return {Obs(), -1.0, terminated, false};
 }
-
-namespace internal {
-void MountainCarEnvLinkAnchor() {}
-}  // namespace internal
 
 RAY_ENV("MountainCar-v0", MakeMountainCar, 200, -110.0);
 

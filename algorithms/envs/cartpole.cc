@@ -1,10 +1,10 @@
-#include "runtime/rllib/env/cartpole.h"
+#include "algorithms/envs/cartpole.h"
 
 #include <cmath>
 #include <limits>
 
-#include "runtime/base/logging.h"
-#include "runtime/rllib/env/env_registry.h"
+#include <cstdio>
+#include <ray/rllib/env_plugin.h>
 
 namespace ray::rllib {
 namespace {
@@ -17,12 +17,11 @@ Box ObservationBox() {
   return Box({-high[0], -high[1], -high[2], -high[3]}, high);
 }
 
-Result<std::unique_ptr<Env>> MakeCartPole(const EnvConfig& config) {
+std::unique_ptr<Env> MakeCartPole(const EnvContext& config) {
   CartPoleOptions options;
-  RAY_ASSIGN_OR_RETURN(options.sutton_barto_reward, config.GetBool("sutton_barto_reward", false));
-  RAY_ASSIGN_OR_RETURN(std::string integrator, config.GetString("kinematics_integrator", "euler"));
-  options.semi_implicit_euler = integrator != "euler";
-  return std::unique_ptr<Env>(std::make_unique<CartPoleEnv>(options));
+  options.sutton_barto_reward = config.GetBool("sutton_barto_reward", false);
+  options.semi_implicit_euler = config.GetString("kinematics_integrator", "euler") != "euler";
+  return std::make_unique<CartPoleEnv>(options);
 }
 
 }  // namespace
@@ -77,19 +76,15 @@ StepResult CartPoleEnv::Step(const Action& action) {
     reward = options_.sutton_barto_reward ? -1.0 : 1.0;
   } else {
     if (*steps_beyond_terminated_ == 0) {
-      RAY_LOG_WARN(
-          "CartPole: Step() called after terminated = true; call Reset() once an episode "
-          "terminates. Further steps are undefined behaviour (reward 0).");
+      std::fprintf(stderr,
+                   "CartPole: Step() called after terminated = true; call Reset() once an "
+                   "episode terminates. Further steps are undefined behaviour (reward 0).\n");
     }
     ++*steps_beyond_terminated_;
     reward = options_.sutton_barto_reward ? -1.0 : 0.0;
   }
   return {Obs(), reward, terminated, false};
 }
-
-namespace internal {
-void CartPoleEnvLinkAnchor() {}
-}  // namespace internal
 
 RAY_ENV("CartPole-v0", MakeCartPole, 200, 195.0);
 RAY_ENV("CartPole-v1", MakeCartPole, 500, 475.0);

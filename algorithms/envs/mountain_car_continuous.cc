@@ -1,16 +1,15 @@
-#include "runtime/rllib/env/mountain_car_continuous.h"
+#include "algorithms/envs/mountain_car_continuous.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/rllib/env/env_registry.h"
+#include <ray/rllib/env_plugin.h>
 
 namespace ray::rllib {
 namespace {
 
-Result<std::unique_ptr<Env>> MakeMountainCarContinuous(const EnvConfig& config) {
-  RAY_ASSIGN_OR_RETURN(double goal_velocity, config.GetDouble("goal_velocity", 0.0));
-  return std::unique_ptr<Env>(std::make_unique<MountainCarContinuousEnv>(goal_velocity));
+std::unique_ptr<Env> MakeMountainCarContinuous(const EnvContext& config) {
+  return std::make_unique<MountainCarContinuousEnv>(config.GetDouble("goal_velocity", 0.0));
 }
 
 }  // namespace
@@ -52,10 +51,6 @@ StepResult MountainCarContinuousEnv::Step(const Action& action) {
   state_ = {static_cast<float>(position), static_cast<float>(velocity)};
   return {Obs(), reward, terminated, false};
 }
-
-namespace internal {
-void MountainCarContinuousEnvLinkAnchor() {}
-}  // namespace internal
 
 RAY_ENV("MountainCarContinuous-v0", MakeMountainCarContinuous, 999, 90.0);
 
