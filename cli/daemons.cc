@@ -15,6 +15,7 @@
 #include "runtime/cluster/monitor.h"
 #include "runtime/dashboard/dashboard.h"
 #include "runtime/gcs/gcs_server.h"
+#include "runtime/node/daemon_supervisor.h"
 #include "runtime/node/gcs_supervisor.h"
 #include "runtime/raylet/raylet.h"
 #include "runtime/raylet/zygote.h"
@@ -110,14 +111,19 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     if (!st.ok()) Fail("_monitor", st);
   });
 
-  // The web dashboard of a head started without --include-webui false.
+  // The web dashboard of a head started without --include-webui false, and the
+  // supervisor `ray start --head` runs it under (it starts the dashboard again, on
+  // the port it bound first, whenever it exits).
   auto d = std::make_shared<dashboard::DashboardOptions>();
+  auto dashboard_flags = [d](CLI::App* cmd) {
+    cmd->add_option("--session-dir", d->session_dir)->required();
+    cmd->add_option("--gcs-address", d->gcs_address)->required();
+    cmd->add_option("--host", d->host);
+    cmd->add_option("--port", d->port);
+    cmd->add_option("--advertise-host", d->advertise_host);
+  };
   auto* da = app.add_subcommand("_dashboard", "")->group("");
-  da->add_option("--session-dir", d->session_dir)->required();
-  da->add_option("--gcs-address", d->gcs_address)->required();
-  da->add_option("--host", d->host);
-  da->add_option("--port", d->port);
-  da->add_option("--advertise-host", d->advertise_host);
+  dashboard_flags(da);
   da->callback([d] {
     InitLogging("dashboard", "");
     StopOnSignals();
@@ -125,6 +131,28 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     d->ready_file = d->session_dir + "/dashboard.ready";
     Status st = dashboard::RunDashboard(*d, g_stop);
     if (!st.ok()) Fail("_dashboard", st);
+  });
+  auto* ds = app.add_subcommand("_dashboard_supervisor", "")->group("");
+  dashboard_flags(ds);
+  ds->callback([d] {
+    InitLogging("dashboard_supervisor", "");
+    StopOnSignals();
+    node::DaemonSupervisorOptions s;
+    s.session_dir = d->session_dir;
+    s.name = "dashboard";
+    s.title = "the dashboard";
+    s.argv = [d](int start, const std::string& ready) {
+      int port = start == 0 ? d->port : dashboard::PortOfUrl(ready).value_or(d->port);
+      std::vector<std::string> argv = {SelfExecutable(), "_dashboard", "--session-dir",
+                                       d->session_dir, "--gcs-address", d->gcs_address,
+                                       "--host", d->host, "--port", std::to_string(port)};
+      if (!d->advertise_host.empty()) {
+        argv.insert(argv.end(), {"--advertise-host", d->advertise_host});
+      }
+      return argv;
+    };
+    Status st = node::RunDaemonSupervisor(s, g_stop);
+    if (!st.ok()) Fail("_dashboard_supervisor", st);
   });
 
   // The peer of `ray microbenchmark`'s ZeroMQ floor measurement.

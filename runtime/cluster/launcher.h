@@ -69,6 +69,17 @@ Result<int> Submit(const ExecOptions& options, const std::string& plugin,
 Result<std::vector<std::string>> AttachArgv(const LaunchTarget& target, bool tmux, bool screen,
                                             bool new_session, const std::vector<int>& ports);
 
+// `ray dashboard`: how to reach the head's dashboard from here.
+struct DashboardForward {
+  // Runs the forward of 127.0.0.1:local_port to the dashboard's port on the head
+  // until stopped; empty: the head is this machine (no forward needed).
+  std::vector<std::string> argv;
+  std::string head;   // the head, for messages
+  std::string token;  // the cluster's token (the dashboard's login)
+};
+Result<DashboardForward> DashboardForwardOf(const LaunchTarget& target, int local_port,
+                                            int remote_port);
+
 // Copies between here and the head. Both paths empty: every file mount.
 Status RsyncUp(const LaunchTarget& target, const std::string& source, const std::string& dest,
                const Console& console);

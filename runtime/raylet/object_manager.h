@@ -42,6 +42,9 @@ class ObjectManager {
     std::function<void(const protocol::ObjectPayload& object)> object_arrived;
     // A peer asks this node to kill an actor it hosts.
     std::function<void(const protocol::ActorKill& kill)> actor_kill = nullptr;
+    // The dashboard asks for this node's logs: the answer goes back to it.
+    std::function<protocol::LogsReply(const protocol::LogsRequest& request)> logs_requested =
+        nullptr;
   };
 
   ObjectManager(NodeId self, std::string token, std::string store_tag, Handlers handlers);

@@ -65,7 +65,7 @@ try {
   check(await pixelsOf(page, '#util-chart canvas', BLUE) > 50 &&
             await pixelsOf(page, '#util-chart canvas', RED) > 50,
         'the utilisation chart draws its two lines');
-  check(await rows(page, 'nodes') === 1, 'the nodes table has the node');
+  check(await rows(page, 'nodes') === 2, 'the nodes table has both nodes');
   await page.screenshot({ path: `${shots}/overview.png`, fullPage: true });
 
   async function visit(label) {
@@ -121,6 +121,17 @@ try {
     }
   }
   check(marked !== '', 'a search finds the task\'s line in its worker\'s log');
+  await page.fill('#search-all', 'dashboard-marker');
+  await page.click('#search-all-form button');
+  await page.waitForFunction(() => document.querySelectorAll('table#matches tr').length >= 2);
+  await page.waitForFunction(() => document.querySelectorAll('table#matches tr').length >= 3);
+  const matches = await page.textContent('table#matches');
+  check(matches.includes('dashboard-marker hello-logs') && matches.includes('dashboard-marker on-the-side'),
+        'a search of every log of every node finds both nodes\' lines');
+  await page.click('table#matches tr:has-text("on-the-side") a');
+  await page.waitForFunction(
+      () => (document.getElementById('log').textContent || '').includes('dashboard-marker on-the-side'));
+  check(true, 'the second node\'s log, found by the search, opens in the page');
   await page.screenshot({ path: `${shots}/logs.png`, fullPage: true });
 
   await visit('Timeline');
@@ -131,6 +142,9 @@ try {
   await visit('Tune');
   await page.waitForFunction(() => document.querySelectorAll('table#trials tr').length === 3);
   check((await page.textContent('table#trials')).includes('TERMINATED'), 'the trials table fills');
+  check((await page.textContent('#tensorboard')).startsWith('tensorboard --logdir ') &&
+            (await page.textContent('table#trials')).includes('tensorboard --logdir '),
+        'each trial shows its TensorBoard logdir');
   // Sorting by x (a config column): descending puts x = 3 first.
   const header = page.locator('table#trials th', { hasText: /^x/ });
   await header.click();
