@@ -27,32 +27,29 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-bool Accepts(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
+sockaddr_in Loopback(int port) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  ::close(fd);
-  return ok;
+  return addr;
 }
 
-// Whether 127.0.0.1:port can be bound now (nothing listens there).
-bool Free(int port) {
+// Whether something accepts connections on 127.0.0.1:port (`bind_it` false), or
+// whether the port can be bound now, as ssh binds it (`bind_it` true).
+bool Probe(int port, bool bind_it) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));  // as ssh binds
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr = Loopback(port);
+  auto* sa = reinterpret_cast<sockaddr*>(&addr);
+  bool ok = (bind_it ? ::bind(fd, sa, sizeof(addr)) : ::connect(fd, sa, sizeof(addr))) == 0;
   ::close(fd);
   return ok;
 }
+bool Accepts(int port) { return Probe(port, false); }
+bool Free(int port) { return Probe(port, true); }
 
 struct DashboardFlags {
   cluster::LaunchTarget target;
