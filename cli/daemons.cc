@@ -15,7 +15,6 @@
 #include "runtime/cluster/monitor.h"
 #include "runtime/dashboard/dashboard.h"
 #include "runtime/gcs/gcs_server.h"
-#include "runtime/node/daemon_supervisor.h"
 #include "runtime/node/gcs_supervisor.h"
 #include "runtime/raylet/raylet.h"
 #include "runtime/raylet/zygote.h"
@@ -137,21 +136,7 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
   ds->callback([d] {
     InitLogging("dashboard_supervisor", "");
     StopOnSignals();
-    node::DaemonSupervisorOptions s;
-    s.session_dir = d->session_dir;
-    s.name = "dashboard";
-    s.title = "the dashboard";
-    s.argv = [d](int start, const std::string& ready) {
-      int port = start == 0 ? d->port : dashboard::PortOfUrl(ready).value_or(d->port);
-      std::vector<std::string> argv = {SelfExecutable(), "_dashboard", "--session-dir",
-                                       d->session_dir, "--gcs-address", d->gcs_address,
-                                       "--host", d->host, "--port", std::to_string(port)};
-      if (!d->advertise_host.empty()) {
-        argv.insert(argv.end(), {"--advertise-host", d->advertise_host});
-      }
-      return argv;
-    };
-    Status st = node::RunDaemonSupervisor(s, g_stop);
+    Status st = dashboard::RunDashboardSupervisor(*d, g_stop);
     if (!st.ok()) Fail("_dashboard_supervisor", st);
   });
 

@@ -9,6 +9,7 @@
 // never appears on a command line. Every step prints its progress; every wait has
 // a deadline. Nothing here reads the terminal: confirmations go through `Console`.
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -79,6 +80,12 @@ struct DashboardForward {
 };
 Result<DashboardForward> DashboardForwardOf(const LaunchTarget& target, int local_port,
                                             int remote_port);
+// `ray dashboard`: runs that forward (the local port must be free), prints the link
+// with the token once the local port answers (within 20 s), and keeps it until
+// `stop` (Ok) or until ssh exits (Unavailable). A head that is this machine: prints
+// the link to its own port and returns.
+Status ForwardDashboard(const LaunchTarget& target, int local_port, int remote_port,
+                        const Console& console, const std::atomic<bool>& stop);
 
 // Copies between here and the head. Both paths empty: every file mount.
 Status RsyncUp(const LaunchTarget& target, const std::string& source, const std::string& dest,

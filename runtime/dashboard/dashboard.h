@@ -48,4 +48,11 @@ std::optional<int> PortOfUrl(const std::string& url);
 // address cannot be bound.
 Status RunDashboard(const DashboardOptions& options, const std::atomic<bool>& stop);
 
+// `ray _dashboard_supervisor`, what `ray start --head` runs: `ray _dashboard` with
+// these options (session_dir, gcs_address, host, port, advertise_host) as its child,
+// started again whenever it exits, on the port its first start bound
+// (runtime/node/daemon_supervisor.h: backoff, dashboard.pid, stop). Fails if the
+// first start exits before it serves.
+Status RunDashboardSupervisor(const DashboardOptions& options, const std::atomic<bool>& stop);
+
 }  // namespace ray::dashboard
