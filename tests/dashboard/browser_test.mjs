@@ -29,6 +29,18 @@ async function pixelsOf(page, selector, rgb) {
   }, rgb);
 }
 
+// Whether the chart's first two series (blue, red) are drawn. uPlot draws on the next
+// animation frame after its data changes: look for up to 5 s.
+async function bothDrawn(page, selector) {
+  for (let i = 0; i < 50; ++i) {
+    if (await pixelsOf(page, selector, BLUE) > 50 && await pixelsOf(page, selector, RED) > 50) {
+      return true;
+    }
+    await page.waitForTimeout(100);
+  }
+  return false;
+}
+
 const rows = (page, id) => page.$$eval(`table#${id} tr`, r => r.length - 1);
 const started = Date.now();
 const context = await chromium.launchPersistentContext(profile, {
@@ -62,10 +74,11 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('table#nodes tr').length >= 2);
   await page.waitForFunction(
       () => +(document.getElementById('util-chart').dataset.points || 0) >= 2);
-  check(await pixelsOf(page, '#util-chart canvas', BLUE) > 50 &&
-            await pixelsOf(page, '#util-chart canvas', RED) > 50,
-        'the utilisation chart draws its two lines');
+  check(await bothDrawn(page, '#util-chart canvas'),
+        'the utilisation chart draws the cluster\'s used and total lines');
   check(await rows(page, 'nodes') === 2, 'the nodes table has both nodes');
+  const utilSeries = await page.$$eval('#util-chart .u-legend tr.u-series', r => r.length);
+  check(utilSeries === 5, `the utilisation chart has the cluster's lines and one per node (${utilSeries - 3})`);
   await page.screenshot({ path: `${shots}/overview.png`, fullPage: true });
 
   async function visit(label) {
@@ -158,14 +171,7 @@ try {
   await page.waitForFunction(() => +(document.getElementById('tune-chart').dataset.points || 0) >= 4);
   const series = await page.$$eval('#tune-chart .u-legend tr.u-series', r => r.length);
   check(series === 3, `the chart has one line per trial (${series - 1})`);
-  // uPlot draws on the next animation frame after its data changes: look for up to 5 s.
-  let bothDrawn = false;
-  for (let i = 0; i < 50 && !bothDrawn; ++i) {
-    bothDrawn = await pixelsOf(page, '#tune-chart canvas', BLUE) > 50 &&
-                await pixelsOf(page, '#tune-chart canvas', RED) > 50;
-    if (!bothDrawn) await page.waitForTimeout(100);
-  }
-  check(bothDrawn, 'the Tune chart draws both trials');
+  check(await bothDrawn(page, '#tune-chart canvas'), 'the Tune chart draws both trials');
   await page.selectOption('#x-axis', 'time_total_s');
   await page.waitForTimeout(300);
   check(await pixelsOf(page, '#tune-chart canvas', BLUE) > 50, 'the chart over time is drawn');

@@ -189,6 +189,7 @@ TEST_F(DashboardServerTest, NodesHaveResourcesUtilisationAndHistory) {
   }
   EXPECT_EQ(cpus, 3.0);
   EXPECT_EQ(nodes["history"].back()["total"]["CPU"], 3.0);
+  EXPECT_EQ(nodes["history"].back()["nodes"].size(), 2u) << nodes["history"].back().dump();
   EXPECT_GT(nodes["history"].back()["time_ms"].get<int64_t>(), 0);
 }
 
