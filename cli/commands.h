@@ -19,6 +19,7 @@ void AddUp(CLI::App& app);
 void AddDown(CLI::App& app);
 void AddExec(CLI::App& app);
 void AddAttach(CLI::App& app);
+void AddDashboard(CLI::App& app);  // `ray dashboard CLUSTER.yaml`: an ssh port forward
 void AddRsync(CLI::App& app);
 void AddClusterInfo(CLI::App& app);
 void AddRllib(CLI::App& app);  // also the `rllib` command (argv[0])

@@ -110,14 +110,19 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     if (!st.ok()) Fail("_monitor", st);
   });
 
-  // The web dashboard of a head started without --include-webui false.
+  // The web dashboard of a head started without --include-webui false, and the
+  // supervisor `ray start --head` runs it under (it starts the dashboard again, on
+  // the port it bound first, whenever it exits).
   auto d = std::make_shared<dashboard::DashboardOptions>();
+  auto dashboard_flags = [d](CLI::App* cmd) {
+    cmd->add_option("--session-dir", d->session_dir)->required();
+    cmd->add_option("--gcs-address", d->gcs_address)->required();
+    cmd->add_option("--host", d->host);
+    cmd->add_option("--port", d->port);
+    cmd->add_option("--advertise-host", d->advertise_host);
+  };
   auto* da = app.add_subcommand("_dashboard", "")->group("");
-  da->add_option("--session-dir", d->session_dir)->required();
-  da->add_option("--gcs-address", d->gcs_address)->required();
-  da->add_option("--host", d->host);
-  da->add_option("--port", d->port);
-  da->add_option("--advertise-host", d->advertise_host);
+  dashboard_flags(da);
   da->callback([d] {
     InitLogging("dashboard", "");
     StopOnSignals();
@@ -125,6 +130,14 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     d->ready_file = d->session_dir + "/dashboard.ready";
     Status st = dashboard::RunDashboard(*d, g_stop);
     if (!st.ok()) Fail("_dashboard", st);
+  });
+  auto* ds = app.add_subcommand("_dashboard_supervisor", "")->group("");
+  dashboard_flags(ds);
+  ds->callback([d] {
+    InitLogging("dashboard_supervisor", "");
+    StopOnSignals();
+    Status st = dashboard::RunDashboardSupervisor(*d, g_stop);
+    if (!st.ok()) Fail("_dashboard_supervisor", st);
   });
 
   // The peer of `ray microbenchmark`'s ZeroMQ floor measurement.

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   ray::cli::AddDown(app);
   ray::cli::AddExec(app);
   ray::cli::AddAttach(app);
+  ray::cli::AddDashboard(app);
   ray::cli::AddRsync(app);
   ray::cli::AddClusterInfo(app);
   ray::cli::AddRllib(app);

@@ -80,6 +80,9 @@ void Run(const StatusOptions& o) {
   // Starts of the GCS on this cluster's tables: restarts by its supervisor, and heads
   // started again on the same temp dir.
   auto starts = gcs.GetStarts();
+  // The dashboard's URL as it last reported it ("" without one).
+  auto webui = gcs.Call("get_webui_url", "");
+  std::string dashboard = webui.ok() ? *webui : "";
   if (o.json) {
     nlohmann::json j = {{"address", target->gcs_address.substr(6)}, {"nodes", nlohmann::json::array()},
                         {"total", total.ToDoubles()}, {"available", available.ToDoubles()}};
@@ -89,6 +92,7 @@ void Run(const StatusOptions& o) {
                   {"last_start_ms", starts->last_start_ms}};
     }
     if (autoscaler.is_object()) j["autoscaler"] = autoscaler;
+    j["dashboard_url"] = dashboard;
     for (const auto& n : *nodes) {
       j["nodes"].push_back({{"node_id", NodeId::FromBinary(n.node_id).Hex()},
                             {"address", n.address}, {"state", n.state},
@@ -106,6 +110,7 @@ void Run(const StatusOptions& o) {
                 static_cast<long long>(starts->restarts()), starts->restarts() == 1 ? "" : "s",
                 when);
   }
+  if (!dashboard.empty()) std::printf("Dashboard: %s\n", dashboard.c_str());
   std::printf("Nodes: %d alive, %zu dead\n", alive, nodes->size() - alive);
   for (const auto& n : *nodes) {
     std::printf(" %s  %-15s %s\n", NodeId::FromBinary(n.node_id).Hex().c_str(), n.address.c_str(),

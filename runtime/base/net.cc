@@ -26,4 +26,27 @@ std::optional<std::string> LocalAddressToward(const std::string& host) {
   return std::string(buf);
 }
 
+namespace {
+
+// Binds (`bind_it`) or connects a TCP socket to 127.0.0.1:port: whether it worked.
+bool ProbeLoopback(int port, bool bind_it) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  auto* sa = reinterpret_cast<sockaddr*>(&addr);
+  bool ok = (bind_it ? ::bind(fd, sa, sizeof(addr)) : ::connect(fd, sa, sizeof(addr))) == 0;
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+bool LoopbackPortFree(int port) { return ProbeLoopback(port, true); }
+bool LoopbackPortAnswers(int port) { return ProbeLoopback(port, false); }
+
 }  // namespace ray

@@ -138,6 +138,19 @@ class SshRunner : public CommandRunner {
 
   std::string Describe() const override { return Host(); }
 
+  // A connection of its own (a forward through the shared one would end with this
+  // ssh), that fails rather than runs without the forward.
+  std::vector<std::string> ForwardArgv(int local_port, int remote_port) const override {
+    std::vector<std::string> argv = {"ssh", "-N", "-o", "ControlMaster=no", "-o",
+                                     "ControlPath=none", "-o", "ExitOnForwardFailure=yes", "-L",
+                                     fmt::format("127.0.0.1:{}:127.0.0.1:{}", local_port,
+                                                 remote_port)};
+    auto o = Options();  // ssh takes an option's first value: the ones above stand
+    argv.insert(argv.end(), o.begin(), o.end());
+    argv.push_back(Host());
+    return argv;
+  }
+
  private:
   std::string Host() const { return t_.user + "@" + t_.ip; }
   static std::string Login() { return "bash --login -c"; }

@@ -45,6 +45,13 @@ class CommandRunner {
   // forwarding `ports` to the same local ports: for exec with a terminal and attach.
   virtual std::vector<std::string> InteractiveArgv(const std::string& command,
                                                    const std::vector<int>& ports) const = 0;
+  // argv that forwards 127.0.0.1:`local_port` here to port `remote_port` on the
+  // node's loopback until it is stopped (`ray dashboard`); empty when the node is
+  // this machine and needs no forward.
+  virtual std::vector<std::string> ForwardArgv(int local_port, int remote_port) const {
+    (void)local_port, (void)remote_port;
+    return {};
+  }
   // "root@10.0.0.2", "the local node at /home/u/.ray/...": for messages.
   virtual std::string Describe() const = 0;
 };

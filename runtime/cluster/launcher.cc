@@ -340,6 +340,21 @@ Result<std::vector<std::string>> AttachArgv(const LaunchTarget& target, bool tmu
   return Runner(c, head, head.ip)->InteractiveArgv(command, ports);
 }
 
+Result<DashboardForward> DashboardForwardOf(const LaunchTarget& target, int local_port,
+                                            int remote_port) {
+  RAY_ASSIGN_OR_RETURN(Cluster c, Open(target));
+  RAY_ASSIGN_OR_RETURN(ProviderNode head, RequireHead(c));
+  auto token = ReadFile(c.token_file);
+  if (!token.ok() || token->empty()) {
+    return Status::FailedPrecondition(fmt::format(
+        "no token for cluster '{}' in {}: was it started from here with `ray up {}`?",
+        c.config.cluster_name, c.token_file, target.config_file));
+  }
+  auto runner = Runner(c, head, head.ip);
+  return DashboardForward{runner->ForwardArgv(local_port, remote_port), runner->Describe(),
+                          *token};
+}
+
 namespace {
 
 Status Rsync(const LaunchTarget& target, const std::string& source, const std::string& dest,

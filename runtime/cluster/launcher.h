@@ -9,6 +9,7 @@
 // never appears on a command line. Every step prints its progress; every wait has
 // a deadline. Nothing here reads the terminal: confirmations go through `Console`.
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -68,6 +69,23 @@ Result<int> Submit(const ExecOptions& options, const std::string& plugin,
 // The argv of an interactive shell on the head (for `ray attach` to exec).
 Result<std::vector<std::string>> AttachArgv(const LaunchTarget& target, bool tmux, bool screen,
                                             bool new_session, const std::vector<int>& ports);
+
+// `ray dashboard`: how to reach the head's dashboard from here.
+struct DashboardForward {
+  // Runs the forward of 127.0.0.1:local_port to the dashboard's port on the head
+  // until stopped; empty: the head is this machine (no forward needed).
+  std::vector<std::string> argv;
+  std::string head;   // the head, for messages
+  std::string token;  // the cluster's token (the dashboard's login)
+};
+Result<DashboardForward> DashboardForwardOf(const LaunchTarget& target, int local_port,
+                                            int remote_port);
+// `ray dashboard`: runs that forward (the local port must be free), prints the link
+// with the token once the local port answers (within 20 s), and keeps it until
+// `stop` (Ok) or until ssh exits (Unavailable). A head that is this machine: prints
+// the link to its own port and returns.
+Status ForwardDashboard(const LaunchTarget& target, int local_port, int remote_port,
+                        const Console& console, const std::atomic<bool>& stop);
 
 // Copies between here and the head. Both paths empty: every file mount.
 Status RsyncUp(const LaunchTarget& target, const std::string& source, const std::string& dest,

@@ -2,15 +2,17 @@
 
 #include <charconv>
 #include <functional>
+#include <future>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/clock.h"
+#include "runtime/base/hex.h"
+#include "runtime/base/log_files.h"
 #include "runtime/gcs/gcs_client.h"
 #include "runtime/gcs/state_json.h"
 #include "runtime/gcs/state_views.h"
-#include "runtime/dashboard/log_files.h"
 #include "runtime/dashboard/task_summary.h"
 #include "runtime/dashboard/tune_results.h"
 
@@ -88,6 +90,83 @@ Result<json> Nodes(const ApiContext& c, gcs::GcsClient& gcs) {
   return json{{"nodes", rows}, {"history", history}};
 }
 
+// A node's logs: the head's (this session's) read here, any other node's asked of
+// its raylet. `request` as protocol::LogsRequest: list, search all, or read one.
+Result<json> NodeLogsOf(const ApiContext& c, const protocol::NodeInfo& node,
+                        const protocol::LogsRequest& r) {
+  if (node.session_dir == c.session_dir) {
+    std::string dir = c.session_dir + "/logs";
+    if (!r.name.empty()) return ReadLog(dir, {r.name, r.search, r.max_lines});
+    if (!r.search.empty()) return SearchLogs(dir, r.search, r.max_lines);
+    return ListLogs(dir);
+  }
+  if (!c.node_logs) return Status::Unavailable("no client for other nodes' logs");
+  return c.node_logs->Ask(node.peer_address, r, 5000);
+}
+
+// /api/logs: every ALIVE node's logs listed (or searched with `search`), or one log
+// read (`name`, of node `node`, the head's by default).
+Result<ApiReply> Logs(const ApiContext& c, gcs::GcsClient& gcs, const Params& p) {
+  RAY_RETURN_IF_ERROR(p.Allow({"node", "name", "search", "lines"}));
+  protocol::LogsRequest r{p.Get("name"), p.Get("search"), 0};
+  if (r.name.empty() && r.search.empty() && !p.Get("lines").empty()) {
+    return Status::InvalidArgument("'lines' goes with 'name' (a log to read) or 'search'");
+  }
+  RAY_ASSIGN_OR_RETURN(r.max_lines, p.Number("lines", r.name.empty() ? 20 : 1000, 100000));
+  std::string node_id = p.Get("node");
+  if (node_id.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return Status::InvalidArgument("parameter 'node' must be a node id (hex)");
+  }
+  // The nodes asked: ALIVE ones (or `node`); without the GCS, this head alone.
+  std::vector<protocol::NodeInfo> nodes;
+  auto all = gcs.GetNodes();
+  bool head_listed = false;
+  if (all.ok()) {
+    for (auto& n : *all) {
+      if (n.state != "ALIVE" || (!node_id.empty() && ToHex(n.node_id) != node_id)) continue;
+      if (node_id.empty() && !r.name.empty() && n.session_dir != c.session_dir) continue;
+      head_listed |= n.session_dir == c.session_dir;
+      nodes.push_back(std::move(n));
+    }
+  } else if (!node_id.empty()) {
+    return all.status();
+  }
+  if (!head_listed && node_id.empty()) {
+    protocol::NodeInfo head;
+    head.session_dir = c.session_dir;
+    nodes.insert(nodes.begin(), std::move(head));
+  }
+  if (!node_id.empty() && nodes.empty()) return Status::NotFound("no ALIVE node " + node_id);
+  if (!r.name.empty()) {
+    RAY_ASSIGN_OR_RETURN(json log, NodeLogsOf(c, nodes.front(), r));
+    log["node_id"] = ToHex(nodes.front().node_id);
+    return JsonReply(log);
+  }
+  // Every node at once: one slow node costs its own timeout, not the sum.
+  std::vector<std::future<Result<json>>> answers;
+  for (const auto& n : nodes) {
+    answers.push_back(std::async(std::launch::async, [&c, &n, &r] { return NodeLogsOf(c, n, r); }));
+  }
+  json rows = json::array(), errors = json::array();
+  if (!all.ok()) errors.push_back({{"node_id", ""}, {"address", ""}, {"error", all.status().message()}});
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string id = ToHex(nodes[i].node_id);
+    auto answer = answers[i].get();
+    if (!answer.ok()) {
+      errors.push_back({{"node_id", id}, {"address", nodes[i].address},
+                        {"error", answer.status().message()}});
+      continue;
+    }
+    for (auto& row : *answer) {
+      row["node_id"] = id;
+      row["node_address"] = nodes[i].address;
+      rows.push_back(std::move(row));
+    }
+  }
+  if (r.search.empty()) return JsonReply({{"logs", rows}, {"errors", errors}});
+  return JsonReply({{"search", r.search}, {"matches", rows}, {"errors", errors}});
+}
+
 Result<ApiReply> Dispatch(const ApiContext& c, const std::string& endpoint, const Params& p) {
   gcs::GcsClient gcs(c.gcs_address, c.token, 5000);
   if (endpoint == "nodes") {
@@ -95,10 +174,16 @@ Result<ApiReply> Dispatch(const ApiContext& c, const std::string& endpoint, cons
     RAY_ASSIGN_OR_RETURN(json out, Nodes(c, gcs));
     return JsonReply(out);
   }
+  if (endpoint == "actors") {
+    RAY_RETURN_IF_ERROR(p.Allow({}));
+    RAY_ASSIGN_OR_RETURN(json rows, gcs::ActorRowsJson(gcs));
+    RAY_ASSIGN_OR_RETURN(auto events, gcs.GetTaskEvents("", 10000));
+    AddActorRestarts(rows, events);
+    return JsonReply({{"actors", rows}});
+  }
   // The tables without parameters: {"<endpoint>": rows}.
   using Rows = Result<json> (*)(gcs::GcsClient&);
   static const std::map<std::string, Rows> kTables = {
-      {"actors", &gcs::ActorRowsJson},
       {"jobs", &gcs::JobRowsJson},
       {"placement_groups", &gcs::PlacementGroupRowsJson}};
   if (auto table = kTables.find(endpoint); table != kTables.end()) {
@@ -123,19 +208,7 @@ Result<ApiReply> Dispatch(const ApiContext& c, const std::string& endpoint, cons
     RAY_ASSIGN_OR_RETURN(json rows, gcs::ObjectRowsJson(gcs, limit));
     return JsonReply({{"objects", rows}});
   }
-  if (endpoint == "logs") {
-    RAY_RETURN_IF_ERROR(p.Allow({"name", "search", "lines"}));
-    if (p.Get("name").empty()) {
-      if (!p.Get("search").empty() || !p.Get("lines").empty()) {
-        return Status::InvalidArgument("'search' and 'lines' need 'name' (a log to read)");
-      }
-      RAY_ASSIGN_OR_RETURN(json rows, ListLogs(c.logs_dir));
-      return JsonReply({{"logs", rows}});
-    }
-    RAY_ASSIGN_OR_RETURN(uint64_t lines, p.Number("lines", 1000, 100000));
-    RAY_ASSIGN_OR_RETURN(json log, ReadLog(c.logs_dir, {p.Get("name"), p.Get("search"), lines}));
-    return JsonReply(log);
-  }
+  if (endpoint == "logs") return Logs(c, gcs, p);
   if (endpoint == "timeline") {
     RAY_RETURN_IF_ERROR(p.Allow({}));
     RAY_ASSIGN_OR_RETURN(auto events, gcs.GetTaskEvents());

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "runtime/dashboard/node_logs.h"
 #include "runtime/dashboard/utilisation_history.h"
 
 namespace ray::dashboard {
@@ -16,9 +17,10 @@ namespace ray::dashboard {
 struct ApiContext {
   std::string gcs_address;  // tcp://host:port
   std::string token;        // the cluster token, for the GCS
-  std::string logs_dir;     // <session>/logs
+  std::string session_dir;  // the head's session: its logs are read here
   std::string results_dir;  // Tune experiments
   const UtilisationHistory* history = nullptr;  // not owned
+  NodeLogs* node_logs = nullptr;                // the other nodes' logs; not owned
 };
 
 struct ApiReply {

@@ -13,6 +13,7 @@
 #include "runtime/dashboard/api.h"
 #include "runtime/dashboard/auth.h"
 #include "runtime/dashboard/login_page.h"
+#include "runtime/dashboard/page_shell.h"
 #include "runtime/gcs/gcs_client.h"
 #include "runtime/gcs/state_json.h"
 #include "runtime/tune/result_logger.h"
@@ -24,6 +25,20 @@ namespace fs = std::filesystem;
 std::string DashboardUrl(const std::string& host, int port) {
   bool v6 = host.find(':') != std::string::npos;
   return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+std::optional<int> PortOfUrl(const std::string& url) {
+  size_t colon = url.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= url.size() || colon + 6 < url.size()) {
+    return std::nullopt;
+  }
+  int port = 0;
+  for (size_t i = colon + 1; i < url.size(); ++i) {
+    if (url[i] < '0' || url[i] > '9') return std::nullopt;
+    port = port * 10 + (url[i] - '0');
+  }
+  if (port < 1 || port > 65535) return std::nullopt;
+  return port;
 }
 
 namespace {
@@ -67,7 +82,7 @@ std::string ContentType(const std::string& name) {
 
 class Server {
  public:
-  explicit Server(const DashboardOptions& o) : options_(o) {
+  explicit Server(const DashboardOptions& o) : options_(o), node_logs_(o.token) {
     assets_ = o.assets_dir.empty()
                   ? (fs::path(SelfExecutable()).parent_path() / ".." / "share" / "ray" / "dashboard")
                         .lexically_normal()
@@ -75,7 +90,8 @@ class Server {
                   : o.assets_dir;
     api_.gcs_address = o.gcs_address;
     api_.token = o.token;
-    api_.logs_dir = o.session_dir + "/logs";
+    api_.session_dir = o.session_dir;
+    api_.node_logs = &node_logs_;
     api_.results_dir = o.results_dir.empty() ? tune::DefaultLocalDir() : o.results_dir;
     api_.history = &history_;
   }
@@ -211,6 +227,11 @@ class Server {
                       "text/plain; charset=utf-8");
       return;
     }
+    const std::string html = ".html";
+    if (name.size() > html.size() && name.compare(name.size() - html.size(), html.size(), html) == 0) {
+      res.set_content(PageHtml(name.substr(0, name.size() - html.size()), *text), ContentType(name));
+      return;
+    }
     res.set_content(*text, ContentType(name));
   }
 
@@ -219,6 +240,7 @@ class Server {
   std::string url_;
   ApiContext api_;
   UtilisationHistory history_;
+  NodeLogs node_logs_;
   httplib::Server http_;
 };
 

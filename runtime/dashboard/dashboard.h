@@ -15,6 +15,7 @@
 // written anywhere by this process.
 
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include "runtime/base/status.h"
@@ -39,9 +40,19 @@ struct DashboardOptions {
 
 // The URL the dashboard serves on, e.g. "http://127.0.0.1:8265".
 std::string DashboardUrl(const std::string& host, int port);
+// The port of such a URL (what the dashboard's supervisor binds again after a
+// restart); nullopt if `url` does not end in ":<port>".
+std::optional<int> PortOfUrl(const std::string& url);
 
 // Serves until `stop` becomes true (checked every 100 ms). Unavailable when the
 // address cannot be bound.
 Status RunDashboard(const DashboardOptions& options, const std::atomic<bool>& stop);
+
+// `ray _dashboard_supervisor`, what `ray start --head` runs: `ray _dashboard` with
+// these options (session_dir, gcs_address, host, port, advertise_host) as its child,
+// started again whenever it exits, on the port its first start bound
+// (runtime/node/daemon_supervisor.h: backoff, dashboard.pid, stop). Fails if the
+// first start exits before it serves.
+Status RunDashboardSupervisor(const DashboardOptions& options, const std::atomic<bool>& stop);
 
 }  // namespace ray::dashboard

@@ -1,6 +1,9 @@
 #include "runtime/dashboard/task_summary.h"
 
 #include <algorithm>
+#include <map>
+
+#include "runtime/base/hex.h"
 
 namespace ray::dashboard {
 
@@ -44,6 +47,18 @@ json SummarizeTasks(const json& rows, const TaskQuery& query) {
               {"histogram", histogram}, {"tasks", latest}};
   if (!query.id.empty()) out["matches"] = matches;
   return out;
+}
+
+void AddActorRestarts(nlohmann::json& actors, const std::vector<gcs::TaskEvent>& events) {
+  std::map<std::string, int64_t> runs;  // creation task id (binary) -> ended runs
+  for (const auto& e : events) {
+    if (e.state == gcs::kTaskFinished || e.state == gcs::kTaskFailed) ++runs[e.task_id];
+  }
+  for (auto& a : actors) {
+    auto id = FromHex(a.value("actor_id", ""));
+    auto it = id ? runs.find(*id) : runs.end();
+    a["restarts"] = it == runs.end() ? 0 : std::max<int64_t>(0, it->second - 1);
+  }
 }
 
 }  // namespace ray::dashboard

@@ -5,7 +5,11 @@
 #include <cstddef>
 #include <string>
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
+
+#include "runtime/gcs/gcs_records.h"
 
 namespace ray::dashboard {
 
@@ -21,5 +25,12 @@ struct TaskQuery {
 // "matches" is present only with a non-empty query.id. Bins split [min, max] of
 // the durations evenly (one bin when all are equal, none without durations).
 nlohmann::json SummarizeTasks(const nlohmann::json& rows, const TaskQuery& query);
+
+// Sets "restarts" on each row of `actors` (ray list actors' rows, "actor_id" in hex):
+// the runs of its constructor beyond the first, as the task events show them (an
+// actor's creation task has the actor's id, and each run ends in one FINISHED or
+// FAILED event; the GCS keeps the latest events only, so a long-lived actor's early
+// restarts may no longer count).
+void AddActorRestarts(nlohmann::json& actors, const std::vector<gcs::TaskEvent>& events);
 
 }  // namespace ray::dashboard

@@ -25,13 +25,23 @@ void FlattenNumbers(const json& j, const std::string& prefix, json& out) {
   }
 }
 
+bool HasEventFiles(const std::string& logdir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(logdir, ec)) {
+    if (e.path().filename().string().rfind("events.out.tfevents.", 0) == 0) return true;
+  }
+  return false;
+}
+
 json TrialJson(const tune::TrialRecord& r) {
   const tune::Trial& t = r.trial;
   return {{"trial_id", t.trial_id}, {"trainable", t.trainable},
           {"experiment_tag", t.experiment_tag}, {"status", r.status},
           {"config", t.config}, {"last_result", t.last_result},
           {"last_update_time", r.last_update_time}, {"num_failures", t.num_failures},
-          {"error", t.error}};
+          {"error", t.error}, {"logdir", t.logdir},
+          // TensorBoard reads the trial's events.out.tfevents.* there, when written.
+          {"tensorboard", HasEventFiles(t.logdir)}};
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ namespace ray::dashboard {
 
 // {"results_dir", "experiments": [{"name", "last_updated", "trials": [{"trial_id",
 //   "trainable", "experiment_tag", "status", "config", "last_result",
-//   "last_update_time", "num_failures", "error"}]}]}, experiments by dir name.
+//   "last_update_time", "num_failures", "error", "logdir", "tensorboard": whether
+//   the logdir holds TensorBoard event files}]}]}, experiments by dir name.
 // A missing results dir gives no experiments; dirs that are not experiments are
 // skipped.
 nlohmann::json TuneExperiments(const std::string& results_dir);

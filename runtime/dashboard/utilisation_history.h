@@ -1,7 +1,7 @@
 #pragma once
 // The cluster's resource use over time, for the overview page's chart: a ring of
 // samples, each the sum over ALIVE nodes of total and used (total - available) per
-// resource. The dashboard adds one sample per second from the GCS's node table.
+// resource, and each ALIVE node's own use. The dashboard adds one sample per second from the GCS's node table.
 // Thread-safe: one sampler thread adds while request threads read.
 
 #include <cstdint>
@@ -18,7 +18,8 @@ class UtilisationHistory {
 
   // `nodes`: rows as gcs::NodeRowsJson gives them. The oldest sample goes when full.
   void Add(int64_t time_ms, const nlohmann::json& nodes);
-  // [{"time_ms", "total": {res: n}, "used": {res: n}}], oldest first.
+  // [{"time_ms", "total": {res: n}, "used": {res: n}, "nodes": {node_id: {res: used}}}],
+  // oldest first.
   nlohmann::json ToJson() const;
 
  private:

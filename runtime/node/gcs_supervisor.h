@@ -1,7 +1,8 @@
 #pragma once
 // The GCS supervisor (`ray _gcs_supervisor`): the head's process that runs the GCS
 // server (`ray _gcs`) as its child and starts it again whenever it exits, on the
-// same address, so that raylets and drivers find it where they left it. The server
+// same address, so that raylets and drivers find it where they left it (a
+// DaemonSupervisor, daemon_supervisor.h, as the dashboard's is). The server
 // reloads the cluster's tables from <session_dir>/gcs.sqlite3 (see GcsService).
 //
 //   - The first start listens on `listen` (port 0: any); every later start on the

@@ -174,14 +174,16 @@ void StartDashboard(const NodeOptions& o, NodeRecord& r) {
   if (o.dashboard_host == "0.0.0.0" || o.dashboard_host == "::") {
     args.insert(args.end(), {"--advertise-host", o.node_ip});
   }
-  SpawnOptions spawn = Daemon(o, r, "dashboard", args);
+  // Under a supervisor that starts it again if it dies (daemon_supervisor.h);
+  // dashboard_pid is the supervisor's, dashboard.pid the server's.
+  SpawnOptions spawn = Daemon(o, r, "dashboard_supervisor", args);
   auto child = Spawn(spawn);
   if (!child.ok()) {
     r.dashboard_error = child.status().message();
     return;
   }
   auto url = AwaitReady(r.session_dir + "/dashboard.ready", child->pid, "the dashboard",
-                        spawn.stderr_path);
+                        r.session_dir + "/logs/dashboard.err");
   if (!url.ok()) {
     TerminateProcess(child->pid);
     r.dashboard_error = url.status().message();

@@ -9,7 +9,7 @@
 //     plugins/   plugin libraries by content hash
 //     gcs.sqlite3, token (0600), node.json (what `ray stop` needs),
 //     gcs.ready (the GCS's address), gcs.pid (the GCS server running now),
-//     dashboard.ready (the dashboard's URL)
+//     dashboard.ready (the dashboard's URL), dashboard.pid (the dashboard running now)
 //   <temp_dir>/session_latest -> the newest session
 
 #include <map>
@@ -58,7 +58,7 @@ struct NodeRecord {
   int gcs_pid = 0;  // the head's GCS supervisor (gcs.pid: the server it runs now)
   int raylet_pid = 0;
   int monitor_pid = 0;  // the autoscaler, on an autoscaling head
-  int dashboard_pid = 0;
+  int dashboard_pid = 0;  // its supervisor (dashboard.pid: the server it runs now)
   std::string dashboard_url;  // http://host:port, "" without a dashboard
   // StartHead: why the dashboard did not start ("": it did, or was not asked for);
   // the head runs without it. Not recorded in node.json.

@@ -137,6 +137,17 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
                    k.ok() ? "ActorKill not handled here" : k.status().message());
       return;
     }
+    case MessageType::kReadLogs: {
+      auto r = protocol::DecodeBody<protocol::LogsRequest>(env->body, "LogsRequest");
+      if (r.ok() && handlers_.logs_requested) {
+        router_.Send(in.peer, protocol::Encode(MessageType::kLogsReply, env->request_id,
+                                               handlers_.logs_requested(*r)));
+        return;
+      }
+      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer),
+                   r.ok() ? "LogsRequest not handled here" : r.status().message());
+      return;
+    }
     case MessageType::kTaskFinished: {
       auto f = protocol::DecodeBody<protocol::TaskFinished>(env->body, "TaskFinished");
       if (f.ok()) return handlers_.task_finished(*f);

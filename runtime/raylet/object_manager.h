@@ -43,6 +43,9 @@ class ObjectManager {
     std::function<void(const protocol::ObjectPayload& object)> object_arrived;
     // A peer asks this node to kill an actor it hosts.
     std::function<void(const protocol::ActorKill& kill)> actor_kill = nullptr;
+    // The dashboard asks for this node's logs: the answer goes back to it.
+    std::function<protocol::LogsReply(const protocol::LogsRequest& request)> logs_requested =
+        nullptr;
   };
 
   // `clock` (what pull and push timeouts read) outlives this.

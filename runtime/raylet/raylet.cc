@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include "runtime/object_store/spill_files.h"
+#include "runtime/raylet/node_logs.h"
 
 namespace ray::raylet {
 
@@ -44,7 +45,10 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
           [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); },
-          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); }},
+          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); },
+          [this](const protocol::LogsRequest& r) {
+            return AnswerLogsRequest(options_.session_dir + "/logs", r);
+          }},
       clock_);
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));

@@ -86,6 +86,9 @@ enum class MessageType : uint16_t {
   kTaskFinished = 64, // TaskFinished: a forwarded task's results exist on the sender
   kChunkAck = 65,     // PullObject: a chunk of the object arrived; the sender may send on
   kKillActor = 66,    // ActorKill (no reply): kill an actor this node hosts
+  // dashboard -> raylet, on the peers' socket after a PeerHello with the token
+  kReadLogs = 67,     // LogsRequest -> kLogsReply (LogsReply): this node's log files
+  kLogsReply = 68,
 };
 
 struct Envelope {
@@ -478,6 +481,22 @@ struct ForwardTask {
   TaskSpec spec;
   std::string origin_node;
   MSGPACK_DEFINE_ARRAY(spec, origin_node);
+};
+
+// The dashboard asks a node for its logs (runtime/base/log_files.h): `name` ""
+// lists them, or with `search` searches them all; else reads the log `name`.
+struct LogsRequest {
+  std::string name;
+  std::string search;
+  uint64_t max_lines = 1000;
+  MSGPACK_DEFINE_ARRAY(name, search, max_lines);
+};
+
+struct LogsReply {
+  int32_t code = 0;     // a StatusCode; 0: ok
+  std::string error;    // the message when not ok
+  std::string json;     // the answer of ListLogs, SearchLogs or ReadLog
+  MSGPACK_DEFINE_ARRAY(code, error, json);
 };
 
 struct PullObject {

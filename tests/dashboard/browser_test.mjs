@@ -29,6 +29,18 @@ async function pixelsOf(page, selector, rgb) {
   }, rgb);
 }
 
+// Whether the chart's first two series (blue, red) are drawn. uPlot draws on the next
+// animation frame after its data changes: look for up to 5 s.
+async function bothDrawn(page, selector) {
+  for (let i = 0; i < 50; ++i) {
+    if (await pixelsOf(page, selector, BLUE) > 50 && await pixelsOf(page, selector, RED) > 50) {
+      return true;
+    }
+    await page.waitForTimeout(100);
+  }
+  return false;
+}
+
 const rows = (page, id) => page.$$eval(`table#${id} tr`, r => r.length - 1);
 const started = Date.now();
 const context = await chromium.launchPersistentContext(profile, {
@@ -62,10 +74,11 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('table#nodes tr').length >= 2);
   await page.waitForFunction(
       () => +(document.getElementById('util-chart').dataset.points || 0) >= 2);
-  check(await pixelsOf(page, '#util-chart canvas', BLUE) > 50 &&
-            await pixelsOf(page, '#util-chart canvas', RED) > 50,
-        'the utilisation chart draws its two lines');
-  check(await rows(page, 'nodes') === 1, 'the nodes table has the node');
+  check(await bothDrawn(page, '#util-chart canvas'),
+        'the utilisation chart draws the cluster\'s used and total lines');
+  check(await rows(page, 'nodes') === 2, 'the nodes table has both nodes');
+  const utilSeries = await page.$$eval('#util-chart .u-legend tr.u-series', r => r.length);
+  check(utilSeries === 5, `the utilisation chart has the cluster's lines and one per node (${utilSeries - 3})`);
   await page.screenshot({ path: `${shots}/overview.png`, fullPage: true });
 
   async function visit(label) {
@@ -121,6 +134,17 @@ try {
     }
   }
   check(marked !== '', 'a search finds the task\'s line in its worker\'s log');
+  await page.fill('#search-all', 'dashboard-marker');
+  await page.click('#search-all-form button');
+  await page.waitForFunction(() => document.querySelectorAll('table#matches tr').length >= 2);
+  await page.waitForFunction(() => document.querySelectorAll('table#matches tr').length >= 3);
+  const matches = await page.textContent('table#matches');
+  check(matches.includes('dashboard-marker hello-logs') && matches.includes('dashboard-marker on-the-side'),
+        'a search of every log of every node finds both nodes\' lines');
+  await page.click('table#matches tr:has-text("on-the-side") a');
+  await page.waitForFunction(
+      () => (document.getElementById('log').textContent || '').includes('dashboard-marker on-the-side'));
+  check(true, 'the second node\'s log, found by the search, opens in the page');
   await page.screenshot({ path: `${shots}/logs.png`, fullPage: true });
 
   await visit('Timeline');
@@ -131,6 +155,9 @@ try {
   await visit('Tune');
   await page.waitForFunction(() => document.querySelectorAll('table#trials tr').length === 3);
   check((await page.textContent('table#trials')).includes('TERMINATED'), 'the trials table fills');
+  check((await page.textContent('#tensorboard')).startsWith('tensorboard --logdir ') &&
+            (await page.textContent('table#trials')).includes('tensorboard --logdir '),
+        'each trial shows its TensorBoard logdir');
   // Sorting by x (a config column): descending puts x = 3 first.
   const header = page.locator('table#trials th', { hasText: /^x/ });
   await header.click();
@@ -144,14 +171,7 @@ try {
   await page.waitForFunction(() => +(document.getElementById('tune-chart').dataset.points || 0) >= 4);
   const series = await page.$$eval('#tune-chart .u-legend tr.u-series', r => r.length);
   check(series === 3, `the chart has one line per trial (${series - 1})`);
-  // uPlot draws on the next animation frame after its data changes: look for up to 5 s.
-  let bothDrawn = false;
-  for (let i = 0; i < 50 && !bothDrawn; ++i) {
-    bothDrawn = await pixelsOf(page, '#tune-chart canvas', BLUE) > 50 &&
-                await pixelsOf(page, '#tune-chart canvas', RED) > 50;
-    if (!bothDrawn) await page.waitForTimeout(100);
-  }
-  check(bothDrawn, 'the Tune chart draws both trials');
+  check(await bothDrawn(page, '#tune-chart canvas'), 'the Tune chart draws both trials');
   await page.selectOption('#x-axis', 'time_total_s');
   await page.waitForTimeout(300);
   check(await pixelsOf(page, '#tune-chart canvas', BLUE) > 50, 'the chart over time is drawn');

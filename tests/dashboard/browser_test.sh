@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The dashboard in a real browser: starts a head with a dashboard, runs a job that
-# prints into a worker log, a small Tune run, and a job that stays running (actors,
+# The dashboard in a real browser: starts a head with a dashboard and a second node,
+# runs a job on each that prints into a worker log, a small Tune run, and a job that stays running (actors,
 # objects), then drives headless chromium through every page (browser_test.mjs).
 # Exits 77 (ctest: skipped) with the reason printed when node, chromium or
 # playwright-core is missing.
@@ -18,6 +18,7 @@ tmp=$(mktemp -d /tmp/ray-dashboard-browser-XXXXXX)
 job_pid=""
 cleanup() {
   touch "$tmp/sync/release" 2>/dev/null || true
+  "$ray" stop --temp-dir "$tmp/node2" >/dev/null 2>&1 || true
   "$ray" stop --temp-dir "$tmp/cluster" >/dev/null 2>&1 || true
   if [ -n "$job_pid" ]; then kill "$job_pid" 2>/dev/null || true; wait "$job_pid" 2>/dev/null || true; fi
   rm -rf "$tmp"
@@ -33,6 +34,10 @@ token=${link##*token=}
 address=$("$ray" status --json --temp-dir "$tmp/cluster" | grep -o '"address": "[^"]*:[0-9]*"' | head -1 | cut -d'"' -f4)
 
 timeout 60 "$ray" submit --address "$address" --token "$token" --temp-dir "$tmp/cluster" "$webui_plugin" hello-logs >/dev/null
+# A second node, whose worker's log the logs page reaches through its raylet.
+timeout 60 "$ray" start --address "$address" --token "$token" --num-cpus 1 --resources '{"side": 1}' \
+  --temp-dir "$tmp/node2" >/dev/null
+timeout 60 "$ray" submit --address "$address" --token "$token" --temp-dir "$tmp/cluster" "$webui_plugin" on-the-side side >/dev/null
 timeout 90 "$ray" tune run "$trainables" --address "$address" --token "$token" \
   --local-dir "$tmp/results" --run quadratic --name browser \
   --config '{"x": {"grid_search": [1, 3]}}' --stop '{"training_iteration": 4}' \

@@ -5,12 +5,14 @@
 #include <httplib.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -63,6 +65,16 @@ class DashboardServerTest : public ::testing::Test {
                         "hello-logs"},
                        dir_->path());
     ASSERT_EQ(echo.exit_code, 0) << echo.all();
+    // A second node (a session of its own on this machine) whose worker prints too.
+    temp2_ = dir_->path() + "/node2";
+    auto join = RunRay({"start", "--address", address_, "--token", token_, "--num-cpus", "1",
+                        "--resources", R"({"side": 1})", "--temp-dir", temp2_},
+                       dir_->path());
+    ASSERT_EQ(join.exit_code, 0) << join.all();
+    auto side = RunRay({"submit", "--address", address_, "--temp-dir", temp_, WEBUI_PLUGIN,
+                        "on-the-side", "side"},
+                       dir_->path());
+    ASSERT_EQ(side.exit_code, 0) << side.all();
     auto tune = RunRay({"tune", "run", kTrainables, "--address", address_, "--token", token_,
                         "--local-dir", results_, "--run", "quadratic", "--name", "dash",
                         "--config", R"({"x": {"grid_search": [1, 3]}})", "--stop",
@@ -71,6 +83,7 @@ class DashboardServerTest : public ::testing::Test {
     ASSERT_EQ(tune.exit_code, 0) << tune.all();
   }
   static void TearDownTestSuite() {
+    RunRay({"stop", "--temp-dir", temp2_}, dir_->path());
     RunRay({"stop", "--temp-dir", temp_}, dir_->path());
     EXPECT_TRUE(AwaitNoProcessesMentioning(dir_->path()).empty());
     delete dir_;
@@ -92,12 +105,12 @@ class DashboardServerTest : public ::testing::Test {
   }
 
   static TempDir* dir_;
-  static std::string temp_, results_, address_, token_;
+  static std::string temp_, temp2_, results_, address_, token_;
   static int port_;
 };
 
 TempDir* DashboardServerTest::dir_ = nullptr;
-std::string DashboardServerTest::temp_, DashboardServerTest::results_,
+std::string DashboardServerTest::temp_, DashboardServerTest::temp2_, DashboardServerTest::results_,
     DashboardServerTest::address_, DashboardServerTest::token_;
 int DashboardServerTest::port_ = 0;
 
@@ -167,12 +180,16 @@ TEST_F(DashboardServerTest, NodesHaveResourcesUtilisationAndHistory) {
     nodes = Api("nodes");
     return nodes.is_object() && nodes["history"].size() >= 2;
   })) << nodes.dump();
-  ASSERT_EQ(nodes["nodes"].size(), 1u);
-  const json& n = nodes["nodes"][0];
-  EXPECT_EQ(n["state"], "ALIVE");
-  EXPECT_EQ(n["resources_total"]["CPU"], 2.0);
-  EXPECT_TRUE(n["utilisation"]["CPU"].is_number());
-  EXPECT_EQ(nodes["history"].back()["total"]["CPU"], 2.0);
+  ASSERT_EQ(nodes["nodes"].size(), 2u);
+  double cpus = 0;
+  for (const auto& n : nodes["nodes"]) {
+    EXPECT_EQ(n["state"], "ALIVE");
+    EXPECT_TRUE(n["utilisation"]["CPU"].is_number());
+    cpus += n["resources_total"]["CPU"].get<double>();
+  }
+  EXPECT_EQ(cpus, 3.0);
+  EXPECT_EQ(nodes["history"].back()["total"]["CPU"], 3.0);
+  EXPECT_EQ(nodes["history"].back()["nodes"].size(), 2u) << nodes["history"].back().dump();
   EXPECT_GT(nodes["history"].back()["time_ms"].get<int64_t>(), 0);
 }
 
@@ -195,6 +212,26 @@ TEST_F(DashboardServerTest, JobsActorsObjectsAndPlacementGroupsAreListed) {
   json groups = Api("placement_groups");
   ASSERT_TRUE(groups.is_object());
   EXPECT_TRUE(groups["placement_groups"].is_array());
+}
+
+// An actor killed once (it may restart once) shows one restart.
+TEST_F(DashboardServerTest, ActorsShowTheirRestarts) {
+  auto r = RunRay({"submit", "--address", address_, "--temp-dir", temp_, WEBUI_PLUGIN, "restart"},
+                  dir_->path());
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(KeyValue(r.out, "restarted"), "1") << r.out;
+  json actors;
+  EXPECT_TRUE(Eventually([&] {
+    actors = Api("actors");
+    if (!actors.is_object()) return false;
+    for (const auto& a : actors["actors"]) {
+      if (a["name"] == "phoenix") return a["restarts"] == 1;
+    }
+    return false;
+  }, 10)) << actors.dump();
+  for (const auto& a : actors["actors"]) {
+    if (a["name"] == "keeper") EXPECT_EQ(a["restarts"], 0) << a.dump();
+  }
 }
 
 TEST_F(DashboardServerTest, TasksHaveCountsAHistogramAndALookupById) {
@@ -227,37 +264,90 @@ TEST_F(DashboardServerTest, TimelineIsTheChromeTraceOfTheTasks) {
   EXPECT_GE(boxes, 7) << trace.dump();
 }
 
-TEST_F(DashboardServerTest, LogsAreListedFetchedAndSearched) {
+// The head's logs and the second node's (asked of its raylet), listed, read and
+// searched, each confined to its node's logs dir.
+TEST_F(DashboardServerTest, EveryNodesLogsAreListedReadAndSearched) {
   json logs = Api("logs");
   ASSERT_TRUE(logs.is_object());
-  std::vector<std::string> workers;
-  bool raylet = false;
+  EXPECT_TRUE(logs["errors"].empty()) << logs.dump();
+  std::string head, side;
+  std::map<std::string, std::vector<std::string>> workers;  // node id -> worker-*.out
   for (const auto& l : logs["logs"]) {
-    std::string name = l["name"];
-    raylet |= name == "raylet.err";
-    if (name.rfind("worker-", 0) == 0 && name.size() > 4 &&
-        name.compare(name.size() - 4, 4, ".out") == 0) {
-      workers.push_back(name);
+    std::string name = l["name"], node = l["node_id"];
+    EXPECT_EQ(l["node_address"], "127.0.0.1");
+    if (name == "gcs.err") head = node;
+    if (name.rfind("worker-", 0) == 0 && name.compare(name.size() - 4, 4, ".out") == 0) {
+      workers[node].push_back(name);
     }
   }
-  EXPECT_TRUE(raylet) << logs.dump();
-  ASSERT_FALSE(workers.empty()) << logs.dump();
-  // The worker that ran Echo printed the marker; a search finds it in one log.
-  int found = 0;
-  for (const auto& name : workers) {
-    json all = Api("logs?name=" + name);
-    ASSERT_TRUE(all.is_object()) << name;
-    json hits = Api("logs?name=" + name + "&search=DASHBOARD-MARKER&lines=5");
-    ASSERT_TRUE(hits.is_object()) << name;
-    for (const auto& l : hits["lines"]) {
-      EXPECT_EQ(l["text"], "dashboard-marker hello-logs");
-      ++found;
+  for (const auto& [node, names] : workers) {
+    if (node != head) side = node;
+  }
+  ASSERT_FALSE(head.empty()) << logs.dump();
+  ASSERT_FALSE(side.empty()) << "no worker log of the second node: " << logs.dump();
+  ASSERT_NE(head, side);
+  // One search of every log of every node finds each node's marker line.
+  json found = Api("logs?search=DASHBOARD-MARKER&lines=5");
+  ASSERT_TRUE(found.is_object());
+  std::map<std::string, std::string> marker_log;  // node -> log name
+  for (const auto& m : found["matches"]) {
+    for (const auto& l : m["lines"]) {
+      std::string text = l["text"];
+      if (text == "dashboard-marker hello-logs") marker_log[m["node_id"]] = m["name"];
+      if (text == "dashboard-marker on-the-side") marker_log[m["node_id"]] = m["name"];
     }
   }
-  EXPECT_EQ(found, 1);
-  json none = Api("logs?name=" + workers[0] + "&search=no-such-text-anywhere-42");
+  ASSERT_EQ(marker_log.size(), 2u) << found.dump();
+  ASSERT_TRUE(marker_log.count(side)) << found.dump();
+  // Reading the second node's log through its raylet; the head's by default.
+  json side_log = Api("logs?node=" + side + "&name=" + marker_log[side] + "&search=marker");
+  ASSERT_TRUE(side_log.is_object());
+  ASSERT_EQ(side_log["lines"].size(), 1u) << side_log.dump();
+  EXPECT_EQ(side_log["lines"][0]["text"], "dashboard-marker on-the-side");
+  EXPECT_EQ(side_log["node_id"], side);
+  json head_log = Api("logs?name=" + marker_log[head] + "&search=marker");
+  ASSERT_TRUE(head_log.is_object());
+  ASSERT_EQ(head_log["lines"].size(), 1u) << head_log.dump();
+  EXPECT_EQ(head_log["lines"][0]["text"], "dashboard-marker hello-logs");
+  json none = Api("logs?node=" + side + "&name=" + marker_log[side] + "&search=no-such-text-42");
   ASSERT_TRUE(none.is_object());
   EXPECT_TRUE(none["lines"].empty());
+  // Nothing outside a node's logs dir: not by a path, nor through a link placed there.
+  std::string side_logs = temp2_ + "/session_latest/logs";
+  ASSERT_EQ(::symlink("../token", (side_logs + "/leak.out").c_str()), 0);
+  int status = 0;
+  for (const std::string& bad : {"../token", "..%2Ftoken", "%2Fetc%2Fpasswd", ".hidden"}) {
+    Api("logs?node=" + side + "&name=" + bad, &status);
+    EXPECT_EQ(status, 400) << bad;
+  }
+  Api("logs?node=" + side + "&name=leak.out", &status);
+  EXPECT_EQ(status, 404) << "a link out of the logs dir was followed";
+  Api("logs?node=" + side + "&name=absent.log", &status);
+  EXPECT_EQ(status, 404);
+  Api("logs?node=" + std::string(56, 'a'), &status);
+  EXPECT_EQ(status, 404);
+  json again = Api("logs");
+  for (const auto& l : again["logs"]) EXPECT_NE(l["name"], "leak.out") << "links are not listed";
+}
+
+// The dashboard runs under a supervisor: killed, it serves again on the same port,
+// and `ray status` shows its URL.
+TEST_F(DashboardServerTest, TheDashboardIsStartedAgainWhenItDies) {
+  std::string pid_file = temp_ + "/session_latest/dashboard.pid";
+  int pid = std::stoi(ReadText(pid_file));
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  EXPECT_TRUE(Eventually([&] {
+    Api("nodes", &status);
+    return status == 200 && std::stoi("0" + ReadText(pid_file)) != pid;
+  }, 10)) << "the dashboard did not come back; status " << status;
+  auto text = RunRay({"status", "--temp-dir", temp_}, dir_->path());
+  EXPECT_NE(text.out.find("Dashboard: http://127.0.0.1:" + std::to_string(port_) + "\n"),
+            std::string::npos)
+      << text.out;
+  auto j = RunRay({"status", "--json", "--temp-dir", temp_}, dir_->path());
+  EXPECT_EQ(json::parse(j.out)["dashboard_url"], "http://127.0.0.1:" + std::to_string(port_));
 }
 
 TEST_F(DashboardServerTest, TuneShowsTrialsAndTheirResultRows) {
@@ -272,6 +362,9 @@ TEST_F(DashboardServerTest, TuneShowsTrialsAndTheirResultRows) {
     EXPECT_EQ(t["status"], "TERMINATED");
     EXPECT_EQ(t["last_result"]["training_iteration"], 3);
     EXPECT_TRUE(t["config"].contains("x"));
+    // The way to TensorBoard: the trial's dir, which holds its event files.
+    EXPECT_EQ(t["logdir"].get<std::string>().rfind(results_ + "/dash/", 0), 0u) << t.dump();
+    EXPECT_EQ(t["tensorboard"], true) << t.dump();
   }
   std::string trial = exp["trials"][0]["trial_id"];
   json rows = Api("tune?experiment=dash&trial=" + trial);
@@ -294,7 +387,7 @@ TEST_F(DashboardServerTest, BadRequestsGetErrorsAndTheServerStaysUp) {
   for (const std::string& bad :
        {"tasks?limit=abc", "tasks?limit=-1", "tasks?limit=99999999999999999999", "tasks?id=XYZ",
         "tasks?bogus=1", "tasks?limit=1&limit=2", "logs?name=../token", "logs?name=%2e%2e%2ftoken",
-        "logs?search=x", "tune?experiment=..&trial=x", "tune?experiment=dash", "objects?limit="}) {
+        "logs?lines=3", "logs?node=XYZ", "tune?experiment=..&trial=x", "tune?experiment=dash", "objects?limit="}) {
     Api(bad, &status);
     EXPECT_EQ(status, 400) << bad;
   }

@@ -1,4 +1,4 @@
-#include "runtime/dashboard/log_files.h"
+#include "runtime/base/log_files.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "tests/test_util/temp_dir.h"
 
-namespace ray::dashboard {
+namespace ray {
 namespace {
 
 class LogFilesTest : public ::testing::Test {
@@ -59,4 +59,4 @@ TEST_F(LogFilesTest, RefusesNamesOutsideTheDir) {
 }
 
 }  // namespace
-}  // namespace ray::dashboard
+}  // namespace ray

@@ -46,5 +46,32 @@ TEST(TaskSummaryTest, LooksUpByPrefixAndKeepsTheLatestRows) {
   EXPECT_TRUE(SummarizeTasks(json::array(), {"zz"})["matches"].empty());
 }
 
+// Each run of an actor's constructor (its creation task, the actor's id) ends in one
+// FINISHED or FAILED event: the runs past the first are its restarts.
+TEST(ActorRestartsTest, CountsTheConstructorsRunsPastTheFirst) {
+  auto event = [](const std::string& id, const char* state) {
+    gcs::TaskEvent e;
+    e.task_id = id;
+    e.state = state;
+    return e;
+  };
+  std::string a(16, '\x01'), b(16, '\x02');
+  std::vector<gcs::TaskEvent> events = {
+      event(a, gcs::kTaskRunning), event(a, gcs::kTaskFinished), event(a, gcs::kTaskFinished),
+      event(a, gcs::kTaskFailed),  event(b, gcs::kTaskFinished), event(b, gcs::kTaskProfile),
+      event(b, gcs::kTaskRunning)};
+  json actors = {{{"actor_id", std::string(32, '0') + "01"}},
+                 {{"actor_id", "01010101010101010101010101010101"}},
+                 {{"actor_id", "02020202020202020202020202020202"}},
+                 {{"actor_id", "03030303030303030303030303030303"}},
+                 {{"actor_id", "not hex"}}};
+  AddActorRestarts(actors, events);
+  EXPECT_EQ(actors[0]["restarts"], 0);
+  EXPECT_EQ(actors[1]["restarts"], 2);
+  EXPECT_EQ(actors[2]["restarts"], 0);
+  EXPECT_EQ(actors[3]["restarts"], 0);
+  EXPECT_EQ(actors[4]["restarts"], 0);
+}
+
 }  // namespace
 }  // namespace ray::dashboard

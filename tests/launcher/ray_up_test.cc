@@ -6,6 +6,11 @@
 // Needs root; skipped, saying why, without it.
 
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -214,6 +219,82 @@ TEST_F(RayUpTest, AnExternalProviderPluginMakesTheNodesOnTheHeadToo) {
   EXPECT_EQ(down.exit_code, 0) << down.all();
   up_ = false;
   for (int i = 0; i < 3; ++i) EXPECT_EQ(RayProcessesOn(i), "") << "ray still runs on host " << i;
+}
+
+// A port of this machine's loopback that nothing listens on now.
+int FreeLoopbackPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// `ray dashboard`: the head's dashboard (on the head's own loopback) answers on a
+// local port through an ssh forward, with the cluster's token; Ctrl-C ends it. Its
+// logs page reaches the worker host's logs through that host's raylet (encrypted
+// between hosts).
+TEST_F(RayUpTest, DashboardForwardsTheHeadsDashboardToALocalPort) {
+  WriteConfig("min_workers: 1\nmax_workers: 1\n");
+  auto up = Ray({"up", "-y", config_}, 240);
+  up_ = true;
+  ASSERT_EQ(up.exit_code, 0) << up.all();
+  std::string token = ReadText(home_ + "/.ray/clusters/up" + std::to_string(::getpid()) + ".token");
+  int port = FreeLoopbackPort();
+  ::setenv("HOME", home_.c_str(), 1);  // where `ray up` kept the token
+  int pid = SpawnRay({"dashboard", config_, "-p", std::to_string(port)}, dir_.path());
+  std::string link = "http://127.0.0.1:" + std::to_string(port) + "/?token=" + token;
+  for (int i = 0; i < 200 && !Contains(SpawnedOutput(dir_.path(), ".out"), link); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(Contains(SpawnedOutput(dir_.path(), ".out"), link))
+      << SpawnedOutput(dir_.path(), ".out") << SpawnedOutput(dir_.path(), ".err");
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(10);
+  auto refused = c.Get("/api/nodes");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  auto nodes = c.Get("/api/nodes", {{"Authorization", "Bearer " + token}});
+  ASSERT_TRUE(nodes);
+  ASSERT_EQ(nodes->status, 200) << nodes->body;
+  auto j = nlohmann::json::parse(nodes->body);
+  ASSERT_GE(j["nodes"].size(), 1u) << nodes->body;
+  // The worker's logs, once the autoscaler has it up.
+  std::string worker_node, last;
+  for (int i = 0; i < 600 && worker_node.empty(); ++i) {
+    auto logs = c.Get("/api/logs", {{"Authorization", "Bearer " + token}});
+    if (logs) last = logs->body;
+    if (logs && logs->status == 200) {
+      auto listed = nlohmann::json::parse(logs->body);
+      for (const auto& l : listed["logs"]) {
+        if (l["node_address"] != hosts_->Ip(0) && l["name"] == "raylet.err") worker_node = l["node_id"];
+      }
+    }
+    if (worker_node.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(worker_node.empty()) << "no worker host's logs through the dashboard: " << last
+                                     << c.Get("/api/nodes", {{"Authorization", "Bearer " + token}})->body;
+  auto raylet = c.Get("/api/logs?node=" + worker_node + "&name=raylet.err&search=serving",
+                      {{"Authorization", "Bearer " + token}});
+  ASSERT_TRUE(raylet);
+  ASSERT_EQ(raylet->status, 200) << raylet->body;
+  EXPECT_EQ(nlohmann::json::parse(raylet->body)["matched"], 1) << raylet->body;
+  // A second forward to the same local port fails, saying so.
+  auto taken = Ray({"dashboard", config_, "-p", std::to_string(port)}, 60, "HOME=" + home_);
+  EXPECT_NE(taken.exit_code, 0);
+  EXPECT_TRUE(Contains(taken.err, "127.0.0.1:" + std::to_string(port) + " is taken here"))
+      << taken.all();
+  ::kill(pid, SIGINT);
+  int status = 0;
+  for (int i = 0; i < 100 && ::waitpid(pid, &status, WNOHANG) != pid; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(c.Get("/api/nodes", {{"Authorization", "Bearer " + token}})) << "the forward outlived Ctrl-C";
 }
 
 TEST_F(RayUpTest, NoRestartKeepsRayRunningRestartOnlySkipsTheSetupTmuxDetaches) {

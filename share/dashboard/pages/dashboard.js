@@ -114,8 +114,9 @@ function compare(a, b) {
   return String(a ?? '').localeCompare(String(b ?? ''));
 }
 
-// A line chart (uPlot) in `container`, redrawn with new data: xs, and one [label, ys]
-// per series. Returns an update function.
+// A line chart (uPlot) in `container`, redrawn with new data: xs, and one
+// [label, ys, colour?] per series (drawn in that order; colour by default from
+// COLORS by position). Returns an update function.
 export function lineChart(container, xLabel, { time = false, height = 260 } = {}) {
   let plot = null, labels = '';
   return (xs, series) => {
@@ -128,8 +129,9 @@ export function lineChart(container, xLabel, { time = false, height = 260 } = {}
         width: Math.max(400, container.clientWidth || 800), height,
         scales: { x: { time } },
         axes: [{ label: xLabel }, {}],
-        series: [{ label: xLabel }, ...series.map(([label], i) => ({
-          label, stroke: COLORS[i % COLORS.length], spanGaps: true, points: { show: xs.length < 60 },
+        series: [{ label: xLabel }, ...series.map(([label, , colour], i) => ({
+          label, stroke: colour || COLORS[i % COLORS.length], spanGaps: true,
+          points: { show: xs.length < 60 },
         }))],
       }, data, container);
       container.dataset.points = String(xs.length);

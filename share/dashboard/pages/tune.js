@@ -28,6 +28,9 @@ async function refresh() {
   const exp = experiments.find(e => e.name === experiment);
   if (!exp) return;
   const trials = exp.trials;
+  // TensorBoard reads every trial's event files under the experiment's dir.
+  document.getElementById('tensorboard').textContent = trials.some(t => t.tensorboard)
+      ? `tensorboard --logdir ${results_dir}/${experiment}` : '(no TensorBoard files: the loggers setting leaves tensorboard out)';
   const configKeys = [...new Set(trials.flatMap(t => Object.keys(t.config || {})))].sort();
   const resultKeys = [...new Set(trials.flatMap(t => Object.entries(t.last_result || {})
       .filter(([, v]) => isNumber(v)).map(([k]) => k)))].sort();
@@ -35,6 +38,7 @@ async function refresh() {
     ['trial', t => t.trial_id, 'mono'], ['status', t => t.status],
     ...configKeys.map(k => [k, t => fmt((t.config || {})[k]), 'num']),
     ...resultKeys.map(k => [k, t => (t.last_result || {})[k] ?? '', 'num']),
+    ['logdir (TensorBoard)', logdir],
   ], trials, sort);
   // The chart: one series per trial.
   const rows = await Promise.all(trials.map(t => api(
@@ -53,6 +57,13 @@ async function refresh() {
     return [r.trial_id, xs.map(v => at.has(v) ? at.get(v) : null)];
   });
   chart(xs, series);
+}
+
+// The trial's dir, with the command that shows its TensorBoard files.
+function logdir(t) {
+  const c = el('code', t.tensorboard ? `tensorboard --logdir ${t.logdir}` : t.logdir, 'logdir');
+  c.title = t.tensorboard ? 'events.out.tfevents.* are in this dir' : 'no TensorBoard files here';
+  return c;
 }
 
 function fmt(v) {

@@ -1,14 +1,16 @@
-#include "runtime/dashboard/log_files.h"
+#include "runtime/base/log_files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <deque>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
-namespace ray::dashboard {
+namespace ray {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -43,7 +45,9 @@ Result<json> ListLogs(const std::string& logs_dir) {
   json rows = json::array();
   std::vector<fs::directory_entry> entries;
   for (const auto& e : fs::directory_iterator(logs_dir, ec)) {
-    if (e.is_regular_file(ec) && PlainName(e.path().filename().string())) entries.push_back(e);
+    if (!e.is_symlink(ec) && e.is_regular_file(ec) && PlainName(e.path().filename().string())) {
+      entries.push_back(e);
+    }
   }
   std::sort(entries.begin(), entries.end());
   for (const auto& e : entries) {
@@ -59,15 +63,29 @@ Result<json> ReadLog(const std::string& logs_dir, const LogQuery& query) {
     return Status::InvalidArgument("log name '" + query.name +
                                    "' is not a plain file name of the logs dir");
   }
-  fs::path path = fs::path(logs_dir) / query.name;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return Status::NotFound("no log named " + query.name);
-  std::uintmax_t size = fs::file_size(path, ec);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Unavailable("cannot open log " + query.name);
+  std::string path = logs_dir + "/" + query.name;
+  // Read through one descriptor opened without following a link, and only if it is
+  // a regular file: nothing outside the dir, even if the file is swapped meanwhile.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    return Status::NotFound("no log named " + query.name);
+  }
+  std::uintmax_t size = static_cast<std::uintmax_t>(st.st_size);
+  std::uintmax_t from = size > kMaxBytes ? size - kMaxBytes : 0;
+  std::string text(size - from, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(from + got));
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(got);
+  std::istringstream in(text);
   bool truncated = false;
-  if (size > kMaxBytes) {
-    in.seekg(static_cast<std::streamoff>(size - kMaxBytes));
+  if (from > 0) {
     std::string partial;
     std::getline(in, partial);  // the first line is cut: skip it
     truncated = true;
@@ -92,4 +110,16 @@ Result<json> ReadLog(const std::string& logs_dir, const LogQuery& query) {
               {"matched", matched}, {"truncated", truncated}};
 }
 
-}  // namespace ray::dashboard
+Result<json> SearchLogs(const std::string& logs_dir, const std::string& search,
+                        size_t max_lines) {
+  if (search.empty()) return Status::InvalidArgument("a search of every log needs the text");
+  RAY_ASSIGN_OR_RETURN(json logs, ListLogs(logs_dir));
+  json hits = json::array();
+  for (const auto& l : logs) {
+    auto log = ReadLog(logs_dir, {l["name"].get<std::string>(), search, max_lines});
+    if (log.ok() && (*log)["matched"].get<size_t>() > 0) hits.push_back(std::move(log).value());
+  }
+  return hits;
+}
+
+}  // namespace ray

@@ -1,6 +1,7 @@
-// Overview: nodes with their resources and utilisation, the cluster's use of each
-// resource over time (sampled every second by the head), placement groups.
-import { api, el, fillTable, fmtResources, lineChart, nav, poll } from '/dashboard.js';
+// Overview: nodes with their resources and utilisation, the use of each resource
+// over time (sampled every second by the head): the cluster's and each node's;
+// placement groups.
+import { COLORS, api, el, fillTable, fmtResources, lineChart, nav, poll } from '/dashboard.js';
 
 nav();
 const select = document.getElementById('resource');
@@ -30,6 +31,11 @@ poll(async () => {
   }
   const r = select.value;
   const xs = history.map(s => s.time_ms / 1000);
-  chart(xs, [[`${r} used`, history.map(s => s.used[r] ?? null)],
-             [`${r} total`, history.map(s => s.total[r] ?? null)]]);
+  // Each node's use, then the cluster's use and total on top (blue, red).
+  const ids = [...new Set(history.flatMap(s => Object.keys(s.nodes || {})))].sort();
+  chart(xs, [...ids.map((id, i) => [`${r} used on ${short(id)}`,
+                                    history.map(s => (s.nodes || {})[id]?.[r] ?? null),
+                                    COLORS[2 + i % (COLORS.length - 2)]]),
+             [`${r} used`, history.map(s => s.used[r] ?? null), COLORS[0]],
+             [`${r} total`, history.map(s => s.total[r] ?? null), COLORS[1]]]);
 });
