@@ -28,7 +28,10 @@ struct TuneRunOptions {
 void Run(const TuneRunOptions& o) {
   auto experiments = tune::BuildExperiments(o.experiments);
   if (!experiments.ok()) Fail("tune run", experiments.status());
-  tune::DriveOptions drive_options{"tune run", o.plugin, *experiments, o.resume};
+  tune::DriveOptions drive_options;
+  drive_options.plugin_path = o.plugin;
+  drive_options.experiments = *experiments;
+  drive_options.resume = o.resume;
   drive_options.with_server = o.with_server;
   drive_options.server_port = o.server_port;
   auto drive = [&](worker::Plugin& plugin, const RayRuntimeApi* api) {
@@ -46,8 +49,12 @@ void Run(const TuneRunOptions& o) {
   auto target = ResolveCluster(flags);
   if (!target.ok()) Fail("tune run", target.status());
   drive_options.token = target->token;
-  auto code = node::RunDriver({o.plugin, {}, target->gcs_address, target->token,
-                               target->raylet_socket}, drive);
+  node::JobOptions job;
+  job.plugin_path = o.plugin;
+  job.gcs_address = target->gcs_address;
+  job.token = target->token;
+  job.raylet_socket = target->raylet_socket;
+  auto code = node::RunDriver(job, drive);
   if (!code.ok()) Fail("tune run", code.status());
   if (*code != 0) throw Exit{*code};
 }

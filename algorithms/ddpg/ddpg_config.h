@@ -7,8 +7,8 @@
 // exploration keys (Ornstein-Uhlenbeck or Gaussian noise, its annealing, pure
 // exploration steps), critic_lr, actor_lr, tau, use_huber, huber_threshold, l2_reg,
 // grad_norm_clipping and the replay keys. Accepted only at their off value:
-// use_state_preprocessor, parameter_noise, evaluation_interval (null),
-// evaluation_config ({}). Refused: lr, lr_schedule, a non-empty model. Torch-free.
+// use_state_preprocessor, parameter_noise. The evaluation keys are common
+// (runtime/rllib/common_config.h). Refused: lr, lr_schedule, a non-empty model. Torch-free.
 
 #include <string>
 #include <vector>

@@ -6,8 +6,8 @@
 // (actor_learning_rate, critic_learning_rate, entropy_learning_rate),
 // grad_norm_clipping and the replay keys. Accepted only at their one implemented
 // value: use_state_preprocessor false, policy "GaussianLatentSpacePolicy",
-// normalize_actions true (the policy acts in [-1, 1], mapped onto the Box's bounds),
-// evaluation_interval null, evaluation_config {}. Refused: lr, lr_schedule, a
+// normalize_actions true (the policy acts in [-1, 1], mapped onto the Box's bounds).
+// The evaluation keys are common (runtime/rllib/common_config.h). Refused: lr, lr_schedule, a
 // non-empty model. Torch-free.
 
 #include <optional>

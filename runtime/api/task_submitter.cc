@@ -439,7 +439,7 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
     }
     if (shared) {
       // Large results live in the raylet's store, like any task's.
-      protocol::PutRequest put{std::move(p)};
+      protocol::PutRequest put{std::move(p), {}};
       raylet_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
       continue;
     }

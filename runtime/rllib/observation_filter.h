@@ -30,7 +30,8 @@ namespace ray::rllib {
 // Running count, mean and sum of squared deviations of vectors of a fixed size.
 class RunningStat {
  public:
-  explicit RunningStat(size_t size = 0) : mean_(size, 0.0), s_(size, 0.0) {}
+  RunningStat() = default;  // size 0
+  explicit RunningStat(size_t size) : mean_(size, 0.0), s_(size, 0.0) {}
 
   void Push(const float* x);
   // Folds in another stat of the same size (Chan et al.'s parallel update).

@@ -50,7 +50,6 @@ TEST(SACConfigTest, RefusesKeysItDoesNotImplementByName) {
   EXPECT_NE(SACRefusal(R"({"Q_model": {"hidden_sizes": [8]}})").find("'Q_model.hidden_sizes'"), std::string::npos);
   EXPECT_NE(SACRefusal(R"({"optimization": {"lr": 1}})").find("'optimization.lr'"), std::string::npos);
   EXPECT_NE(SACRefusal(R"({"target_entropy": "max"})").find("'target_entropy'"), std::string::npos);
-  EXPECT_NE(SACRefusal(R"({"evaluation_interval": 5})").find("'evaluation_interval'"), std::string::npos);
   EXPECT_NE(SACRefusal(R"({"prioritized_replay_alpha": -1})").find("'prioritized_replay_alpha'"), std::string::npos);
   EXPECT_NE(SACRefusal(R"({"Q_model": {"hidden_activation": "elu"}})").find("hidden_activation"), std::string::npos);
   EXPECT_EQ(SACRefusal(R"({"model": {}, "target_entropy": -2, "n_step": 3, "Q_model": {"hidden_layer_sizes": [8]}})"),
@@ -85,7 +84,6 @@ TEST(DDPGConfigTest, RefusesKeysItDoesNotImplementByName) {
             std::string::npos);
   EXPECT_NE(DDPGRefusal(R"({"exploration_noise_type": "pink"})").find("'exploration_noise_type'"), std::string::npos);
   EXPECT_NE(DDPGRefusal(R"({"compress_observations": true})").find("'compress_observations'"), std::string::npos);
-  EXPECT_NE(DDPGRefusal(R"({"evaluation_num_episodes": 10})").find("'evaluation_num_episodes'"), std::string::npos);
   EXPECT_NE(DDPGRefusal(R"({"policy_delay": 0})").find("'policy_delay'"), std::string::npos);
   EXPECT_NE(DDPGRefusal(R"({"exploration_ou_theta": 0})").find("'exploration_ou_theta'"), std::string::npos);
 }

@@ -53,7 +53,9 @@ TEST(RolloutWorkerTest, CompleteEpisodesReturnsOnlyWholeEpisodes) {
     for (int64_t len : r->episode_lengths) rows_in_episodes += len;
     EXPECT_EQ(rows_in_episodes, b.size()) << "rows are exactly the finished episodes";
     for (int64_t i = 0; i + 1 < b.size(); ++i) {
-      if (b.eps_id[i] != b.eps_id[i + 1]) EXPECT_TRUE(b.terminateds[i] || b.truncateds[i]) << i;
+      if (b.eps_id[i] != b.eps_id[i + 1]) {
+        EXPECT_TRUE(b.terminateds[i] || b.truncateds[i]) << i;
+      }
     }
   }
 }

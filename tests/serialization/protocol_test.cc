@@ -279,14 +279,14 @@ TEST(BodyTest, RoundTripsEveryMessage) {
   EXPECT_EQ(wait.num, 2u);
   auto wait_reply = RoundTrip(MessageType::kWaitReply, WaitReply{{1, 0, 1}});
   EXPECT_EQ(wait_reply.ready, (std::vector<uint8_t>{1, 0, 1}));
-  auto put = RoundTrip(MessageType::kPutObject, PutRequest{Payload("p", ObjectState::kShared)});
+  auto put = RoundTrip(MessageType::kPutObject, PutRequest{Payload("p", ObjectState::kShared), {}});
   EXPECT_EQ(put.object.shm_name, "/ray-tag-p");
   auto exec = RoundTrip(MessageType::kExecuteTask,
                         ExecuteTask{Spec(), {Payload("r", ObjectState::kInline)}, "/p.so", {}});
   EXPECT_EQ(exec.plugin_path, "/p.so");
   EXPECT_EQ(exec.spec.actor_name, "counter");
   auto done = RoundTrip(MessageType::kTaskDone,
-                        TaskDone{"t", {Payload("x", ObjectState::kError)}, true});
+                        TaskDone{"t", {Payload("x", ObjectState::kError)}, true, 0, 0, {}});
   EXPECT_TRUE(done.exit_after);
   auto call = RoundTrip(MessageType::kCall, CallRequest{"get_actor", "name", "tok"});
   EXPECT_EQ(call.token, "tok");

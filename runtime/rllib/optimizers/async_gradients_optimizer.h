@@ -47,7 +47,8 @@ struct WorkerGradients {
   Gradients gradients;  // num_rows: RLlib's info["batch_count"]
   std::vector<double> episode_returns;
   std::vector<int64_t> episode_lengths;
-  MSGPACK_DEFINE_ARRAY(gradients, episode_returns, episode_lengths);
+  std::vector<std::map<std::string, double>> episode_custom_metrics;
+  MSGPACK_DEFINE_ARRAY(gradients, episode_returns, episode_lengths, episode_custom_metrics);
 };
 
 struct AsyncGradientsOptions {
@@ -108,10 +109,7 @@ class AsyncGradientsOptimizer : public PolicyOptimizer {
       stats_.num_steps_sampled += g->gradients.num_rows;
       stats_.num_steps_trained += g->gradients.num_rows;
       out.steps_sampled += g->gradients.num_rows;
-      out.episode_returns.insert(out.episode_returns.end(), g->episode_returns.begin(),
-                                 g->episode_returns.end());
-      out.episode_lengths.insert(out.episode_lengths.end(), g->episode_lengths.begin(),
-                                 g->episode_lengths.end());
+      out.AddEpisodes(*g);
       if (num_gradients < options_.grads_per_step) {
         TimerStat::Scope t(&stats_.timers["dispatch"]);
         done.worker.Task(&Worker::SetWeights).Remote(learner_->GetWeights());

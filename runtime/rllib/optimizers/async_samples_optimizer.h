@@ -93,10 +93,7 @@ class AsyncSamplesOptimizer : public PolicyOptimizer {
     for (size_t k : WaitForSamples()) {
       Pending done = pending_[k];
       std::shared_ptr<SampleResult> r = ray::Get(done.ref);
-      out.episode_returns.insert(out.episode_returns.end(), r->episode_returns.begin(),
-                                 r->episode_returns.end());
-      out.episode_lengths.insert(out.episode_lengths.end(), r->episode_lengths.begin(),
-                                 r->episode_lengths.end());
+      out.AddEpisodes(*r);
       buffered_rows_ += r->batch.size();
       buffer_.push_back(std::move(r->batch));
       if (buffered_rows_ >= options_.train_batch_size) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <string>
@@ -52,10 +53,20 @@ struct OptimizerStep {
   LearnerStats learner;
   std::vector<double> episode_returns;
   std::vector<int64_t> episode_lengths;
-  // Each episode's custom metrics (callbacks), parallel to episode_returns; may be
-  // left empty by an optimizer (no custom metrics).
+  // Each episode's custom metrics (callbacks), parallel to episode_returns.
   std::vector<std::map<std::string, double>> episode_custom_metrics;
   int64_t steps_sampled = 0;  // env steps this step
+
+  // Appends the episodes a worker reported (a SampleResult or WorkerGradients).
+  template <typename Report>
+  void AddEpisodes(Report& from) {
+    auto append = [](auto& to, auto& more) {
+      to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    };
+    append(episode_returns, from.episode_returns);
+    append(episode_lengths, from.episode_lengths);
+    append(episode_custom_metrics, from.episode_custom_metrics);
+  }
 };
 
 // The counters every optimizer keeps; the result's "info" holds them.

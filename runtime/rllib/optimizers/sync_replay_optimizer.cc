@@ -39,10 +39,7 @@ OptimizerStep SyncReplayOptimizer::Step() {
     for (SampleResult& r : sampler_(stats_.num_steps_sampled)) {
       buffer_->Add(r.batch);
       out.steps_sampled += r.batch.size();
-      out.episode_returns.insert(out.episode_returns.end(), r.episode_returns.begin(), r.episode_returns.end());
-      out.episode_lengths.insert(out.episode_lengths.end(), r.episode_lengths.begin(), r.episode_lengths.end());
-      out.episode_custom_metrics.insert(out.episode_custom_metrics.end(), r.episode_custom_metrics.begin(),
-                                        r.episode_custom_metrics.end());
+      out.AddEpisodes(r);
     }
   }
   if (stats_.num_steps_sampled >= options_.learning_starts && buffer_->size() > 0) out.learner = Optimize();

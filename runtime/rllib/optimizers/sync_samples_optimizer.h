@@ -52,10 +52,7 @@ class SyncSamplesOptimizer : public PolicyOptimizer {
       TimerStat::Scope t(&stats_.timers["sample"]);
       for (SampleResult& r : Sample()) {
         batches.push_back(std::move(r.batch));
-        out.episode_returns.insert(out.episode_returns.end(), r.episode_returns.begin(), r.episode_returns.end());
-        out.episode_lengths.insert(out.episode_lengths.end(), r.episode_lengths.begin(), r.episode_lengths.end());
-        out.episode_custom_metrics.insert(out.episode_custom_metrics.end(), r.episode_custom_metrics.begin(),
-                                          r.episode_custom_metrics.end());
+        out.AddEpisodes(r);
       }
     }
     SampleBatch batch = SampleBatch::Concat(batches);

@@ -167,6 +167,7 @@ class RemoteRolloutWorker {
     out.gradients = worker_->policy().ComputeGradients(sample.batch);
     out.episode_returns = std::move(sample.episode_returns);
     out.episode_lengths = std::move(sample.episode_lengths);
+    out.episode_custom_metrics = std::move(sample.episode_custom_metrics);
     return out;
   }
   // RLlib's get_filters(flush_after): the observation filter's state (empty: NoFilter).
