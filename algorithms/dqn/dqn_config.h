@@ -12,6 +12,7 @@
 #include "runtime/base/status.h"
 #include "runtime/rllib/common_config.h"
 #include "runtime/rllib/optimizers/sync_replay_optimizer.h"
+#include "runtime/rllib/replay/replay_config.h"
 
 namespace ray::rllib {
 
@@ -24,6 +25,8 @@ struct DQNConfig : CommonConfig {
     grad_clip = 40.0;  // grad_norm_clipping
     min_iter_time_s = 1;
     timesteps_per_iteration = 1000;
+    replay.learning_starts = 1000;
+    replay.target_network_update_freq = 500;
   }
   // Model.
   int num_atoms = 1;
@@ -33,24 +36,15 @@ struct DQNConfig : CommonConfig {
   bool dueling = true;
   bool double_q = true;
   std::vector<int> hiddens = {256};  // Q head layers (relu) after the model's trunk
-  int n_step = 1;
-  // Exploration.
-  int64_t schedule_max_timesteps = 100000;
+  // Exploration (its schedule length is replay.schedule_max_timesteps).
   double exploration_fraction = 0.1;
   double exploration_final_eps = 0.02;
-  int64_t target_network_update_freq = 500;
   double softmax_temp = 1.0;
-  // Replay.
-  int64_t buffer_size = 50000;
-  bool prioritized_replay = true;
-  double prioritized_replay_alpha = 0.6;
-  double prioritized_replay_beta = 0.4;
-  double beta_annealing_fraction = 0.2;
-  double final_prioritized_replay_beta = 0.4;
-  double prioritized_replay_eps = 1e-6;
+  // Replay, n_step, learning_starts and target_network_update_freq: the keys the
+  // replay-based algorithms share, with DQN's defaults.
+  ReplayConfig replay;
   // Optimization.
   double adam_epsilon = 1e-8;
-  int64_t learning_starts = 1000;
 
   // Overlays the JSON object onto the defaults; unknown or unsupported keys and bad
   // values are InvalidArgument naming the key.

@@ -158,7 +158,7 @@ ActionBatch DQNPolicy::ComputeActions(const std::vector<float>& obs, bool explor
 }
 
 void DQNPolicy::Postprocess(SampleBatch* traj, const std::vector<float>& next_obs) {
-  PostprocessNStep(traj, next_obs, config_.gamma, config_.n_step, "DQN");
+  PostprocessNStep(traj, next_obs, config_.gamma, config_.replay.n_step, "DQN");
 }
 
 namespace {
@@ -200,7 +200,7 @@ static QLoss ComputeLoss(const SampleBatch& b, const PolicySpec& spec, const DQN
     auto q_tp1 = target->forward(new_obs);
     auto best = c.double_q ? online->forward(new_obs).argmax(1, true) : q_tp1.argmax(1, true);
     auto q_tp1_best = q_tp1.gather(1, best).squeeze(1);
-    target_value = rewards + std::pow(c.gamma, c.n_step) * (1 - dones) * q_tp1_best;
+    target_value = rewards + std::pow(c.gamma, c.replay.n_step) * (1 - dones) * q_tp1_best;
   }
   out.td = out.q_selected - target_value;
   out.loss = (weights * Huber(out.td)).mean();

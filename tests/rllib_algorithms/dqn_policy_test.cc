@@ -51,13 +51,13 @@ TEST(DQNConfigTest, DefaultsAreRLlibs) {
   EXPECT_EQ(c.train_batch_size, 32);
   EXPECT_EQ(c.sample_batch_size, 4);
   EXPECT_EQ(*c.grad_clip, 40.0);
-  EXPECT_TRUE(c.dueling && c.double_q && c.prioritized_replay);
+  EXPECT_TRUE(c.dueling && c.double_q && c.replay.prioritized_replay);
   EXPECT_EQ(c.hiddens, std::vector<int>{256});
-  EXPECT_EQ(c.buffer_size, 50000);
-  EXPECT_EQ(c.learning_starts, 1000);
-  EXPECT_EQ(c.target_network_update_freq, 500);
-  EXPECT_DOUBLE_EQ(c.prioritized_replay_alpha, 0.6);
-  EXPECT_DOUBLE_EQ(c.prioritized_replay_eps, 1e-6);
+  EXPECT_EQ(c.replay.buffer_size, 50000);
+  EXPECT_EQ(c.replay.learning_starts, 1000);
+  EXPECT_EQ(c.replay.target_network_update_freq, 500);
+  EXPECT_DOUBLE_EQ(c.replay.prioritized_replay_alpha, 0.6);
+  EXPECT_DOUBLE_EQ(c.replay.prioritized_replay_eps, 1e-6);
   EXPECT_EQ(c.timesteps_per_iteration, 1000);
   // The full config round-trips (remote workers get it as JSON).
   DQNConfig again = Config(c.ToJson());
@@ -144,7 +144,7 @@ TEST(DQNPolicyTest, PostprocessAddsNewObsAndNStepReturns) {
 void CheckTDErrors(bool double_q, int n_step) {
   DQNConfig c = Config(R"({"seed": 3, "gamma": 0.9, "hiddens": [16], "model": {"fcnet_hiddens": [16]}})");
   c.double_q = double_q;
-  c.n_step = n_step;
+  c.replay.n_step = n_step;
   auto p = Make(c);
   // Make online and target differ: new random online weights, the target kept.
   std::mt19937_64 rng(11);

@@ -1,7 +1,7 @@
 #pragma once
-// The replay keys RLlib 0.7's replay-based continuous-control algorithms (DDPG/TD3,
-// SAC) share, with their SyncReplayOptimizer options, and what those algorithms do to
-// the common keys: their networks come from their own keys, so the common `lr`,
+// The replay keys RLlib 0.7's replay-based algorithms (DQN, DDPG/TD3, SAC) share, with
+// their SyncReplayOptimizer options; and what the continuous-control ones do to the
+// common keys: their networks come from their own keys, so the common `lr`,
 // `lr_schedule`, `vf_share_layers` and a non-empty `model` are refused by name.
 // Torch-free.
 
