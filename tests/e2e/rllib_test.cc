@@ -514,7 +514,7 @@ TEST_F(RllibTest, ESAndARSTrainCheckpointAndRollOut) {
     EXPECT_NE(rollout.out.find("Episode #2: reward:"), std::string::npos) << rollout.out;
   }
   auto box = Rllib("train --run ES --env Pendulum-v1 --stop '{\"training_iteration\": 1}' --config "
-                   "'{\"episodes_per_batch\": 4, \"train_batch_size\": 0, \"num_workers\": 1, \"noise_size\": 100000, "
+                   "'{\"episodes_per_batch\": 4, \"train_batch_size\": 0, \"num_workers\": 1, \"noise_size\": 100000, \"eval_prob\": 0, "
                    "\"model\": {\"fcnet_hiddens\": [8]}}' --local-dir " + dir_ + "/results --experiment-name box");
   ASSERT_EQ(box.code, 0) << box.err;
   EXPECT_EQ(Results(TrialDir("box")).back()["timesteps_total"], 4 * 200) << "Pendulum-v1 episodes are 200 steps";
