@@ -66,19 +66,13 @@
 #include "algorithms/es/flat_policy.h"
 #include "algorithms/es/noise_table.h"
 #include "runtime/base/util.h"
+#include "runtime/rllib/trainer/trainer_support.h"
 
 namespace ray::rllib {
 
 namespace evolution {
 
-template <typename T>
-T OrThrow(Result<T> r) {
-  if (!r.ok()) throw std::runtime_error(r.status().message());
-  return std::move(r).value();
-}
-inline void OrThrow(const Status& st) {
-  if (!st.ok()) throw std::runtime_error(st.message());
-}
+using internal::OrThrow;
 
 // The worker options every algorithm shares.
 inline EvolutionWorkerOptions SharedWorkerOptions(const EvolutionConfig& c) {
@@ -103,27 +97,11 @@ inline FlatPolicy MakePolicy(const EvolutionWorkerOptions& options) {
                                     options.activation));
 }
 
-// The checkpoint dir of `path` (a dir, or a file inside one).
-inline std::filesystem::path CheckpointDir(const std::string& path) {
-  return std::filesystem::is_directory(path) ? std::filesystem::path(path)
-                                             : std::filesystem::path(path).parent_path();
-}
-
 inline nlohmann::json ReadJsonFile(const std::filesystem::path& path) {
   auto text = OrThrow(ray::ReadFile(path.string()));
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) throw std::runtime_error(path.string() + ": not valid JSON");
   return j;
-}
-
-// A checkpoint's filter into `filter` (none saved: left as it is).
-inline void RestoreFilter(const std::filesystem::path& dir, MeanStdFilter* filter) {
-  if (!filter || !std::filesystem::exists(dir / "filters.json")) return;
-  nlohmann::json j = ReadJsonFile(dir / "filters.json");
-  if (!j.is_object() || !j.contains("default_policy")) {
-    throw std::runtime_error((dir / "filters.json").string() + ": expected {\"default_policy\": {...}}");
-  }
-  OrThrow(filter->FromJson(j["default_policy"]));
 }
 
 }  // namespace evolution
@@ -159,12 +137,7 @@ class EvolutionTrainer : public ray::tune::Trainable {
  public:
   // The trainer's CPU and its workers', as RLlib's default_resource_request.
   static Json DefaultResourceRequest(const Json& config) {
-    typename Algo::Config d;
-    auto number = [&](const char* key, double fallback) {
-      return config.contains(key) && config[key].is_number() ? config[key].get<double>() : fallback;
-    };
-    return {{"cpu", number("num_cpus_for_driver", d.num_cpus_for_driver)},
-            {"extra_cpu", number("num_workers", d.num_workers) * number("num_cpus_per_worker", d.num_cpus_per_worker)}};
+    return internal::ResourceRequest<typename Algo::Config>(config);
   }
 
   void Setup(const Json& trial_config) override {
@@ -273,7 +246,7 @@ class EvolutionTrainer : public ray::tune::Trainable {
   }
 
   void Restore(const std::string& path) override {
-    const auto dir = evolution::CheckpointDir(path);
+    const auto dir = internal::CheckpointDir(path);
     Json state = evolution::ReadJsonFile(dir / "evolution_state.json");
     std::vector<float> theta = state.at("weights").get<std::vector<float>>();
     evolution::OrThrow(policy_->SetWeights(theta));  // checks the size
@@ -282,7 +255,7 @@ class EvolutionTrainer : public ray::tune::Trainable {
     episodes_so_far_ = state.value("episodes_so_far", int64_t{0});
     steps_so_far_ = state.value("num_steps_sampled", int64_t{0});
     if (filter_) {
-      evolution::RestoreFilter(dir, filter_.get());
+      internal::RestoreFilter(path, filter_.get());
       BroadcastFilter();
     }
   }
@@ -341,47 +314,20 @@ class EvolutionTrainer : public ray::tune::Trainable {
 // each episode's return.
 template <typename Algo>
 int EvolutionRolloutMain(int argc, char** argv) {
-  namespace fs = std::filesystem;
-  using Json = nlohmann::json;
-  std::string mode = argc > 1 ? argv[1] : "";
-  if (mode != "rollout") {
-    std::fprintf(stderr, "unknown mode '%s' (rollout; training runs through Tune)\n", mode.c_str());
-    return 2;
-  }
-  std::string env_name, config_json = "{}", checkpoint;
-  int64_t steps = 10000, episodes = 0;
-  for (int i = 2; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(k + " needs a value");
-      return argv[++i];
-    };
-    if (k == "--env") env_name = value();
-    else if (k == "--config") config_json = value();
-    else if (k == "--steps") steps = std::stoll(value());
-    else if (k == "--episodes") episodes = std::stoll(value());
-    else if (checkpoint.empty() && k.rfind("--", 0) != 0) checkpoint = k;
-    else throw std::invalid_argument("unknown argument '" + k + "'");
-  }
-  if (env_name.empty()) throw std::invalid_argument("--env is required");
-  if (checkpoint.empty()) throw std::invalid_argument("rollout needs a CHECKPOINT");
-  const fs::path dir = evolution::CheckpointDir(checkpoint);
-  // As RLlib: the trial's params.json beside the checkpoint dir; --config overrides it.
-  if (config_json == "{}" && fs::exists(dir.parent_path() / "params.json")) {
-    Json p = evolution::ReadJsonFile(dir.parent_path() / "params.json");
-    p.erase("env");
-    config_json = p.dump();
-  }
-  auto config = evolution::OrThrow(Algo::ParseConfig(config_json));
-  config.env = env_name;
+  const auto args = internal::ParseRolloutArgs(argc, argv);
+  if (!args) return 2;
+  const int64_t steps = args->steps, episodes = args->episodes;
+  const auto dir = internal::CheckpointDir(args->checkpoint);
+  auto config = evolution::OrThrow(Algo::ParseConfig(args->config_json));
+  config.env = args->env;
   EvolutionWorkerOptions options = Algo::WorkerOptions(config);
   FlatPolicy policy = evolution::MakePolicy(options);
-  Json state = evolution::ReadJsonFile(dir / "evolution_state.json");
+  nlohmann::json state = evolution::ReadJsonFile(dir / "evolution_state.json");
   evolution::OrThrow(policy.SetWeights(state.at("weights").get<std::vector<float>>()));
   std::unique_ptr<MeanStdFilter> filter;
   if (options.mean_std_filter) {
     filter = std::make_unique<MeanStdFilter>(static_cast<size_t>(policy.obs_size()));
-    evolution::RestoreFilter(dir, filter.get());
+    internal::RestoreFilter(args->checkpoint, filter.get());
   }
   auto env = evolution::OrThrow(MakeEvolutionEnv(options, 0));
   Observation obs = env->Reset(std::nullopt);

@@ -542,7 +542,7 @@ TEST_F(RllibTest, ESAndARSTrainCheckpointAndRollOut) {
 TEST_F(RllibTest, ESPutsItsNoiseTableInTheObjectStoreOnce) {
   std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
   constexpr int64_t kFloats = 4000000;  // 16 MB
-  std::string cmd = "(timeout 120 " + rllib + " train --run ES --env CartPole-v1 --stop '{\"time_total_s\": 6}' " +
+  std::string cmd = "(timeout 120 " + rllib + " train --run ES --env CartPole-v1 --stop '{\"time_total_s\": 4}' " +
                     "--config '{\"num_workers\": 2, \"noise_size\": " + std::to_string(kFloats) +
                     ", \"episodes_per_batch\": 4, \"train_batch_size\": 0, \"model\": {\"fcnet_hiddens\": [8]}}' " +
                     "--local-dir " + dir_ + "/results --temp-dir " + dir_ + " >" + dir_ + "/out 2>" + dir_ +
