@@ -169,7 +169,7 @@ TEST_F(RllibTest, MistakesAreNamed) {
   EXPECT_NE(unknown.code, 0);
   EXPECT_NE(unknown.err.find("unknown algorithm 'NOPE'"), std::string::npos) << unknown.err;
   // The installed algorithm plugins are listed.
-  EXPECT_NE(unknown.err.find("installed: A2C, A3C, APPO, DDPG, DQN, IMPALA, PG, PPO, SAC, TD3"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("installed: A2C, A3C, APPO, ARS, DDPG, DQN, ES, IMPALA, PG, PPO, SAC, TD3"), std::string::npos) << unknown.err;
 
   auto key = Rllib("train --run PPO --env CartPole-v1 --config '{\"lrr\": 1}' --local-dir " + dir_);
   EXPECT_NE(key.code, 0);
@@ -477,6 +477,120 @@ TEST_F(RllibTest, CommonConfigKeysWorkEndToEnd) {
   auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run PG --env Counter-v0 --episodes 2");
   ASSERT_EQ(rollout.code, 0) << rollout.err;
   EXPECT_NE(rollout.out.find("Episode #2: reward: 30.0"), std::string::npos) << rollout.out;
+}
+
+// ES and ARS train on rollout actors (CartPole-v1; ES also on Pendulum-v1's Box
+// actions), report RLlib's result keys, write checkpoints (flat weights, Adam's or SGD's
+// state, the filter) that `rllib rollout` restores, and refuse keys they do not use by
+// name.
+TEST_F(RllibTest, ESAndARSTrainCheckpointAndRollOut) {
+  for (const std::string algo : {"ES", "ARS"}) {
+    const std::string batch = algo == "ES" ? "\"episodes_per_batch\": 8, \"train_batch_size\": 100"
+                                           : "\"num_rollouts\": 8, \"rollouts_used\": 4";
+    auto r = Rllib("train --run " + algo + " --env CartPole-v1 --stop '{\"training_iteration\": 3}' --config '{" +
+                   batch + ", \"num_workers\": 2, \"noise_size\": 100000, \"eval_prob\": 0.5, \"seed\": 1, "
+                   "\"model\": {\"fcnet_hiddens\": [8]}}' --checkpoint-at-end --local-dir " + dir_ +
+                   "/results --experiment-name " + algo);
+    ASSERT_EQ(r.code, 0) << algo << ": " << r.err;
+    const std::string trial = TrialDir(algo);
+    ASSERT_NE(trial.find(algo + "_CartPole-v1_"), std::string::npos) << trial;
+    auto results = Results(trial);
+    ASSERT_EQ(results.size(), 3u) << algo;
+    const json& last = results.back();
+    for (const char* key : {"episode_reward_mean", "episode_reward_min", "episode_reward_max", "episode_len_mean",
+                            "episodes_this_iter", "timesteps_total", "time_total_s", "config"}) {
+      EXPECT_TRUE(last.contains(key)) << algo << ": " << key;
+    }
+    EXPECT_GE(last["episodes_this_iter"].get<int>(), 8) << algo;
+    EXPECT_EQ(last["config"]["num_workers"], 2) << algo;
+    EXPECT_EQ(last["num_healthy_workers"], 2) << algo;
+    EXPECT_EQ(last["info"]["noise_table"]["floats"], 100000) << algo;
+    EXPECT_GT(last["info"]["num_steps_sampled"].get<int64_t>(), 0) << algo;
+    EXPECT_EQ(last["timesteps_total"], last["info"]["num_steps_sampled"]) << algo;
+    ASSERT_TRUE(fs::exists(trial + "/checkpoint_3/evolution_state.json")) << algo;
+    ASSERT_TRUE(fs::exists(trial + "/checkpoint_3/filters.json")) << algo << ": MeanStdFilter is the default";
+    auto rollout = Rllib("rollout " + trial + "/checkpoint_3 --run " + algo + " --env CartPole-v1 --episodes 2");
+    ASSERT_EQ(rollout.code, 0) << algo << ": " << rollout.err;
+    EXPECT_NE(rollout.out.find("Episode #2: reward:"), std::string::npos) << rollout.out;
+  }
+  auto box = Rllib("train --run ES --env Pendulum-v1 --stop '{\"training_iteration\": 1}' --config "
+                   "'{\"episodes_per_batch\": 4, \"train_batch_size\": 0, \"num_workers\": 1, \"noise_size\": 100000, \"eval_prob\": 0, "
+                   "\"model\": {\"fcnet_hiddens\": [8]}}' --local-dir " + dir_ + "/results --experiment-name box");
+  ASSERT_EQ(box.code, 0) << box.err;
+  EXPECT_EQ(Results(TrialDir("box")).back()["timesteps_total"], 4 * 200) << "Pendulum-v1 episodes are 200 steps";
+
+  auto lr = Rllib("train --run ES --env CartPole-v1 --config '{\"lr\": 0.1}' --local-dir " + dir_);
+  EXPECT_NE(lr.code, 0);
+  EXPECT_NE(lr.err.find("unknown config key 'lr'"), std::string::npos) << lr.err;
+  auto other = Rllib("train --run ARS --env CartPole-v1 --config '{\"stepsize\": 0.1}' --local-dir " + dir_);
+  EXPECT_NE(other.code, 0);
+  EXPECT_NE(other.err.find("unknown config key 'stepsize'"), std::string::npos) << other.err;
+  auto workers = Rllib("train --run ARS --env CartPole-v1 --config '{\"num_workers\": 0}' --local-dir " + dir_);
+  EXPECT_NE(workers.code, 0);
+  EXPECT_NE(workers.err.find("'num_workers' must be >= 1"), std::string::npos) << workers.err;
+  auto small = Rllib("train --run ES --env CartPole-v1 --config '{\"noise_size\": 10, \"num_workers\": 1}' "
+                     "--local-dir " + dir_);
+  EXPECT_NE(small.code, 0);
+  EXPECT_NE(small.err.find("'noise_size' (10) must be at least the policy's parameter count"), std::string::npos)
+      << small.err;
+}
+
+// The noise table is put in the object store once and shared: while ES trains with two
+// rollout actors, the object directory (`ray list objects`) holds exactly one object
+// the size of the table, the one the trainer reports, and still that one object
+// iterations later.
+TEST_F(RllibTest, ESPutsItsNoiseTableInTheObjectStoreOnce) {
+  std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
+  constexpr int64_t kFloats = 4000000;  // 16 MB
+  std::string cmd = "(timeout 120 " + rllib + " train --run ES --env CartPole-v1 --stop '{\"time_total_s\": 4}' " +
+                    "--config '{\"num_workers\": 2, \"noise_size\": " + std::to_string(kFloats) +
+                    ", \"episodes_per_batch\": 4, \"train_batch_size\": 0, \"model\": {\"fcnet_hiddens\": [8]}}' " +
+                    "--local-dir " + dir_ + "/results --temp-dir " + dir_ + " >" + dir_ + "/out 2>" + dir_ +
+                    "/err; echo $? >" + dir_ + "/code) &";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto results = [&] {
+    std::string trial = fs::exists(dir_ + "/results/default") ? TrialDir("default") : "";
+    return trial.empty() ? std::vector<json>{} : Results(trial);
+  };
+  // The objects of at least the table's size in the directory, by id.
+  auto big_objects = [&] {
+    std::string out = dir_ + "/objects.json";
+    std::string list = RAY_BINARY + std::string(" list objects --json --temp-dir ") + dir_ + " >" + out + " 2>/dev/null";
+    std::vector<std::string> ids;
+    if (std::system(list.c_str()) != 0) return ids;
+    json rows = json::parse(Slurp(out), nullptr, false);
+    if (!rows.is_array()) return ids;
+    for (const json& row : rows) {
+      if (row["size"].get<int64_t>() >= kFloats * 4) ids.push_back(row["object_id"].get<std::string>());
+    }
+    return ids;
+  };
+  std::vector<std::string> first, later;
+  std::string reported;
+  size_t first_results = 0;
+  for (int i = 0; i < 600 && !fs::exists(dir_ + "/code"); ++i) {
+    auto r = results();
+    if (!r.empty()) {
+      std::vector<std::string> now = big_objects();
+      if (!fs::exists(dir_ + "/code") && !now.empty()) {  // still running: the listing is live
+        if (first.empty()) {
+          first = now;
+          reported = r.back()["info"]["noise_table"]["object_id"];
+          first_results = r.size();
+        } else if (r.size() >= first_results + 3) {
+          later = now;
+          break;
+        }
+      }
+    }
+    usleep(100000);
+  }
+  for (int i = 0; i < 1200 && !fs::exists(dir_ + "/code"); ++i) usleep(100000);
+  EXPECT_EQ(Slurp(dir_ + "/code"), "0\n") << Slurp(dir_ + "/err");
+  ASSERT_EQ(first.size(), 1u) << "one object the size of the noise table while training";
+  EXPECT_EQ(first[0], reported);
+  ASSERT_EQ(later.size(), 1u) << "three iterations later";
+  EXPECT_EQ(later[0], first[0]) << "never put again";
 }
 
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.

@@ -74,20 +74,11 @@
 #include "runtime/rllib/optimizers/sync_samples_optimizer.h"
 #include "runtime/rllib/policy/torch_policy.h"
 #include "runtime/rllib/rollout_worker.h"
+#include "runtime/rllib/trainer/trainer_support.h"
 
 namespace ray::rllib {
 
 namespace internal {
-
-template <typename T>
-T OrThrow(Result<T> r) {
-  if (!r.ok()) throw std::runtime_error(r.status().message());
-  return std::move(r).value();
-}
-
-inline void OrThrow(const Status& st) {
-  if (!st.ok()) throw std::runtime_error(st.message());
-}
 
 template <typename Algo>
 typename Algo::Config ParseOrThrow(const std::string& json) {
@@ -119,20 +110,6 @@ inline nlohmann::json MergeDicts(nlohmann::json base, const nlohmann::json& over
     }
   }
   return base;
-}
-
-// A checkpoint's observation filter into `filter` (none saved: left as it is).
-inline void RestoreFilter(const std::string& checkpoint, MeanStdFilter* filter) {
-  const std::string dir = std::filesystem::is_directory(checkpoint)
-                              ? checkpoint
-                              : std::filesystem::path(checkpoint).parent_path().string();
-  auto text = ray::ReadFile(dir + "/filters.json");
-  if (!filter || !text.ok()) return;
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_object() || !j.contains("default_policy")) {
-    throw std::runtime_error(dir + "/filters.json: expected {\"default_policy\": {...}}");
-  }
-  OrThrow(filter->FromJson(j["default_policy"]));
 }
 
 }  // namespace internal
@@ -195,13 +172,7 @@ class Trainer : public ray::tune::Trainable {
  public:
   // The trainer's CPU and its rollout workers', as RLlib's default_resource_request.
   static Json DefaultResourceRequest(const Json& config) {
-    typename Algo::Config defaults;
-    auto number = [&](const char* key, double fallback) {
-      return config.contains(key) && config[key].is_number() ? config[key].get<double>() : fallback;
-    };
-    return {{"cpu", number("num_cpus_for_driver", defaults.num_cpus_for_driver)},
-            {"extra_cpu", number("num_workers", defaults.num_workers) *
-                              number("num_cpus_per_worker", defaults.num_cpus_per_worker)}};
+    return internal::ResourceRequest<typename Algo::Config>(config);
   }
 
   void Setup(const Json& trial_config) override {
@@ -399,41 +370,12 @@ class Trainer : public ray::tune::Trainable {
 // checkpoint's policy greedily and prints each episode's return.
 template <typename Algo>
 int RolloutMain(int argc, char** argv) {
-  namespace fs = std::filesystem;
-  using Json = nlohmann::json;
-  std::string mode = argc > 1 ? argv[1] : "";
-  if (mode != "rollout") {
-    std::fprintf(stderr, "unknown mode '%s' (rollout; training runs through Tune)\n", mode.c_str());
-    return 2;
-  }
-  std::string env_name, config_json = "{}", checkpoint;
-  int64_t steps = 10000, episodes = 0;
-  for (int i = 2; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(k + " needs a value");
-      return argv[++i];
-    };
-    if (k == "--env") env_name = value();
-    else if (k == "--config") config_json = value();
-    else if (k == "--steps") steps = std::stoll(value());
-    else if (k == "--episodes") episodes = std::stoll(value());
-    else if (checkpoint.empty() && k.rfind("--", 0) != 0) checkpoint = k;
-    else throw std::invalid_argument("unknown argument '" + k + "'");
-  }
-  if (env_name.empty()) throw std::invalid_argument("--env is required");
-  if (checkpoint.empty()) throw std::invalid_argument("rollout needs a CHECKPOINT");
-  // As RLlib: the config the policy was trained with is the trial's params.json, beside
-  // the checkpoint directory; --config overrides it.
-  fs::path dir = fs::is_directory(checkpoint) ? fs::path(checkpoint) : fs::path(checkpoint).parent_path();
-  fs::path params = dir.parent_path() / "params.json";
-  if (config_json == "{}" && fs::exists(params)) {
-    std::ifstream in(params);
-    Json p = Json::parse(in);
-    p.erase("env");
-    config_json = p.dump();
-  }
-  auto config = internal::ParseOrThrow<Algo>(config_json);
+  const auto args = internal::ParseRolloutArgs(argc, argv);
+  if (!args) return 2;
+  const std::string& env_name = args->env;
+  const std::string& checkpoint = args->checkpoint;
+  const int64_t steps = args->steps, episodes = args->episodes;
+  auto config = internal::ParseOrThrow<Algo>(args->config_json);
   config.num_envs_per_worker = 1;
   if (!config.env_plugin.empty()) internal::OrThrow(LoadEnvPlugin(config.env_plugin));
   SetTorchNumThreads(1);
