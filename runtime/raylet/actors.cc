@@ -11,7 +11,7 @@ void Raylet::SubmitActorTask(TaskSpec t) {
     // A handle passed from another node: the GCS knows where the actor lives.
     auto node = gcs_.ActorNode(t.actor_id);
     if (node.status().code() == StatusCode::kUnavailable) {
-      actor_tasks_waiting_for_gcs_.push_back(std::move(t));  // asked again when it is back
+      gcs_backlog_.DeferActorTask(std::move(t));  // asked again when it is back
       return;
     }
     if (node.ok() && !node->empty() && *node != node_id_.Binary()) {

@@ -108,7 +108,7 @@ void Raylet::SyncBundles(bool again) {
   }
   if (changed || reply->groups_version != groups_version_) {
     groups_version_ = reply->groups_version;
-    next_infeasible_retry_ms_ = 0;  // tasks waiting for a group look again
+    infeasible_.RetrySoon();  // tasks waiting for a group look again
   }
   if (changed && again) SyncBundles(false);
 }
@@ -173,22 +173,17 @@ void Raylet::FailUnplaceable(const TaskSpec& t, const std::string& type, const s
 }
 
 void Raylet::CheckGroupTasks() {
-  bool any = std::any_of(infeasible_.begin(), infeasible_.end(),
-                         [](const TaskSpec& t) { return !t.placement_group_id.empty(); });
-  if (!any) return;
+  if (!infeasible_.WaitsForGroups()) return;
   auto body = gcs_.Call("get_placement_groups", "");
   if (!body.ok()) return;
   auto groups = protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(*body, "groups");
   if (!groups.ok()) return;
   std::map<std::string, const gcs::PlacementGroupRecord*> by_id;
   for (const auto& pg : *groups) by_id[pg.pg_id] = &pg;
-  std::deque<TaskSpec> keep;
-  for (auto& t : infeasible_) {
+  // Those whose group is gone, or whose bundle cannot hold them, fail and go.
+  infeasible_.EraseIf([&](const TaskSpec& t) {
     const std::string& id = t.placement_group_id;
-    if (id.empty()) {
-      keep.push_back(std::move(t));
-      continue;
-    }
+    if (id.empty()) return false;
     bool actor = t.kind == ri::kActorCreation;
     std::string what = fmt::format("{} {}", actor ? "actor" : "task", t.function);
     auto it = by_id.find(id);
@@ -198,7 +193,7 @@ void Raylet::CheckGroupTasks() {
                           ? fmt::format("{} cannot run: no placement group {}", what, id)
                           : fmt::format("{} cannot run: its placement group {} was removed ({})",
                                         what, id, it->second->detail));
-      continue;
+      return true;
     }
     const auto& pg = *it->second;
     if (t.bundle_index >= static_cast<int32_t>(pg.bundles.size())) {
@@ -206,7 +201,7 @@ void Raylet::CheckGroupTasks() {
                       fmt::format("{}: bundle index {} is out of range (placement group {} has "
                                   "{} bundles)",
                                   what, t.bundle_index, id, pg.bundles.size()));
-      continue;
+      return true;
     }
     // What it asks of the bundle must fit the bundle (any bundle, for index -1).
     ResourceSet ask = ResourceSet::FromDoubles(
@@ -225,11 +220,10 @@ void Raylet::CheckGroupTasks() {
       FailUnplaceable(t, actor ? "ActorUnschedulableError" : "TaskUnschedulableError",
                       fmt::format("{} requires {}, more than {} of placement group {} reserves",
                                   what, ask.ToString(), bundle, id));
-      continue;
+      return true;
     }
-    keep.push_back(std::move(t));
-  }
-  infeasible_.swap(keep);
+    return false;
+  });
 }
 
 }  // namespace ray::raylet

@@ -114,23 +114,10 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   return Status::Ok();
 }
 
-void Raylet::Queue(const std::string& peer, std::string frame) {
-  auto& frames = outbox_[peer];
-  if (frames.empty()) outbox_order_.push_back(peer);
-  frames.push_back(std::move(frame));
-}
-
 void Raylet::FlushOutbox() {
-  for (const auto& peer : outbox_order_) {
-    auto it = outbox_.find(peer);
-    if (it == outbox_.end()) continue;
-    auto& frames = it->second;
-    router_.Send(peer, frames.size() == 1 ? frames[0] : protocol::EncodeBatch(frames));
-    frames.clear();
-    // Peers that come and go (drivers) do not accumulate entries.
-    if (!clients_.count(peer)) outbox_.erase(it);
-  }
-  outbox_order_.clear();
+  outbox_.Flush(
+      [&](const std::string& peer, const std::string& message) { router_.Send(peer, message); },
+      [&](const std::string& peer) { return clients_.count(peer) > 0; });
 }
 
 void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool in_batch) {

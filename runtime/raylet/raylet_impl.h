@@ -6,7 +6,11 @@
 //   scheduler/placement.h         the other nodes' resources; where a task runs or spills
 //   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
 //   scheduler/pipelining.h        which tasks go ahead to busy workers
+//   scheduler/infeasible_hold.h   work no node fits, held for the autoscaler or a group
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
+//   raylet/outbox.h               frames to clients, batched per loop turn
+//   raylet/plugin_cache.h         local copies of plugins, fetched from the GCS
+//   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
 //   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
@@ -43,6 +47,7 @@
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/raylet/worker_pool.h"
+#include "runtime/scheduler/infeasible_hold.h"
 #include "runtime/scheduler/lease_policy.h"
 #include "runtime/scheduler/local_task_queue.h"
 #include "runtime/scheduler/pipelining.h"
@@ -53,10 +58,13 @@
 #include "runtime/transport/transport.h"
 
 #include "runtime/raylet/actor_directory.h"
+#include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_holds.h"
 #include "runtime/raylet/object_manager.h"
 #include "runtime/raylet/object_table.h"
+#include "runtime/raylet/outbox.h"
+#include "runtime/raylet/plugin_cache.h"
 #include "runtime/raylet/remote_nodes.h"
 #include "runtime/raylet/task_events.h"
 
@@ -127,6 +135,8 @@ class Raylet {
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
         objects_(clock_),
+        plugins_(o.session_dir + "/plugins",
+                 [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
         task_events_(node_id_.Binary()),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
@@ -186,13 +196,12 @@ class Raylet {
   // Frames to clients wait in an outbox until the end of the loop turn, so that a
   // burst to one client (tasks, replies) leaves as one batch.
   void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {
-    Queue(peer, protocol::Encode(type, req, body));
+    outbox_.Queue(peer, protocol::Encode(type, req, body));
   }
   template <typename T>
   void SendMsg(const std::string& peer, MessageType type, uint64_t req, const T& body) {
-    Queue(peer, protocol::Encode(type, req, body));
+    outbox_.Queue(peer, protocol::Encode(type, req, body));
   }
-  void Queue(const std::string& peer, std::string frame);
   void FlushOutbox();
 
   // --- objects
@@ -365,14 +374,8 @@ class Raylet {
   // The GCS answers again after it was down: sends what waited for it, answers the
   // requests deferred meanwhile.
   void OnGcsBack();
-  void RecordJobEnds();
   // Whether call op `op` needs the GCS's answer.
   static bool CallNeedsGcs(const std::string& op);
-  // Where a plugin's copy on this node is, fetched from the GCS if missing.
-  std::string PluginPath(const std::string& hash);
-  // Fetches the plugin if missing; false only while the GCS cannot be reached (the
-  // task waits for it then, instead of failing for want of the file).
-  bool FetchPlugin(const std::string& hash);
   void ForwardLogs(const std::string& worker, int pid, std::string_view text, bool is_stderr);
   std::string Where(int pid) const {
     return fmt::format("node {}, pid {}", options_.node_ip, pid);
@@ -387,29 +390,18 @@ class Raylet {
   object_store::ObjectStore store_;
   // The GCS, and whether it answers. While it is down (it died; its supervisor starts
   // it again) the loop never waits for it: what must be written waits here (task
-  // events, actor records, object locations, job ends; heartbeats resume) and
-  // requests that need its answer wait in the queues below until it is back
-  // (OnGcsBack answers them).
+  // events, actor records, object locations; heartbeats resume) and requests that
+  // need its answer wait in gcs_backlog_ until it is back (OnGcsBack answers them).
   gcs::GcsWatch gcs_watch_;
   gcs::GcsClient gcs_;
-  uint64_t gcs_reconnects_seen_ = 0;
-  bool gcs_down_logged_ = false;
-  struct DeferredCall {
-    std::string peer;
-    uint64_t req = 0;
-    std::string body;  // the CallRequest
-  };
-  std::deque<DeferredCall> calls_waiting_for_gcs_;
-  std::deque<TaskSpec> actor_tasks_waiting_for_gcs_;  // where the actor lives is asked there
-  std::vector<std::pair<std::string, int32_t>> job_ends_to_record_;  // (job id, exit code)
+  GcsBacklog gcs_backlog_;
   ResourceSet total_, available_;
   int cpus_ = 1;
   int max_workers_ = 16;
   size_t starting_ = 0;
 
   std::unordered_map<std::string, Client> clients_;
-  std::unordered_map<std::string, std::vector<std::string>> outbox_;  // peer -> frames
-  std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
+  Outbox outbox_;  // frames to clients, sent at the end of the loop turn
   std::deque<std::string> idle_;
   scheduler::LeasePolicy leases_;
   ObjectTable objects_;  // and who waits for them
@@ -421,8 +413,9 @@ class Raylet {
   scheduler::LocalTaskQueue ready_;
   ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<std::string> finished_jobs_;
-  std::map<std::string, std::string> known_plugins_;  // hash -> path of the local copy
-  bool plugin_fetch_warned_ = false;  // said once that a plugin waits for the GCS
+  // Local copies of plugins, fetched from the GCS when missing: while it cannot be
+  // reached a task waits for its plugin, instead of failing for want of the file.
+  PluginCache plugins_;
   int64_t next_periodic_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   bool gcs_warned_ = false;
@@ -435,11 +428,7 @@ class Raylet {
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).
-  std::deque<TaskSpec> infeasible_;
-  int64_t next_infeasible_retry_ms_ = 0;
-  int64_t autoscaler_checked_ms_ = -1;
-  bool autoscaler_alive_ = false;
-  bool retrying_infeasible_ = false;  // in RetryInfeasible: no log per retry
+  scheduler::InfeasibleHold infeasible_;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run: the loop ends when true
   int64_t next_jobs_check_ms_ = 0;
   // Objects to report to the GCS's directory: every shared-memory object, and on a

@@ -59,23 +59,23 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
   }
   if (!where && !spec.placement_group_id.empty()) {
     // Its bundle is on no node yet (or any more): it waits for its group.
-    if (!retrying_infeasible_) {
+    if (!infeasible_.retrying()) {
       RAY_LOG_INFO("{} {} waits for bundle {} of placement group {}",
                    spec.kind == ri::kActorCreation ? "actor" : "task", spec.function,
                    spec.bundle_index, spec.placement_group_id);
     }
     if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
-    infeasible_.push_back(std::move(spec));
+    infeasible_.Hold(std::move(spec));
     return;
   }
   if (!where && may_forward && AutoscalerAlive()) {
     // The autoscaler sees it in this node's load and may add a node that fits.
-    if (!retrying_infeasible_) {
+    if (!infeasible_.retrying()) {
       RAY_LOG_INFO("task {} requires {}, more than any node has; waiting for the autoscaler",
                    spec.function, need.ToString());
     }
     if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
-    infeasible_.push_back(std::move(spec));
+    infeasible_.Hold(std::move(spec));
     return;
   }
   if (!where) {
@@ -204,7 +204,7 @@ void Raylet::Dispatch() {
           if (!idle_.empty() && starting_ == 0) StartWorkerFor(t.runtime_env);
           return false;
         }
-        if (!FetchPlugin(t.plugin)) return false;  // the GCS is down: after it is back
+        if (!plugins_.Ensure(t.plugin)) return false;  // the GCS is down: after it is back
         Client& w = *idle;
         idle_.pop_front();
         Bind(w, t.runtime_env);
@@ -243,7 +243,7 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   if (!ahead) w.dispatched_ms = clock_.NowMillis();
   // An ExecuteTask, packed field by field so that the spec is not copied.
   SendMsg(w.peer, MessageType::kExecuteTask, 0,
-          std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids, uint64_t{0}));
+          std::forward_as_tuple(t, resolved, plugins_.PathOf(t.plugin), gpu_ids, uint64_t{0}));
 }
 
 void Raylet::Pipeline() {
@@ -291,36 +291,6 @@ void Raylet::TakeBackTasksAhead(Client& w) {
   SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
   ready_.Requeue(std::move(w.queued));
   w.queued.clear();
-}
-
-bool Raylet::FetchPlugin(const std::string& hash) {
-  if (known_plugins_.count(hash)) return true;
-  std::string path = options_.session_dir + "/plugins/" + hash + ".so";
-  if (::access(path.c_str(), R_OK) != 0) {
-    auto bytes = gcs_.GetPlugin(hash);
-    if (!bytes.ok() && bytes.status().code() == StatusCode::kUnavailable) {
-      if (!plugin_fetch_warned_) {
-        RAY_LOG_WARN("plugin {} waits for the GCS: {}", hash, bytes.status().message());
-      }
-      plugin_fetch_warned_ = true;
-      return false;
-    }
-    if (!bytes.ok()) {
-      RAY_LOG_ERROR("cannot fetch plugin {}: {}", hash, bytes.status().message());
-      return true;  // the worker reports the missing file as the task's error
-    }
-    Status st = WriteFile(path, *bytes, 0755);
-    if (!st.ok()) RAY_LOG_ERROR("{}", st.message());
-  }
-  plugin_fetch_warned_ = false;
-  known_plugins_.emplace(hash, path);
-  return true;
-}
-
-std::string Raylet::PluginPath(const std::string& hash) {
-  if (auto known = known_plugins_.find(hash); known != known_plugins_.end()) return known->second;
-  FetchPlugin(hash);
-  return options_.session_dir + "/plugins/" + hash + ".so";
 }
 
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {
