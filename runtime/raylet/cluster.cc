@@ -13,7 +13,7 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandleActorRoute(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::ActorRouteRequest>(c.peer, body, "ActorRouteRequest");
   SendMsg(c.peer, MessageType::kActorRouteReply, req,
-          msg ? ActorRoute(c, msg->actor_id) : protocol::ActorRouteReply{});
+          msg ? ActorRoute(c, ActorId::FromBinary(msg->actor_id)) : protocol::ActorRouteReply{});
 }
 
 void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
@@ -111,7 +111,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     if (!args.ok()) {
       fail(args.status());
     } else {
-      KillActor(std::get<0>(*args), std::get<1>(*args));
+      KillActor(ActorId::FromBinary(std::get<0>(*args)), std::get<1>(*args));
     }
   } else if (msg->op == "sync_refs") {
     // Nothing: the client's changes of what it holds, sent before this, are handled.
@@ -159,7 +159,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   RAY_LOG_INFO("job {} finished; releasing its actors and objects", Hex(job_id));
   finished_jobs_.insert(job_id);
   if (!stop_->load()) FlushTaskEvents();  // the job's events are in the GCS once it is over
-  actors_.ForEach([&](const std::string& id, Actor& a) {
+  actors_.ForEach([&](const ActorId& id, Actor& a) {
     if (a.creation.job_id != job_id || a.state == Actor::kDead) return;
     if (a.creation.detached) return;  // outlives its job
     if (!a.worker.empty()) pool_->Kill(a.worker);
@@ -330,7 +330,7 @@ void Raylet::SpillQueued() {
 void Raylet::Forward(TaskSpec t, const std::string& node_id) {
   std::deque<TaskSpec> calls;  // made while the creation waited here: they follow it
   if (t.kind == ri::kActorCreation) {
-    Actor& a = actors_.Entry(t.task_id);
+    Actor& a = actors_.Entry(ActorOfCreation(t.task_id));
     a.creation = t;
     a.remote_node = node_id;
     a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
@@ -487,7 +487,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     }
   }
   // Actors that lived there: restarted elsewhere if they may be, else dead.
-  actors_.ForEach([&](const std::string&, Actor& a) {
+  actors_.ForEach([&](const ActorId&, Actor& a) {
     if (a.remote_node != node_id || a.state == Actor::kDead) return;
     if (a.MayRestart()) {
       ++a.restarts;

@@ -164,10 +164,10 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
 void Raylet::FailUnplaceable(const TaskSpec& t, const std::string& type, const std::string& why) {
   FailTask(t, ri::kUnschedulable, type, type + ": " + why);
   if (t.kind != ri::kActorCreation) return;
-  Actor& a = actors_.Entry(t.task_id);
+  Actor& a = actors_.Entry(ActorOfCreation(t.task_id));
   a.creation = t;
   a.creation.max_restarts = a.restarts;
-  OnActorDied(t.task_id, why);
+  OnActorDied(ActorOfCreation(t.task_id), why);
   a.state = Actor::kDead;
   a.death_cause = why;
 }

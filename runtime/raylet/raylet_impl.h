@@ -96,7 +96,7 @@ struct Client {
   bool no_pipelining = false;  // the running task called Get or Wait
   ResourceSet held;      // subtracted from the node's available resources
   bool blocked = false;  // in a Get for objects not yet ready; CPU lent back
-  std::string actor_id;
+  ActorId actor_id;  // the actor it hosts (kActor)
   std::map<std::string, int> calls;  // function -> times run (max_calls)
   std::string last_job;              // for log routing
   GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
@@ -104,7 +104,7 @@ struct Client {
   std::string direct_endpoint;       // where callers reach the actor it may host
   std::string leased_to;             // the caller it runs tasks for, directly
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
-  std::vector<std::string> owned_actors;  // created here by this worker: they die with it
+  std::vector<ActorId> owned_actors;  // created here by this worker: they die with it
   // The runtime environment (canonical runtime_env) the worker serves, once bound by
   // its first task or lease: workers of different environments are never shared.
   bool env_bound = false;
@@ -272,21 +272,21 @@ class Raylet {
   // --- actors
   void SubmitActorTask(TaskSpec t);
   void PumpActor(Actor& a);
-  void OnActorDied(const std::string& actor_id, const std::string& cause);
+  void OnActorDied(const ActorId& actor_id, const std::string& cause);
   // The actors a dead worker created on this node (its `owned_actors`) share its fate,
   // as in Ray's ownership model (detached ones excepted). Those it created on other
   // nodes live until the job ends.
-  void KillActorsOwnedBy(const std::vector<std::string>& owned);
+  void KillActorsOwnedBy(const std::vector<ActorId>& owned);
   // Kills an actor wherever it runs: here (on its worker, or still waiting to be
   // placed), or on the node that hosts it (asked over the peer link; the GCS says
   // where, if this node does not know). no_restart: for good; else its worker is
   // killed and the actor restarts if it has restarts left. `cause` (if not empty) is
   // recorded as why it died.
-  void KillActor(const std::string& actor_id, bool no_restart = true,
+  void KillActor(const ActorId& actor_id, bool no_restart = true,
                  const std::string& cause = "");
   // The last handle to the actor is gone (its creation result was freed): it dies,
   // unless it outlives its handles.
-  void OnActorUnreferenced(const std::string& actor_id);
+  void OnActorUnreferenced(const ActorId& actor_id);
   // Whether an actor lives on when no handle to it is left (detached actors).
   static bool OutlivesItsHandles(const Actor& a) { return a.creation.detached; }
   // Whether `t` belongs to a job that has ended (a detached actor's creation does
@@ -296,16 +296,16 @@ class Raylet {
   }
   // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
   // for it or its name must be freed, else with the next FlushActorRecords().
-  void RecordActor(const std::string& actor_id, const Actor& a);
+  void RecordActor(const ActorId& actor_id, const Actor& a);
   void FlushActorRecords();
   // Where `caller` may send calls to the actor (see actors.cc).
-  protocol::ActorRouteReply ActorRoute(const Client& caller, const std::string& actor_id);
+  protocol::ActorRouteReply ActorRoute(const Client& caller, const ActorId& actor_id);
   // The typed requests of the direct-call path, answered at once.
   void HandleLeaseWorker(Client& c, uint64_t req, std::string_view body);
   void HandleActorRoute(Client& c, uint64_t req, std::string_view body);
   void HandlePluginPath(Client& c, uint64_t req, std::string_view body);
   // Tells the actor's direct callers its worker is gone (or going): see ActorGone.
-  void NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause);
+  void NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::string& cause);
 
   // --- the other nodes (cluster.cc)
   protocol::NodeInfo SelfInfo() const;

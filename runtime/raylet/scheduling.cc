@@ -64,7 +64,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
                    spec.kind == ri::kActorCreation ? "actor" : "task", spec.function,
                    spec.bundle_index, spec.placement_group_id);
     }
-    if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
+    if (spec.kind == ri::kActorCreation) actors_.Entry(ActorOfCreation(spec.task_id)).creation = spec;
     infeasible_.Hold(std::move(spec));
     return;
   }
@@ -74,7 +74,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
       RAY_LOG_INFO("task {} requires {}, more than any node has; waiting for the autoscaler",
                    spec.function, need.ToString());
     }
-    if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
+    if (spec.kind == ri::kActorCreation) actors_.Entry(ActorOfCreation(spec.task_id)).creation = spec;
     infeasible_.Hold(std::move(spec));
     return;
   }
@@ -84,7 +84,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
                          "(cluster total: {})",
                          spec.function, need.ToString(), placement_.ClusterTotal().ToString()));
     if (spec.kind == ri::kActorCreation) {
-      Actor& a = actors_.Entry(spec.task_id);
+      Actor& a = actors_.Entry(ActorOfCreation(spec.task_id));
       a.creation = spec;
       a.state = Actor::kDead;
       a.death_cause = "the actor could not be placed: it requires " + need.ToString();
@@ -96,16 +96,16 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     return;
   }
   if (spec.kind == ri::kActorCreation) {
-    Actor& a = actors_.Entry(spec.task_id);
+    Actor& a = actors_.Entry(ActorOfCreation(spec.task_id));
     a.creation = spec;
     a.remote_node.clear();
     auto owner = clients_.find(spec.caller);
     if (owner != clients_.end() && !owner->second.is_driver) {
-      std::vector<std::string>& owned = owner->second.owned_actors;
+      std::vector<ActorId>& owned = owner->second.owned_actors;
       if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
         actors_.PruneOwned(owned);
       }
-      owned.push_back(spec.task_id);
+      owned.push_back(ActorOfCreation(spec.task_id));
     }
   }
   Enqueue(std::move(spec));
@@ -130,7 +130,7 @@ void Raylet::Enqueue(TaskSpec t) {
 void Raylet::OnArgsReady(TaskSpec t) {
   if (JobOver(t)) return;  // waited for arguments past its job's end
   if (t.kind == ri::kActorCreation) {
-    const Actor* a = actors_.Find(t.task_id);
+    const Actor* a = actors_.Find(ActorOfCreation(t.task_id));
     if (a && a->state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
@@ -212,8 +212,8 @@ void Raylet::Dispatch() {
         if (auto grant = gpus_.Acquire(need.Amount("GPU"))) w.gpus = std::move(*grant);
         if (t.kind == ri::kActorCreation) {
           w.state = Client::kActor;
-          w.actor_id = t.task_id;
-          actors_.Entry(t.task_id).worker = w.peer;
+          w.actor_id = ActorOfCreation(t.task_id);
+          actors_.Entry(ActorOfCreation(t.task_id)).worker = w.peer;
         } else {
           w.state = Client::kBusy;
           if (protocol::StartGate* gate = GateOf(w)) w.gate_base = gate->Starts();  // idle
