@@ -24,11 +24,16 @@ struct FakeGcs {
   }
 };
 
-TEST(PluginCacheTest, FetchesAMissingPluginOnceAndWritesItExecutable) {
+// A fresh plugin directory, and a cache over it that fetches from `gcs`.
+class PluginCacheTest : public ::testing::Test {
+ protected:
   test_util::TempDir dir;
   FakeGcs gcs;
+  PluginCache cache{dir.path(), gcs.Fetcher()};
+};
+
+TEST_F(PluginCacheTest, FetchesAMissingPluginOnceAndWritesItExecutable) {
   gcs.answers.emplace("abc", std::string("ELF bytes"));
-  PluginCache cache(dir.path(), gcs.Fetcher());
   EXPECT_TRUE(cache.Ensure("abc"));
   EXPECT_TRUE(cache.Ensure("abc"));
   EXPECT_EQ(cache.PathOf("abc"), dir.path() + "/abc.so");
@@ -41,21 +46,15 @@ TEST(PluginCacheTest, FetchesAMissingPluginOnceAndWritesItExecutable) {
   EXPECT_EQ(st.st_mode & 0777, 0755u);
 }
 
-TEST(PluginCacheTest, ACopyAlreadyOnDiskIsNotFetched) {
-  test_util::TempDir dir;
+TEST_F(PluginCacheTest, ACopyAlreadyOnDiskIsNotFetched) {
   ASSERT_TRUE(WriteFile(dir.path() + "/abc.so", "local").ok());
-  FakeGcs gcs;
-  PluginCache cache(dir.path(), gcs.Fetcher());
   EXPECT_EQ(cache.PathOf("abc"), dir.path() + "/abc.so");
   EXPECT_TRUE(cache.Ensure("abc"));
   EXPECT_EQ(gcs.calls, 0);
 }
 
-TEST(PluginCacheTest, WhileTheGcsIsDownTheTaskWaitsThenThePluginComes) {
-  test_util::TempDir dir;
-  FakeGcs gcs;
+TEST_F(PluginCacheTest, WhileTheGcsIsDownTheTaskWaitsThenThePluginComes) {
   gcs.answers.emplace("abc", Status::Unavailable("the GCS does not answer"));
-  PluginCache cache(dir.path(), gcs.Fetcher());
   EXPECT_FALSE(cache.Ensure("abc"));
   EXPECT_FALSE(cache.Ensure("abc"));  // asked again each time
   EXPECT_EQ(gcs.calls, 2);
@@ -65,10 +64,7 @@ TEST(PluginCacheTest, WhileTheGcsIsDownTheTaskWaitsThenThePluginComes) {
   EXPECT_TRUE(ReadFile(dir.path() + "/abc.so").ok());
 }
 
-TEST(PluginCacheTest, APluginTheGcsLacksIsNotWaitedFor) {
-  test_util::TempDir dir;
-  FakeGcs gcs;
-  PluginCache cache(dir.path(), gcs.Fetcher());
+TEST_F(PluginCacheTest, APluginTheGcsLacksIsNotWaitedFor) {
   // The task goes ahead: its worker reports the missing file as the task's error.
   EXPECT_TRUE(cache.Ensure("missing"));
   EXPECT_EQ(cache.PathOf("missing"), dir.path() + "/missing.so");
