@@ -68,8 +68,8 @@ void Raylet::SyncBundles(bool again) {
   sync.node_id = node_id_.Binary();
   sync.total = total_.ToDoubles();
   sync.available = available_.ToDoubles();
-  for (const auto& [key, resources] : bundles_held_) sync.held.push_back(key);
-  sync.refused.assign(bundles_refused_.begin(), bundles_refused_.end());
+  sync.held = bundles_.Held();
+  sync.refused = bundles_.refused();
   auto body = gcs_.Call("sync_bundles", ri::Pack(sync));
   if (!body.ok()) return;  // (an unknown node registers again with its next heartbeat)
   auto reply = protocol::DecodeBody<gcs::BundleSyncReply>(*body, "sync_bundles reply");
@@ -77,52 +77,44 @@ void Raylet::SyncBundles(bool again) {
     RAY_LOG_WARN("the GCS's sync_bundles reply: {}", reply.status().message());
     return;
   }
-  bundles_refused_.clear();
+  bundles_.ClearRefused();
   std::map<BundleKey, ResourceSet> wanted;
   for (const auto& b : reply->wanted) {
     wanted[{b.pg_id, b.index}] = ResourceSet::FromDoubles(b.resources);
   }
   bool changed = false;
-  std::vector<BundleKey> gone;
-  for (const auto& [key, resources] : bundles_held_) {
-    if (!wanted.count(key)) gone.push_back(key);
-  }
-  for (const auto& key : gone) {
+  for (const auto& key : bundles_.NotIn(wanted)) {
     ReleaseBundle(key);
     changed = true;
   }
   for (const auto& [key, resources] : wanted) {
-    if (bundles_held_.count(key)) continue;
+    if (bundles_.Holds(key)) continue;
     changed = true;
     if (!available_.Contains(resources)) {
-      bundles_refused_.insert(key);  // taken meanwhile: the GCS places it again
+      bundles_.Refused(key);  // taken meanwhile: the GCS places it again
       continue;
     }
     available_.Subtract(resources);
     ResourceSet renamed = scheduler::BundleReservation(resources, key.first, key.second);
     total_.Add(renamed);
     available_.Add(renamed);
-    bundles_held_[key] = resources;
+    bundles_.Reserved(key, resources);
     RAY_LOG_INFO("reserved bundle {} of placement group {}: {}", key.second, key.first,
                  resources.ToString());
   }
-  if (changed || reply->groups_version != groups_version_) {
-    groups_version_ = reply->groups_version;
+  if (bundles_.NewVersion(reply->groups_version) || changed) {
     infeasible_.RetrySoon();  // tasks waiting for a group look again
   }
   if (changed && again) SyncBundles(false);
 }
 
 void Raylet::ReleaseBundle(const BundleKey& key) {
-  auto it = bundles_held_.find(key);
-  if (it == bundles_held_.end()) return;
-  ResourceSet original = it->second;
-  bundles_held_.erase(it);
+  std::optional<ResourceSet> held = bundles_.Release(key);
+  if (!held) return;
+  const ResourceSet original = std::move(*held);
   ResourceSet renamed = scheduler::BundleReservation(original, key.first, key.second);
   RAY_LOG_INFO("released bundle {} of placement group {}", key.second, key.first);
-  bool group_here = false;
-  for (const auto& [k, r] : bundles_held_) group_here |= k.first == key.first;
-  if (!group_here) {
+  if (!bundles_.HoldsGroup(key.first)) {
     // The group is gone from this node: what runs in it dies (Ray kills the actors
     // and fails the tasks of a removed group), what waits for it waits again.
     std::string why = "its placement group " + key.first + " was removed";

@@ -10,6 +10,7 @@
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
 //   raylet/outbox.h               frames to clients, batched per loop turn
 //   raylet/plugin_cache.h         local copies of plugins, fetched from the GCS
+//   raylet/bundle_book.h          placement-group bundles held here, and those refused
 //   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
@@ -58,6 +59,7 @@
 #include "runtime/transport/transport.h"
 
 #include "runtime/raylet/actor_directory.h"
+#include "runtime/raylet/bundle_book.h"
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_holds.h"
@@ -341,7 +343,7 @@ class Raylet {
   // Tells the GCS what this node holds and reserves or releases what it is told to.
   // `again`: once more at once if that changed anything (the GCS hears it sooner).
   void SyncBundles(bool again = true);
-  using BundleKey = std::pair<std::string, int32_t>;  // (group id hex, bundle index)
+  using BundleKey = BundleBook::Key;
   void ReleaseBundle(const BundleKey& key);
   // Tasks of a group that no node holds a bundle for wait in infeasible_ (whether or
   // not an autoscaler runs); those whose group is removed or whose bundle cannot hold
@@ -435,11 +437,7 @@ class Raylet {
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
   TaskEvents task_events_;  // not yet sent to the GCS
-  // Bundles reserved here: their resources as the group asked (the node's total and
-  // free resources carry their renamed form), and those it could not reserve.
-  std::map<BundleKey, ResourceSet> bundles_held_;
-  std::set<BundleKey> bundles_refused_;
-  uint64_t groups_version_ = 0;  // as the GCS last said (BundleSyncReply)
+  BundleBook bundles_;  // placement-group bundles reserved here, and those refused
   GpuAllocator gpus_;
 };
 
