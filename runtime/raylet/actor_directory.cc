@@ -8,17 +8,17 @@ bool Actor::HasCallsFrom(const std::string& caller) const {
          std::any_of(inflight.begin(), inflight.end(), mine);
 }
 
-Actor* ActorDirectory::Find(const std::string& id) {
+Actor* ActorDirectory::Find(const ActorId& id) {
   auto it = actors_.find(id);
   return it == actors_.end() ? nullptr : &it->second;
 }
 
-const Actor* ActorDirectory::Find(const std::string& id) const {
+const Actor* ActorDirectory::Find(const ActorId& id) const {
   auto it = actors_.find(id);
   return it == actors_.end() ? nullptr : &it->second;
 }
 
-bool ActorDirectory::Gone(const std::string& id) const {
+bool ActorDirectory::Gone(const ActorId& id) const {
   const Actor* a = Find(id);
   return !a || a->state == Actor::kDead;
 }
@@ -30,8 +30,8 @@ void ActorDirectory::EraseJob(const std::string& job_id) {
   });
 }
 
-void ActorDirectory::PruneOwned(std::vector<std::string>& owned) const {
-  std::erase_if(owned, [&](const std::string& id) { return Gone(id); });
+void ActorDirectory::PruneOwned(std::vector<ActorId>& owned) const {
+  std::erase_if(owned, [&](const ActorId& id) { return Gone(id); });
 }
 
 }  // namespace ray::raylet

@@ -18,10 +18,19 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/ids/ids.h"
 #include "runtime/raylet/object_table.h"
 #include "runtime/serialization/protocol.h"
 
 namespace ray::raylet {
+
+// An actor's id is the id of the task that created it: the same 16 bytes. The
+// messages carry both as strings (a call's TaskSpec::actor_id, a creation's task_id);
+// these make the conversion explicit where one stands for the other.
+inline ActorId ActorOfCreation(const std::string& creation_task_id) {
+  return ActorId::FromBinary(creation_task_id);
+}
+inline std::string CreationTaskOf(const ActorId& actor) { return actor.Binary(); }
 
 struct Actor {
   enum State { kPending, kAlive, kRestarting, kDead } state = kPending;
@@ -50,12 +59,12 @@ class ActorDirectory {
   // (actor id, node id, alive), as gcs::GcsClient::RecordActors takes them.
   using Record = std::tuple<std::string, std::string, bool>;
 
-  Actor* Find(const std::string& id);
-  const Actor* Find(const std::string& id) const;
+  Actor* Find(const ActorId& id);
+  const Actor* Find(const ActorId& id) const;
   // The actor's entry, made (kPending) if there is none.
-  Actor& Entry(const std::string& id) { return actors_[id]; }
+  Actor& Entry(const ActorId& id) { return actors_[id]; }
   // Whether the actor is unknown here or dead.
-  bool Gone(const std::string& id) const;
+  bool Gone(const ActorId& id) const;
   // Calls f(id, actor) for each actor. f may not add or remove actors.
   template <typename F>
   void ForEach(F&& f) {
@@ -64,17 +73,17 @@ class ActorDirectory {
   // Forgets the actors job `job_id` created, but its detached ones still alive.
   void EraseJob(const std::string& job_id);
   // Drops from `owned` (a worker's list of the actors it created) those gone or dead.
-  void PruneOwned(std::vector<std::string>& owned) const;
+  void PruneOwned(std::vector<ActorId>& owned) const;
 
   // Records that wait for the next batch to the GCS.
-  void AddRecord(std::string actor_id, std::string node_id, bool alive) {
-    records_.emplace_back(std::move(actor_id), std::move(node_id), alive);
+  void AddRecord(const ActorId& actor_id, std::string node_id, bool alive) {
+    records_.emplace_back(actor_id.Binary(), std::move(node_id), alive);
   }
   const std::vector<Record>& records() const { return records_; }
   void ClearRecords() { records_.clear(); }
 
  private:
-  std::unordered_map<std::string, Actor> actors_;
+  std::unordered_map<ActorId, Actor, IdHash> actors_;
   std::vector<Record> records_;
 };
 

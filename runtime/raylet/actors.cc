@@ -6,16 +6,17 @@
 namespace ray::raylet {
 
 void Raylet::SubmitActorTask(TaskSpec t) {
-  Actor* a = actors_.Find(t.actor_id);
+  const ActorId actor = ActorId::FromBinary(t.actor_id);
+  Actor* a = actors_.Find(actor);
   if (!a && MultiNode()) {
     // A handle passed from another node: the GCS knows where the actor lives.
     auto node = gcs_.ActorNode(t.actor_id);
     if (node.status().code() == StatusCode::kUnavailable) {
-      actor_tasks_waiting_for_gcs_.push_back(std::move(t));  // asked again when it is back
+      gcs_backlog_.DeferActorTask(std::move(t));  // asked again when it is back
       return;
     }
     if (node.ok() && !node->empty() && *node != node_id_.Binary()) {
-      a = &actors_.Entry(t.actor_id);
+      a = &actors_.Entry(actor);
       a->remote_node = *node;
       a->state = Actor::kAlive;
     }
@@ -62,7 +63,7 @@ void Raylet::PumpActor(Actor& a) {
   }
 }
 
-void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) {
+void Raylet::OnActorDied(const ActorId& actor_id, const std::string& cause) {
   Actor* found = actors_.Find(actor_id);
   if (!found) return;
   Actor& a = *found;
@@ -91,7 +92,7 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   if (restarts) {
     ++a.restarts;
     a.state = Actor::kRestarting;
-    RAY_LOG_WARN("restarting actor {} ({} of {}): {}", Hex(actor_id), a.restarts,
+    RAY_LOG_WARN("restarting actor {} ({} of {}): {}", actor_id.Hex(), a.restarts,
                  a.creation.max_restarts, cause);
     OnArgsReady(a.creation);
     return;
@@ -99,7 +100,7 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   a.state = Actor::kDead;
   // (A kill may have said why already.)
   if (!a.killed || a.death_cause.empty()) a.death_cause = cause;
-  ReleaseHolds(ObjectHolds::Task(actor_id));  // its constructor's arguments
+  ReleaseHolds(ObjectHolds::Task(CreationTaskOf(actor_id)));  // its constructor's arguments
   for (const auto& t : a.queue) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} cannot run: {}", t.function, cause));
@@ -108,7 +109,7 @@ void Raylet::OnActorDied(const std::string& actor_id, const std::string& cause) 
   RecordActor(actor_id, a);
 }
 
-void Raylet::RecordActor(const std::string& actor_id, const Actor& a) {
+void Raylet::RecordActor(const ActorId& actor_id, const Actor& a) {
   // Recorded DEAD by the node hosting it (named actors free their name), or by the
   // node their name was taken on.
   bool alive = a.state == Actor::kAlive;
@@ -122,22 +123,23 @@ void Raylet::RecordActor(const std::string& actor_id, const Actor& a) {
   // Handles may travel to other nodes, which look the actor up there; a name must be
   // free again at once. (Records waiting go first: they are older.)
   FlushActorRecords();
-  Status st = alive ? gcs_.RegisterActor(actor_id, node_id_.Binary()) : gcs_.RemoveActor(actor_id);
+  Status st = alive ? gcs_.RegisterActor(actor_id.Binary(), node_id_.Binary())
+                    : gcs_.RemoveActor(actor_id.Binary());
   if (st.code() == StatusCode::kUnavailable) {
     actors_.AddRecord(actor_id, node_id_.Binary(), alive);  // sent when the GCS is back
   } else if (!st.ok()) {
-    RAY_LOG_WARN("cannot record actor {} in the GCS: {}", Hex(actor_id), st.message());
+    RAY_LOG_WARN("cannot record actor {} in the GCS: {}", actor_id.Hex(), st.message());
   }
 }
 
-void Raylet::NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause) {
+void Raylet::NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::string& cause) {
   for (const std::string& caller : a.direct_callers) {
-    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
+    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id.Binary(), cause});
   }
   a.direct_callers.clear();
 }
 
-protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const std::string& actor_id) {
+protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const ActorId& actor_id) {
   using protocol::ActorRouteReply;
   Actor* found = actors_.Find(actor_id);
   if (!found) return {};
@@ -153,34 +155,34 @@ protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const std::st
   return {ActorRouteReply::kDirect, w->second.direct_endpoint, a.creation.max_retries};
 }
 
-void Raylet::KillActorsOwnedBy(const std::vector<std::string>& owned) {
+void Raylet::KillActorsOwnedBy(const std::vector<ActorId>& owned) {
   for (const auto& id : owned) {
     if (actors_.Gone(id) || !actors_.Find(id)->remote_node.empty()) continue;
     if (actors_.Find(id)->creation.detached) continue;  // outlives its creator
-    RAY_LOG_INFO("actor {} dies with the worker that created it", Hex(id));
+    RAY_LOG_INFO("actor {} dies with the worker that created it", id.Hex());
     KillActor(id);
   }
 }
 
-void Raylet::OnActorUnreferenced(const std::string& actor_id) {
+void Raylet::OnActorUnreferenced(const ActorId& actor_id) {
   Actor* a = actors_.Find(actor_id);
   // (Actors on other nodes: their node does not count this one's handles.)
-  if (!a || a->creation.task_id != actor_id || a->state == Actor::kDead || a->killed ||
+  if (!a || a->creation.task_id != CreationTaskOf(actor_id) || a->state == Actor::kDead || a->killed ||
       !a->remote_node.empty() || OutlivesItsHandles(*a)) {
     return;
   }
-  RAY_LOG_INFO("actor {} dies: all references to it were removed", Hex(actor_id));
+  RAY_LOG_INFO("actor {} dies: all references to it were removed", actor_id.Hex());
   KillActor(actor_id, /*no_restart=*/true, "all references to the actor were removed");
 }
 
-void Raylet::KillActor(const std::string& actor_id, bool no_restart, const std::string& cause) {
+void Raylet::KillActor(const ActorId& actor_id, bool no_restart, const std::string& cause) {
   Actor* found = actors_.Find(actor_id);
   std::string host = found ? found->remote_node : "";
   if (!found && MultiNode()) {
     // A handle from elsewhere (passed along, or looked up by name): the GCS knows.
-    auto node = gcs_.ActorNode(actor_id);
+    auto node = gcs_.ActorNode(actor_id.Binary());
     if (!node.ok()) {
-      RAY_LOG_WARN("cannot kill actor {}: where it lives is unknown: {}", Hex(actor_id),
+      RAY_LOG_WARN("cannot kill actor {}: where it lives is unknown: {}", actor_id.Hex(),
                    node.status().message());
       return;
     }
@@ -188,8 +190,8 @@ void Raylet::KillActor(const std::string& actor_id, bool no_restart, const std::
   }
   if (!host.empty() && host != node_id_.Binary()) {
     if (found && found->state == Actor::kDead) return;
-    RAY_LOG_INFO("asking node {} to kill actor {}", Hex(host), Hex(actor_id));
-    peers_->KillActor(host, protocol::ActorKill{actor_id, no_restart});
+    RAY_LOG_INFO("asking node {} to kill actor {}", Hex(host), actor_id.Hex());
+    peers_->KillActor(host, protocol::ActorKill{actor_id.Binary(), no_restart});
     return;
   }
   if (actors_.Gone(actor_id)) return;
@@ -212,7 +214,7 @@ void Raylet::KillActor(const std::string& actor_id, bool no_restart, const std::
   // Not placed (yet, or again): drop the queued creation task. One still waiting for
   // its arguments is dropped by OnArgsReady.
   ready_.EraseIf([&](const TaskSpec& t) {
-    return t.kind == ri::kActorCreation && t.task_id == actor_id;
+    return t.kind == ri::kActorCreation && t.task_id == CreationTaskOf(actor_id);
   });
   OnActorDied(actor_id, cause.empty() ? "the actor was killed before it started" : cause);
 }

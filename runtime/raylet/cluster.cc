@@ -13,7 +13,7 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandleActorRoute(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::ActorRouteRequest>(c.peer, body, "ActorRouteRequest");
   SendMsg(c.peer, MessageType::kActorRouteReply, req,
-          msg ? ActorRoute(c, msg->actor_id) : protocol::ActorRouteReply{});
+          msg ? ActorRoute(c, ActorId::FromBinary(msg->actor_id)) : protocol::ActorRouteReply{});
 }
 
 void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
@@ -26,7 +26,7 @@ void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
              msg->hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
     reply.error = "plugin hash '" + msg->hash + "' is not hex";
   } else {
-    reply.path = PluginPath(msg->hash);
+    reply.path = plugins_.PathOf(msg->hash);
   }
   SendMsg(c.peer, MessageType::kPluginPathReply, req, reply);
 }
@@ -36,7 +36,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   if (!msg) return;
   if (!gcs_watch_.Up() && CallNeedsGcs(msg->op)) {
     // Answered when the GCS is back (the caller waits as for a slow answer).
-    calls_waiting_for_gcs_.push_back({c.peer, req, std::string(body)});
+    gcs_backlog_.DeferCall({c.peer, req, std::string(body)});
     return;
   }
   protocol::CallReply reply;
@@ -111,7 +111,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     if (!args.ok()) {
       fail(args.status());
     } else {
-      KillActor(std::get<0>(*args), std::get<1>(*args));
+      KillActor(ActorId::FromBinary(std::get<0>(*args)), std::get<1>(*args));
     }
   } else if (msg->op == "sync_refs") {
     // Nothing: the client's changes of what it holds, sent before this, are handled.
@@ -149,7 +149,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   }
   if (gcs_unavailable && CallNeedsGcs(msg->op)) {
     // The GCS went down during the call: answered when it is back.
-    calls_waiting_for_gcs_.push_back({c.peer, req, std::string(body)});
+    gcs_backlog_.DeferCall({c.peer, req, std::string(body)});
     return;
   }
   SendMsg(c.peer, MessageType::kCallReply, req, reply);
@@ -159,7 +159,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   RAY_LOG_INFO("job {} finished; releasing its actors and objects", Hex(job_id));
   finished_jobs_.insert(job_id);
   if (!stop_->load()) FlushTaskEvents();  // the job's events are in the GCS once it is over
-  actors_.ForEach([&](const std::string& id, Actor& a) {
+  actors_.ForEach([&](const ActorId& id, Actor& a) {
     if (a.creation.job_id != job_id || a.state == Actor::kDead) return;
     if (a.creation.detached) return;  // outlives its job
     if (!a.worker.empty()) pool_->Kill(a.worker);
@@ -172,7 +172,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   actors_.EraseJob(job_id);
   // Its queued work goes, but a detached actor's creation: the actor outlives the job.
   auto dropped = [&](const TaskSpec& t) { return t.job_id == job_id && JobOver(t); };
-  std::erase_if(infeasible_, dropped);
+  infeasible_.EraseIf(dropped);
   ready_.EraseIf(dropped);
   // Its tasks shown RUNNING here end with it.
   for (auto& [peer, c] : clients_) {
@@ -201,22 +201,23 @@ void Raylet::Periodic() {
     FinishJob(clients_[peer].job_id);
     RevokeLeasesOf(peer);
     // It could not record its end: do it for it, so that every node releases the job.
-    job_ends_to_record_.emplace_back(clients_[peer].job_id, -1);
+    gcs_backlog_.JobEnded(clients_[peer].job_id, -1);
     clients_.erase(peer);
   }
   // Each GCS call below may wait for its timeout: stop promptly when asked to.
   if (stop_->load()) return;
   if (!gcs_watch_.Up()) {
     // Its calls would fail at once: nothing is sent, what must be written waits.
-    if (!gcs_down_logged_) {
+    if (gcs_backlog_.WentDown()) {
       RAY_LOG_WARN("the GCS at {} does not answer; keeping what it must be told until it is back",
                    options_.gcs_address);
     }
-    gcs_down_logged_ = gcs_warned_ = true;
+    gcs_warned_ = true;
     return;
   }
-  if (gcs_watch_.reconnects() != gcs_reconnects_seen_) OnGcsBack();
-  RecordJobEnds();
+  if (gcs_backlog_.CameBack(gcs_watch_.reconnects())) OnGcsBack();
+  gcs_backlog_.RecordJobEnds(  // (those it cannot take yet: with the next Periodic)
+      [&](const std::string& job_id, int32_t code) { return gcs_.FinishJob(job_id, code); });
   if (now >= next_heartbeat_ms_) {
     next_heartbeat_ms_ = now + options_.heartbeat_ms;
     Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles(), Load());
@@ -244,15 +245,6 @@ void Raylet::Periodic() {
   LocateUnlocated();
 }
 
-void Raylet::RecordJobEnds() {
-  while (!job_ends_to_record_.empty()) {
-    const auto& [job_id, code] = job_ends_to_record_.back();
-    Status st = gcs_.FinishJob(job_id, code);
-    if (st.code() == StatusCode::kUnavailable) return;  // tried again with the next Periodic
-    job_ends_to_record_.pop_back();
-  }
-}
-
 bool Raylet::CallNeedsGcs(const std::string& op) {
   return op == "register_actor_name" || op == "get_actor" || op == "nodes" ||
          op == "cluster_resources" || op == "available_resources" || op == "webui_url" ||
@@ -260,20 +252,14 @@ bool Raylet::CallNeedsGcs(const std::string& op) {
 }
 
 void Raylet::OnGcsBack() {
-  gcs_reconnects_seen_ = gcs_watch_.reconnects();
-  gcs_down_logged_ = false;
   RAY_LOG_INFO("the GCS at {} answers again (down for {} ms); sending what waited for it",
                options_.gcs_address, clock_.MonoMillis() - gcs_watch_.down_since_ms());
   next_heartbeat_ms_ = 0;  // at once: it must not take this node for dead
-  std::deque<DeferredCall> calls;
-  calls.swap(calls_waiting_for_gcs_);
-  for (const auto& call : calls) {
+  for (const auto& call : gcs_backlog_.TakeCalls()) {
     auto c = clients_.find(call.peer);
     if (c != clients_.end()) HandleCall(c->second, call.req, call.body);
   }
-  std::deque<TaskSpec> tasks;
-  tasks.swap(actor_tasks_waiting_for_gcs_);
-  for (auto& t : tasks) {
+  for (auto& t : gcs_backlog_.TakeActorTasks()) {
     if (!finished_jobs_.count(t.job_id)) SubmitActorTask(std::move(t));
   }
 }
@@ -292,37 +278,30 @@ std::vector<protocol::ResourceDemand> Raylet::Load() const {
   }
   std::vector<protocol::ResourceDemand> load;
   for (const auto& [shape, count] : waiting) load.push_back({shape.ToDoubles(), count, false});
-  std::map<ResourceSet, int64_t> infeasible;
-  for (const auto& t : infeasible_) {
-    if (t.placement_group_id.empty()) ++infeasible[ResourcesOf(t)];  // (others wait for a group)
+  for (const auto& [shape, count] : infeasible_.Demand()) {
+    load.push_back({shape.ToDoubles(), count, true});
   }
-  for (const auto& [shape, count] : infeasible) load.push_back({shape.ToDoubles(), count, true});
   return load;
 }
 
 bool Raylet::AutoscalerAlive() {
   int64_t now = clock_.MonoMillis();
-  if (autoscaler_checked_ms_ >= 0 && now - autoscaler_checked_ms_ < 2000) return autoscaler_alive_;
-  autoscaler_checked_ms_ = now;
+  if (!infeasible_.AutoscalerCheckDue(now)) return infeasible_.autoscaler_alive();
   auto r = gcs_.GetAutoscaler();
   // While the GCS is down, what it said last stands.
-  if (r.status().code() == StatusCode::kUnavailable) return autoscaler_alive_;
-  autoscaler_alive_ = r.ok() && r->first;
-  return autoscaler_alive_;
+  infeasible_.AutoscalerChecked(now, r.status().code() == StatusCode::kUnavailable
+                                         ? std::nullopt
+                                         : std::optional<bool>(r.ok() && r->first));
+  return infeasible_.autoscaler_alive();
 }
 
 void Raylet::RetryInfeasible() {
-  int64_t now = clock_.MonoMillis();
-  if (infeasible_.empty() || now < next_infeasible_retry_ms_) return;
-  next_infeasible_retry_ms_ = now + 1000;
+  if (!infeasible_.RetryDue(clock_.MonoMillis())) return;
   CheckGroupTasks();
-  std::deque<TaskSpec> held;
-  held.swap(infeasible_);
-  retrying_infeasible_ = true;
-  for (auto& t : held) {
+  for (auto& t : infeasible_.TakeForRetry()) {
     if (!JobOver(t)) Place(std::move(t), /*may_forward=*/true);
   }
-  retrying_infeasible_ = false;
+  infeasible_.RetryDone();
 }
 
 protocol::NodeInfo Raylet::SelfInfo() const {
@@ -351,7 +330,7 @@ void Raylet::SpillQueued() {
 void Raylet::Forward(TaskSpec t, const std::string& node_id) {
   std::deque<TaskSpec> calls;  // made while the creation waited here: they follow it
   if (t.kind == ri::kActorCreation) {
-    Actor& a = actors_.Entry(t.task_id);
+    Actor& a = actors_.Entry(ActorOfCreation(t.task_id));
     a.creation = t;
     a.remote_node = node_id;
     a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
@@ -508,7 +487,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     }
   }
   // Actors that lived there: restarted elsewhere if they may be, else dead.
-  actors_.ForEach([&](const std::string&, Actor& a) {
+  actors_.ForEach([&](const ActorId&, Actor& a) {
     if (a.remote_node != node_id || a.state == Actor::kDead) return;
     if (a.MayRestart()) {
       ++a.restarts;
@@ -572,7 +551,7 @@ void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view te
   protocol::LogLines lines{fmt::format("pid={}", pid), std::string(text), is_stderr};
   std::string frame = protocol::Encode(MessageType::kLogLines, 0, lines);
   for (const auto& [peer, c] : clients_) {
-    if (c.is_driver && (job.empty() || c.job_id == job)) Queue(peer, frame);
+    if (c.is_driver && (job.empty() || c.job_id == job)) outbox_.Queue(peer, frame);
   }
 }
 

@@ -68,8 +68,8 @@ void Raylet::SyncBundles(bool again) {
   sync.node_id = node_id_.Binary();
   sync.total = total_.ToDoubles();
   sync.available = available_.ToDoubles();
-  for (const auto& [key, resources] : bundles_held_) sync.held.push_back(key);
-  sync.refused.assign(bundles_refused_.begin(), bundles_refused_.end());
+  sync.held = bundles_.Held();
+  sync.refused = bundles_.refused();
   auto body = gcs_.Call("sync_bundles", ri::Pack(sync));
   if (!body.ok()) return;  // (an unknown node registers again with its next heartbeat)
   auto reply = protocol::DecodeBody<gcs::BundleSyncReply>(*body, "sync_bundles reply");
@@ -77,52 +77,44 @@ void Raylet::SyncBundles(bool again) {
     RAY_LOG_WARN("the GCS's sync_bundles reply: {}", reply.status().message());
     return;
   }
-  bundles_refused_.clear();
+  bundles_.ClearRefused();
   std::map<BundleKey, ResourceSet> wanted;
   for (const auto& b : reply->wanted) {
     wanted[{b.pg_id, b.index}] = ResourceSet::FromDoubles(b.resources);
   }
   bool changed = false;
-  std::vector<BundleKey> gone;
-  for (const auto& [key, resources] : bundles_held_) {
-    if (!wanted.count(key)) gone.push_back(key);
-  }
-  for (const auto& key : gone) {
+  for (const auto& key : bundles_.NotIn(wanted)) {
     ReleaseBundle(key);
     changed = true;
   }
   for (const auto& [key, resources] : wanted) {
-    if (bundles_held_.count(key)) continue;
+    if (bundles_.Holds(key)) continue;
     changed = true;
     if (!available_.Contains(resources)) {
-      bundles_refused_.insert(key);  // taken meanwhile: the GCS places it again
+      bundles_.Refused(key);  // taken meanwhile: the GCS places it again
       continue;
     }
     available_.Subtract(resources);
     ResourceSet renamed = scheduler::BundleReservation(resources, key.first, key.second);
     total_.Add(renamed);
     available_.Add(renamed);
-    bundles_held_[key] = resources;
+    bundles_.Reserved(key, resources);
     RAY_LOG_INFO("reserved bundle {} of placement group {}: {}", key.second, key.first,
                  resources.ToString());
   }
-  if (changed || reply->groups_version != groups_version_) {
-    groups_version_ = reply->groups_version;
-    next_infeasible_retry_ms_ = 0;  // tasks waiting for a group look again
+  if (bundles_.NewVersion(reply->groups_version) || changed) {
+    infeasible_.RetrySoon();  // tasks waiting for a group look again
   }
   if (changed && again) SyncBundles(false);
 }
 
 void Raylet::ReleaseBundle(const BundleKey& key) {
-  auto it = bundles_held_.find(key);
-  if (it == bundles_held_.end()) return;
-  ResourceSet original = it->second;
-  bundles_held_.erase(it);
+  std::optional<ResourceSet> held = bundles_.Release(key);
+  if (!held) return;
+  const ResourceSet original = std::move(*held);
   ResourceSet renamed = scheduler::BundleReservation(original, key.first, key.second);
   RAY_LOG_INFO("released bundle {} of placement group {}", key.second, key.first);
-  bool group_here = false;
-  for (const auto& [k, r] : bundles_held_) group_here |= k.first == key.first;
-  if (!group_here) {
+  if (!bundles_.HoldsGroup(key.first)) {
     // The group is gone from this node: what runs in it dies (Ray kills the actors
     // and fails the tasks of a removed group), what waits for it waits again.
     std::string why = "its placement group " + key.first + " was removed";
@@ -164,31 +156,26 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
 void Raylet::FailUnplaceable(const TaskSpec& t, const std::string& type, const std::string& why) {
   FailTask(t, ri::kUnschedulable, type, type + ": " + why);
   if (t.kind != ri::kActorCreation) return;
-  Actor& a = actors_.Entry(t.task_id);
+  Actor& a = actors_.Entry(ActorOfCreation(t.task_id));
   a.creation = t;
   a.creation.max_restarts = a.restarts;
-  OnActorDied(t.task_id, why);
+  OnActorDied(ActorOfCreation(t.task_id), why);
   a.state = Actor::kDead;
   a.death_cause = why;
 }
 
 void Raylet::CheckGroupTasks() {
-  bool any = std::any_of(infeasible_.begin(), infeasible_.end(),
-                         [](const TaskSpec& t) { return !t.placement_group_id.empty(); });
-  if (!any) return;
+  if (!infeasible_.WaitsForGroups()) return;
   auto body = gcs_.Call("get_placement_groups", "");
   if (!body.ok()) return;
   auto groups = protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(*body, "groups");
   if (!groups.ok()) return;
   std::map<std::string, const gcs::PlacementGroupRecord*> by_id;
   for (const auto& pg : *groups) by_id[pg.pg_id] = &pg;
-  std::deque<TaskSpec> keep;
-  for (auto& t : infeasible_) {
+  // Those whose group is gone, or whose bundle cannot hold them, fail and go.
+  infeasible_.EraseIf([&](const TaskSpec& t) {
     const std::string& id = t.placement_group_id;
-    if (id.empty()) {
-      keep.push_back(std::move(t));
-      continue;
-    }
+    if (id.empty()) return false;
     bool actor = t.kind == ri::kActorCreation;
     std::string what = fmt::format("{} {}", actor ? "actor" : "task", t.function);
     auto it = by_id.find(id);
@@ -198,7 +185,7 @@ void Raylet::CheckGroupTasks() {
                           ? fmt::format("{} cannot run: no placement group {}", what, id)
                           : fmt::format("{} cannot run: its placement group {} was removed ({})",
                                         what, id, it->second->detail));
-      continue;
+      return true;
     }
     const auto& pg = *it->second;
     if (t.bundle_index >= static_cast<int32_t>(pg.bundles.size())) {
@@ -206,7 +193,7 @@ void Raylet::CheckGroupTasks() {
                       fmt::format("{}: bundle index {} is out of range (placement group {} has "
                                   "{} bundles)",
                                   what, t.bundle_index, id, pg.bundles.size()));
-      continue;
+      return true;
     }
     // What it asks of the bundle must fit the bundle (any bundle, for index -1).
     ResourceSet ask = ResourceSet::FromDoubles(
@@ -225,11 +212,10 @@ void Raylet::CheckGroupTasks() {
       FailUnplaceable(t, actor ? "ActorUnschedulableError" : "TaskUnschedulableError",
                       fmt::format("{} requires {}, more than {} of placement group {} reserves",
                                   what, ask.ToString(), bundle, id));
-      continue;
+      return true;
     }
-    keep.push_back(std::move(t));
-  }
-  infeasible_.swap(keep);
+    return false;
+  });
 }
 
 }  // namespace ray::raylet

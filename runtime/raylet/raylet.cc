@@ -45,7 +45,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
           [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); },
-          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); },
+          [this](const protocol::ActorKill& k) { KillActor(ActorId::FromBinary(k.actor_id), k.no_restart); },
           [this](const protocol::LogsRequest& r) {
             return AnswerLogsRequest(options_.session_dir + "/logs", r);
           }},
@@ -114,23 +114,10 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   return Status::Ok();
 }
 
-void Raylet::Queue(const std::string& peer, std::string frame) {
-  auto& frames = outbox_[peer];
-  if (frames.empty()) outbox_order_.push_back(peer);
-  frames.push_back(std::move(frame));
-}
-
 void Raylet::FlushOutbox() {
-  for (const auto& peer : outbox_order_) {
-    auto it = outbox_.find(peer);
-    if (it == outbox_.end()) continue;
-    auto& frames = it->second;
-    router_.Send(peer, frames.size() == 1 ? frames[0] : protocol::EncodeBatch(frames));
-    frames.clear();
-    // Peers that come and go (drivers) do not accumulate entries.
-    if (!clients_.count(peer)) outbox_.erase(it);
-  }
-  outbox_order_.clear();
+  outbox_.Flush(
+      [&](const std::string& peer, const std::string& message) { router_.Send(peer, message); },
+      [&](const std::string& peer) { return clients_.count(peer) > 0; });
 }
 
 void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool in_batch) {
@@ -353,7 +340,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
     }
     case Waiter::kTask:
       if (w->task.kind == ri::kActorTask) {
-        if (Actor* a = actors_.Find(w->task.actor_id)) {
+        if (Actor* a = actors_.Find(ActorId::FromBinary(w->task.actor_id))) {
           a->head_waiter.reset();
           PumpActor(*a);
         }
@@ -419,7 +406,7 @@ void Raylet::FreeObject(const ObjectId& id, bool keep_segment) {
     objects_.FreeOnArrival(id);  // its task has not finished: dropped when it comes
   }
   if (!holds_.empty()) ReleaseHolds(ObjectHolds::Object(id));  // refs nested in it
-  if (!id.IsPut() && id.Index() == 1) OnActorUnreferenced(id.Task().Binary());
+  if (!id.IsPut() && id.Index() == 1) OnActorUnreferenced(ActorOfCreation(id.Task().Binary()));
 }
 
 void Raylet::AddHolds(const std::vector<ObjectId>& ids, const std::string& holder) {
@@ -436,7 +423,7 @@ void Raylet::TaskEnded(const TaskId& task) {
   if (holds_.empty()) return;
   const std::string tid = task.Binary();
   // An actor that may restart runs its constructor again: with the same arguments.
-  if (const Actor* a = actors_.Find(tid);
+  if (const Actor* a = actors_.Find(ActorOfCreation(tid));
       a && a->creation.task_id == tid && a->state != Actor::kDead && a->MayRestart()) {
     return;
   }

@@ -6,7 +6,12 @@
 //   scheduler/placement.h         the other nodes' resources; where a task runs or spills
 //   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
 //   scheduler/pipelining.h        which tasks go ahead to busy workers
+//   scheduler/infeasible_hold.h   work no node fits, held for the autoscaler or a group
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
+//   raylet/outbox.h               frames to clients, batched per loop turn
+//   raylet/plugin_cache.h         local copies of plugins, fetched from the GCS
+//   raylet/bundle_book.h          placement-group bundles held here, and those refused
+//   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
 //   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
@@ -43,6 +48,7 @@
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/raylet/worker_pool.h"
+#include "runtime/scheduler/infeasible_hold.h"
 #include "runtime/scheduler/lease_policy.h"
 #include "runtime/scheduler/local_task_queue.h"
 #include "runtime/scheduler/pipelining.h"
@@ -53,10 +59,14 @@
 #include "runtime/transport/transport.h"
 
 #include "runtime/raylet/actor_directory.h"
+#include "runtime/raylet/bundle_book.h"
+#include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_holds.h"
 #include "runtime/raylet/object_manager.h"
 #include "runtime/raylet/object_table.h"
+#include "runtime/raylet/outbox.h"
+#include "runtime/raylet/plugin_cache.h"
 #include "runtime/raylet/remote_nodes.h"
 #include "runtime/raylet/task_events.h"
 
@@ -88,7 +98,7 @@ struct Client {
   bool no_pipelining = false;  // the running task called Get or Wait
   ResourceSet held;      // subtracted from the node's available resources
   bool blocked = false;  // in a Get for objects not yet ready; CPU lent back
-  std::string actor_id;
+  ActorId actor_id;  // the actor it hosts (kActor)
   std::map<std::string, int> calls;  // function -> times run (max_calls)
   std::string last_job;              // for log routing
   GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
@@ -96,7 +106,7 @@ struct Client {
   std::string direct_endpoint;       // where callers reach the actor it may host
   std::string leased_to;             // the caller it runs tasks for, directly
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
-  std::vector<std::string> owned_actors;  // created here by this worker: they die with it
+  std::vector<ActorId> owned_actors;  // created here by this worker: they die with it
   // The runtime environment (canonical runtime_env) the worker serves, once bound by
   // its first task or lease: workers of different environments are never shared.
   bool env_bound = false;
@@ -127,6 +137,8 @@ class Raylet {
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
         objects_(clock_),
+        plugins_(o.session_dir + "/plugins",
+                 [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
         task_events_(node_id_.Binary()),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
@@ -186,13 +198,12 @@ class Raylet {
   // Frames to clients wait in an outbox until the end of the loop turn, so that a
   // burst to one client (tasks, replies) leaves as one batch.
   void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {
-    Queue(peer, protocol::Encode(type, req, body));
+    outbox_.Queue(peer, protocol::Encode(type, req, body));
   }
   template <typename T>
   void SendMsg(const std::string& peer, MessageType type, uint64_t req, const T& body) {
-    Queue(peer, protocol::Encode(type, req, body));
+    outbox_.Queue(peer, protocol::Encode(type, req, body));
   }
-  void Queue(const std::string& peer, std::string frame);
   void FlushOutbox();
 
   // --- objects
@@ -263,21 +274,21 @@ class Raylet {
   // --- actors
   void SubmitActorTask(TaskSpec t);
   void PumpActor(Actor& a);
-  void OnActorDied(const std::string& actor_id, const std::string& cause);
+  void OnActorDied(const ActorId& actor_id, const std::string& cause);
   // The actors a dead worker created on this node (its `owned_actors`) share its fate,
   // as in Ray's ownership model (detached ones excepted). Those it created on other
   // nodes live until the job ends.
-  void KillActorsOwnedBy(const std::vector<std::string>& owned);
+  void KillActorsOwnedBy(const std::vector<ActorId>& owned);
   // Kills an actor wherever it runs: here (on its worker, or still waiting to be
   // placed), or on the node that hosts it (asked over the peer link; the GCS says
   // where, if this node does not know). no_restart: for good; else its worker is
   // killed and the actor restarts if it has restarts left. `cause` (if not empty) is
   // recorded as why it died.
-  void KillActor(const std::string& actor_id, bool no_restart = true,
+  void KillActor(const ActorId& actor_id, bool no_restart = true,
                  const std::string& cause = "");
   // The last handle to the actor is gone (its creation result was freed): it dies,
   // unless it outlives its handles.
-  void OnActorUnreferenced(const std::string& actor_id);
+  void OnActorUnreferenced(const ActorId& actor_id);
   // Whether an actor lives on when no handle to it is left (detached actors).
   static bool OutlivesItsHandles(const Actor& a) { return a.creation.detached; }
   // Whether `t` belongs to a job that has ended (a detached actor's creation does
@@ -287,16 +298,16 @@ class Raylet {
   }
   // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
   // for it or its name must be freed, else with the next FlushActorRecords().
-  void RecordActor(const std::string& actor_id, const Actor& a);
+  void RecordActor(const ActorId& actor_id, const Actor& a);
   void FlushActorRecords();
   // Where `caller` may send calls to the actor (see actors.cc).
-  protocol::ActorRouteReply ActorRoute(const Client& caller, const std::string& actor_id);
+  protocol::ActorRouteReply ActorRoute(const Client& caller, const ActorId& actor_id);
   // The typed requests of the direct-call path, answered at once.
   void HandleLeaseWorker(Client& c, uint64_t req, std::string_view body);
   void HandleActorRoute(Client& c, uint64_t req, std::string_view body);
   void HandlePluginPath(Client& c, uint64_t req, std::string_view body);
   // Tells the actor's direct callers its worker is gone (or going): see ActorGone.
-  void NotifyDirectCallers(const std::string& actor_id, Actor& a, const std::string& cause);
+  void NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::string& cause);
 
   // --- the other nodes (cluster.cc)
   protocol::NodeInfo SelfInfo() const;
@@ -332,7 +343,7 @@ class Raylet {
   // Tells the GCS what this node holds and reserves or releases what it is told to.
   // `again`: once more at once if that changed anything (the GCS hears it sooner).
   void SyncBundles(bool again = true);
-  using BundleKey = std::pair<std::string, int32_t>;  // (group id hex, bundle index)
+  using BundleKey = BundleBook::Key;
   void ReleaseBundle(const BundleKey& key);
   // Tasks of a group that no node holds a bundle for wait in infeasible_ (whether or
   // not an autoscaler runs); those whose group is removed or whose bundle cannot hold
@@ -365,14 +376,8 @@ class Raylet {
   // The GCS answers again after it was down: sends what waited for it, answers the
   // requests deferred meanwhile.
   void OnGcsBack();
-  void RecordJobEnds();
   // Whether call op `op` needs the GCS's answer.
   static bool CallNeedsGcs(const std::string& op);
-  // Where a plugin's copy on this node is, fetched from the GCS if missing.
-  std::string PluginPath(const std::string& hash);
-  // Fetches the plugin if missing; false only while the GCS cannot be reached (the
-  // task waits for it then, instead of failing for want of the file).
-  bool FetchPlugin(const std::string& hash);
   void ForwardLogs(const std::string& worker, int pid, std::string_view text, bool is_stderr);
   std::string Where(int pid) const {
     return fmt::format("node {}, pid {}", options_.node_ip, pid);
@@ -387,29 +392,18 @@ class Raylet {
   object_store::ObjectStore store_;
   // The GCS, and whether it answers. While it is down (it died; its supervisor starts
   // it again) the loop never waits for it: what must be written waits here (task
-  // events, actor records, object locations, job ends; heartbeats resume) and
-  // requests that need its answer wait in the queues below until it is back
-  // (OnGcsBack answers them).
+  // events, actor records, object locations; heartbeats resume) and requests that
+  // need its answer wait in gcs_backlog_ until it is back (OnGcsBack answers them).
   gcs::GcsWatch gcs_watch_;
   gcs::GcsClient gcs_;
-  uint64_t gcs_reconnects_seen_ = 0;
-  bool gcs_down_logged_ = false;
-  struct DeferredCall {
-    std::string peer;
-    uint64_t req = 0;
-    std::string body;  // the CallRequest
-  };
-  std::deque<DeferredCall> calls_waiting_for_gcs_;
-  std::deque<TaskSpec> actor_tasks_waiting_for_gcs_;  // where the actor lives is asked there
-  std::vector<std::pair<std::string, int32_t>> job_ends_to_record_;  // (job id, exit code)
+  GcsBacklog gcs_backlog_;
   ResourceSet total_, available_;
   int cpus_ = 1;
   int max_workers_ = 16;
   size_t starting_ = 0;
 
   std::unordered_map<std::string, Client> clients_;
-  std::unordered_map<std::string, std::vector<std::string>> outbox_;  // peer -> frames
-  std::vector<std::string> outbox_order_;  // peers with frames, in first-queued order
+  Outbox outbox_;  // frames to clients, sent at the end of the loop turn
   std::deque<std::string> idle_;
   scheduler::LeasePolicy leases_;
   ObjectTable objects_;  // and who waits for them
@@ -421,8 +415,9 @@ class Raylet {
   scheduler::LocalTaskQueue ready_;
   ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<std::string> finished_jobs_;
-  std::map<std::string, std::string> known_plugins_;  // hash -> path of the local copy
-  bool plugin_fetch_warned_ = false;  // said once that a plugin waits for the GCS
+  // Local copies of plugins, fetched from the GCS when missing: while it cannot be
+  // reached a task waits for its plugin, instead of failing for want of the file.
+  PluginCache plugins_;
   int64_t next_periodic_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   bool gcs_warned_ = false;
@@ -435,22 +430,14 @@ class Raylet {
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).
-  std::deque<TaskSpec> infeasible_;
-  int64_t next_infeasible_retry_ms_ = 0;
-  int64_t autoscaler_checked_ms_ = -1;
-  bool autoscaler_alive_ = false;
-  bool retrying_infeasible_ = false;  // in RetryInfeasible: no log per retry
+  scheduler::InfeasibleHold infeasible_;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run: the loop ends when true
   int64_t next_jobs_check_ms_ = 0;
   // Objects to report to the GCS's directory: every shared-memory object, and on a
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
   TaskEvents task_events_;  // not yet sent to the GCS
-  // Bundles reserved here: their resources as the group asked (the node's total and
-  // free resources carry their renamed form), and those it could not reserve.
-  std::map<BundleKey, ResourceSet> bundles_held_;
-  std::set<BundleKey> bundles_refused_;
-  uint64_t groups_version_ = 0;  // as the GCS last said (BundleSyncReply)
+  BundleBook bundles_;  // placement-group bundles reserved here, and those refused
   GpuAllocator gpus_;
 };
 

@@ -59,23 +59,23 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
   }
   if (!where && !spec.placement_group_id.empty()) {
     // Its bundle is on no node yet (or any more): it waits for its group.
-    if (!retrying_infeasible_) {
+    if (!infeasible_.retrying()) {
       RAY_LOG_INFO("{} {} waits for bundle {} of placement group {}",
                    spec.kind == ri::kActorCreation ? "actor" : "task", spec.function,
                    spec.bundle_index, spec.placement_group_id);
     }
-    if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
-    infeasible_.push_back(std::move(spec));
+    if (spec.kind == ri::kActorCreation) actors_.Entry(ActorOfCreation(spec.task_id)).creation = spec;
+    infeasible_.Hold(std::move(spec));
     return;
   }
   if (!where && may_forward && AutoscalerAlive()) {
     // The autoscaler sees it in this node's load and may add a node that fits.
-    if (!retrying_infeasible_) {
+    if (!infeasible_.retrying()) {
       RAY_LOG_INFO("task {} requires {}, more than any node has; waiting for the autoscaler",
                    spec.function, need.ToString());
     }
-    if (spec.kind == ri::kActorCreation) actors_.Entry(spec.task_id).creation = spec;
-    infeasible_.push_back(std::move(spec));
+    if (spec.kind == ri::kActorCreation) actors_.Entry(ActorOfCreation(spec.task_id)).creation = spec;
+    infeasible_.Hold(std::move(spec));
     return;
   }
   if (!where) {
@@ -84,7 +84,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
                          "(cluster total: {})",
                          spec.function, need.ToString(), placement_.ClusterTotal().ToString()));
     if (spec.kind == ri::kActorCreation) {
-      Actor& a = actors_.Entry(spec.task_id);
+      Actor& a = actors_.Entry(ActorOfCreation(spec.task_id));
       a.creation = spec;
       a.state = Actor::kDead;
       a.death_cause = "the actor could not be placed: it requires " + need.ToString();
@@ -96,16 +96,16 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     return;
   }
   if (spec.kind == ri::kActorCreation) {
-    Actor& a = actors_.Entry(spec.task_id);
+    Actor& a = actors_.Entry(ActorOfCreation(spec.task_id));
     a.creation = spec;
     a.remote_node.clear();
     auto owner = clients_.find(spec.caller);
     if (owner != clients_.end() && !owner->second.is_driver) {
-      std::vector<std::string>& owned = owner->second.owned_actors;
+      std::vector<ActorId>& owned = owner->second.owned_actors;
       if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
         actors_.PruneOwned(owned);
       }
-      owned.push_back(spec.task_id);
+      owned.push_back(ActorOfCreation(spec.task_id));
     }
   }
   Enqueue(std::move(spec));
@@ -130,7 +130,7 @@ void Raylet::Enqueue(TaskSpec t) {
 void Raylet::OnArgsReady(TaskSpec t) {
   if (JobOver(t)) return;  // waited for arguments past its job's end
   if (t.kind == ri::kActorCreation) {
-    const Actor* a = actors_.Find(t.task_id);
+    const Actor* a = actors_.Find(ActorOfCreation(t.task_id));
     if (a && a->state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
@@ -204,7 +204,7 @@ void Raylet::Dispatch() {
           if (!idle_.empty() && starting_ == 0) StartWorkerFor(t.runtime_env);
           return false;
         }
-        if (!FetchPlugin(t.plugin)) return false;  // the GCS is down: after it is back
+        if (!plugins_.Ensure(t.plugin)) return false;  // the GCS is down: after it is back
         Client& w = *idle;
         idle_.pop_front();
         Bind(w, t.runtime_env);
@@ -212,8 +212,8 @@ void Raylet::Dispatch() {
         if (auto grant = gpus_.Acquire(need.Amount("GPU"))) w.gpus = std::move(*grant);
         if (t.kind == ri::kActorCreation) {
           w.state = Client::kActor;
-          w.actor_id = t.task_id;
-          actors_.Entry(t.task_id).worker = w.peer;
+          w.actor_id = ActorOfCreation(t.task_id);
+          actors_.Entry(ActorOfCreation(t.task_id)).worker = w.peer;
         } else {
           w.state = Client::kBusy;
           if (protocol::StartGate* gate = GateOf(w)) w.gate_base = gate->Starts();  // idle
@@ -243,7 +243,7 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   if (!ahead) w.dispatched_ms = clock_.NowMillis();
   // An ExecuteTask, packed field by field so that the spec is not copied.
   SendMsg(w.peer, MessageType::kExecuteTask, 0,
-          std::forward_as_tuple(t, resolved, PluginPath(t.plugin), gpu_ids, uint64_t{0}));
+          std::forward_as_tuple(t, resolved, plugins_.PathOf(t.plugin), gpu_ids, uint64_t{0}));
 }
 
 void Raylet::Pipeline() {
@@ -291,36 +291,6 @@ void Raylet::TakeBackTasksAhead(Client& w) {
   SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
   ready_.Requeue(std::move(w.queued));
   w.queued.clear();
-}
-
-bool Raylet::FetchPlugin(const std::string& hash) {
-  if (known_plugins_.count(hash)) return true;
-  std::string path = options_.session_dir + "/plugins/" + hash + ".so";
-  if (::access(path.c_str(), R_OK) != 0) {
-    auto bytes = gcs_.GetPlugin(hash);
-    if (!bytes.ok() && bytes.status().code() == StatusCode::kUnavailable) {
-      if (!plugin_fetch_warned_) {
-        RAY_LOG_WARN("plugin {} waits for the GCS: {}", hash, bytes.status().message());
-      }
-      plugin_fetch_warned_ = true;
-      return false;
-    }
-    if (!bytes.ok()) {
-      RAY_LOG_ERROR("cannot fetch plugin {}: {}", hash, bytes.status().message());
-      return true;  // the worker reports the missing file as the task's error
-    }
-    Status st = WriteFile(path, *bytes, 0755);
-    if (!st.ok()) RAY_LOG_ERROR("{}", st.message());
-  }
-  plugin_fetch_warned_ = false;
-  known_plugins_.emplace(hash, path);
-  return true;
-}
-
-std::string Raylet::PluginPath(const std::string& hash) {
-  if (auto known = known_plugins_.find(hash); known != known_plugins_.end()) return known->second;
-  FetchPlugin(hash);
-  return options_.session_dir + "/plugins/" + hash + ".so";
 }
 
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {

@@ -5,6 +5,9 @@
 namespace ray::raylet {
 namespace {
 
+// A 16-byte actor id made of `c`.
+ActorId Id(char c) { return ActorId::FromBinary(std::string(ActorId::kSize, c)); }
+
 protocol::TaskSpec Call(std::string caller) {
   protocol::TaskSpec t;
   t.caller = std::move(caller);
@@ -38,27 +41,27 @@ TEST(ActorTest, CallsFromACallerQueuedOrInFlight) {
 
 TEST(ActorDirectoryTest, EntriesAreMadeOnceAndFound) {
   ActorDirectory actors;
-  EXPECT_EQ(actors.Find("a"), nullptr);
-  EXPECT_TRUE(actors.Gone("a"));
-  actors.Entry("a").worker = "w";
-  ASSERT_NE(actors.Find("a"), nullptr);
-  EXPECT_EQ(actors.Entry("a").worker, "w");
-  EXPECT_EQ(actors.Find("a")->state, Actor::kPending);
-  EXPECT_FALSE(actors.Gone("a"));
-  actors.Entry("a").state = Actor::kDead;
-  EXPECT_TRUE(actors.Gone("a"));
+  EXPECT_EQ(actors.Find(Id('a')), nullptr);
+  EXPECT_TRUE(actors.Gone(Id('a')));
+  actors.Entry(Id('a')).worker = "w";
+  ASSERT_NE(actors.Find(Id('a')), nullptr);
+  EXPECT_EQ(actors.Entry(Id('a')).worker, "w");
+  EXPECT_EQ(actors.Find(Id('a'))->state, Actor::kPending);
+  EXPECT_FALSE(actors.Gone(Id('a')));
+  actors.Entry(Id('a')).state = Actor::kDead;
+  EXPECT_TRUE(actors.Gone(Id('a')));
 }
 
 TEST(ActorDirectoryTest, EraseJobForgetsOnlyItsActors) {
   ActorDirectory actors;
-  actors.Entry("a").creation.job_id = "j1";
-  actors.Entry("b").creation.job_id = "j2";
+  actors.Entry(Id('a')).creation.job_id = "j1";
+  actors.Entry(Id('b')).creation.job_id = "j2";
   actors.EraseJob("j1");
-  EXPECT_EQ(actors.Find("a"), nullptr);
-  EXPECT_NE(actors.Find("b"), nullptr);
+  EXPECT_EQ(actors.Find(Id('a')), nullptr);
+  EXPECT_NE(actors.Find(Id('b')), nullptr);
   int n = 0;
-  actors.ForEach([&](const std::string& id, Actor&) {
-    EXPECT_EQ(id, "b");
+  actors.ForEach([&](const ActorId& id, Actor&) {
+    EXPECT_EQ(id, Id('b'));
     ++n;
   });
   EXPECT_EQ(n, 1);
@@ -66,22 +69,35 @@ TEST(ActorDirectoryTest, EraseJobForgetsOnlyItsActors) {
 
 TEST(ActorDirectoryTest, PruneOwnedDropsGoneAndDeadActors) {
   ActorDirectory actors;
-  actors.Entry("alive").state = Actor::kAlive;
-  actors.Entry("pending");
-  actors.Entry("dead").state = Actor::kDead;
-  std::vector<std::string> owned{"alive", "unknown", "dead", "pending"};
+  actors.Entry(Id('l')).state = Actor::kAlive;
+  actors.Entry(Id('p'));
+  actors.Entry(Id('d')).state = Actor::kDead;
+  std::vector<ActorId> owned{Id('l'), Id('u'), Id('d'), Id('p')};
   actors.PruneOwned(owned);
-  EXPECT_EQ(owned, (std::vector<std::string>{"alive", "pending"}));
+  EXPECT_EQ(owned, (std::vector<ActorId>{Id('l'), Id('p')}));
 }
 
 TEST(ActorDirectoryTest, RecordsWaitUntilCleared) {
   ActorDirectory actors;
-  actors.AddRecord("a", "n", true);
-  actors.AddRecord("b", "n", false);
+  actors.AddRecord(Id('a'), "n", true);
+  actors.AddRecord(Id('b'), "n", false);
   ASSERT_EQ(actors.records().size(), 2u);
-  EXPECT_EQ(actors.records()[1], (ActorDirectory::Record{"b", "n", false}));
+  // The GCS takes the id's bytes.
+  EXPECT_EQ(actors.records()[1], (ActorDirectory::Record{std::string(16, 'b'), "n", false}));
   actors.ClearRecords();
   EXPECT_TRUE(actors.records().empty());
+}
+
+TEST(ActorDirectoryTest, AnActorIsFoundByItsCreationTasksId) {
+  ActorDirectory actors;
+  std::string creation_task = std::string(TaskId::kSize, 'c');
+  actors.Entry(ActorOfCreation(creation_task)).worker = "w";
+  ASSERT_NE(actors.Find(Id('c')), nullptr);
+  EXPECT_EQ(actors.Find(Id('c'))->worker, "w");
+  EXPECT_EQ(CreationTaskOf(Id('c')), creation_task);
+  // A string of the wrong size names no actor.
+  EXPECT_EQ(actors.Find(ActorOfCreation("short")), nullptr);
+  EXPECT_TRUE(ActorOfCreation("short").IsNil());
 }
 
 }  // namespace
