@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 
@@ -8,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "runtime/api/runtime_env.h"
+#include "runtime/base/fs.h"
 #include "runtime/base/util.h"
 #include "runtime/base/yaml.h"
 #include "runtime/node/driver.h"
@@ -107,8 +109,25 @@ void ClusterFlags::Add(CLI::App* cmd, bool address_required) {
   cmd->add_option("--temp-dir", temp_dir, "root of session dirs (default $RAY_TMPDIR, else /tmp/ray)");
 }
 
+Result<std::string> TokenFromEnvironment() {
+  const char* file = std::getenv("RAY_CLUSTER_TOKEN_FILE");
+  if (file == nullptr || *file == '\0') return std::string();
+  auto token = ReadFile(file);
+  if (!token.ok()) {
+    return Status::InvalidArgument(std::string("RAY_CLUSTER_TOKEN_FILE: cannot read ") + file + ": " +
+                                   token.status().message());
+  }
+  std::string t = *token;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  return t;
+}
+
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
-  auto target = node::ResolveCluster(flags.address, flags.token, flags.temp_dir);
+  std::string token = flags.token;
+  if (token.empty()) {
+    RAY_ASSIGN_OR_RETURN(token, TokenFromEnvironment());
+  }
+  auto target = node::ResolveCluster(flags.address, token, flags.temp_dir);
   if (target.ok()) return target;
   switch (target.status().code()) {  // say which flag gives what is missing
     case StatusCode::kPermissionDenied:
@@ -118,6 +137,22 @@ Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags) {
     default:
       return target.status();
   }
+}
+
+void DriveOnCluster(const std::string& command, const ClusterFlags& flags, const std::string& plugin,
+                    const node::DriveFn& drive,
+                    const std::function<void(const node::JobOptions&)>& resolved) {
+  auto target = ResolveCluster(flags);
+  if (!target.ok()) Fail(command, target.status());
+  node::JobOptions job;
+  job.plugin_path = plugin;
+  job.gcs_address = target->gcs_address;
+  job.token = target->token;
+  job.raylet_socket = target->raylet_socket;
+  if (resolved) resolved(job);
+  auto code = node::RunDriver(job, drive);
+  if (!code.ok()) Fail(command, code.status());
+  if (*code != 0) throw Exit{*code};
 }
 
 }  // namespace ray::cli
@@ -159,7 +194,11 @@ void OnLocalCluster(const std::string& command, const LocalClusterFlags& flags,
   g_daemons[1] = node->gcs_pid;
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
-  auto code = job({"", {}, node->gcs_address, node->token, node->raylet_socket});
+  node::JobOptions options;
+  options.gcs_address = node->gcs_address;
+  options.token = node->token;
+  options.raylet_socket = node->raylet_socket;
+  auto code = job(options);
   Status stopped = node::StopNode(*node);
   if (!code.ok()) Fail(command, code.status());
   if (!stopped.ok()) Fail(command, stopped);

@@ -50,7 +50,9 @@ namespace ray::cli {
 
 // Where a command finds the cluster: an explicit --address (host:port of the GCS)
 // with --token, or else a running node under --temp-dir (the newest), whose token
-// file is readable by this user.
+// file is readable by this user. Without --token, the token is read from the file
+// $RAY_CLUSTER_TOKEN_FILE names (which keeps it out of `ps`), else from the local
+// session of that address.
 struct ClusterFlags {
   std::string address;
   std::string token;
@@ -61,6 +63,17 @@ struct ClusterFlags {
 using node::ClusterTarget;
 
 Result<ClusterTarget> ResolveCluster(const ClusterFlags& flags);
+
+// The token in the file $RAY_CLUSTER_TOKEN_FILE names ("" when the variable is
+// unset); InvalidArgument names the variable and the file when it cannot be read.
+Result<std::string> TokenFromEnvironment();
+
+// Runs `drive` as the driver of a job for `plugin` on the running cluster `flags`
+// find, and exits with its code: Fail()s or throws Exit unless 0. `resolved` (if
+// given) learns the cluster's address and token first.
+void DriveOnCluster(const std::string& command, const ClusterFlags& flags, const std::string& plugin,
+                    const node::DriveFn& drive,
+                    const std::function<void(const node::JobOptions&)>& resolved = nullptr);
 
 }  // namespace ray::cli
 

@@ -2,7 +2,7 @@
 // algorithm is a plugin shipped with ray: algorithms/<name>/<name>.so in the build
 // tree, lib/ray/algorithms/<name>.so when installed, <name> being the algorithm's
 // RLlib name in lower case (PPO: ppo.so). Training runs it as a job on a local
-// cluster started for it.
+// cluster started for it or, with --address, on a running cluster.
 
 #include <algorithm>
 #include <cctype>
@@ -67,6 +67,13 @@ struct TrainOptions {
   Experiment flags;
   std::string file;
   LocalClusterFlags cluster;
+  std::string address, token;  // a running cluster instead of a local one
+  // The options given on the command line, by flag name (for -f and --address).
+  std::map<std::string, CLI::Option*> options;
+  bool Given(const std::string& flag) const {
+    auto it = options.find(flag);
+    return it != options.end() && it->second->count() > 0;
+  }
 };
 
 struct RolloutOptions {
@@ -164,20 +171,77 @@ tune::ExperimentSpec ToSpec(const Experiment& x) {
   return spec;  // resources: the trainer's DefaultResourceRequest
 }
 
+// With -f, the experiment flags given on the command line win over the file's keys
+// for every experiment in it, and each one that does is reported on stderr (RLlib's
+// own `rllib train -f` ignores them silently). --run and --experiment-name name
+// experiments, which the file does: they are refused.
+void ApplyFlagsOverFile(const TrainOptions& o, std::vector<Experiment>* experiments) {
+  for (const char* flag : {"--run", "--experiment-name"}) {
+    if (o.Given(flag)) {
+      Fail("rllib train", Status::InvalidArgument(std::string(flag) + " cannot be used with -f " + o.file +
+                                                  ": the file names its experiments and their algorithms"));
+    }
+  }
+  const Experiment& f = o.flags;
+  json flag_config = json::object();
+  if (o.Given("--config")) {
+    if (!json::accept(f.config) || !json::parse(f.config).is_object()) {
+      Fail("rllib train", Status::InvalidArgument("--config must be a JSON object"));
+    }
+    flag_config = json::parse(f.config);
+  }
+  if (o.Given("--env-plugin")) flag_config["env_plugin"] = f.env_plugin;
+  for (Experiment& x : *experiments) {
+    auto report = [&](const std::string& flag, const std::string& key, const std::string& was,
+                      const std::string& now) {
+      std::fprintf(stderr, "rllib train: %s sets %s.%s to %s (%s has %s)\n", flag.c_str(), x.name.c_str(),
+                   key.c_str(), now.c_str(), o.file.c_str(), was.empty() ? "none" : was.c_str());
+    };
+    auto apply = [&](const char* flag, const char* key, auto* field, const auto& value, auto show) {
+      if (!o.Given(flag)) return;
+      report(flag, key, show(*field), show(value));
+      *field = value;
+    };
+    auto text = [](const std::string& v) { return v; };
+    auto number = [](int v) { return std::to_string(v); };
+    auto boolean = [](bool v) { return std::string(v ? "true" : "false"); };
+    apply("--env", "env", &x.env, f.env, text);
+    apply("--stop", "stop", &x.stop, f.stop, text);
+    apply("--checkpoint-freq", "checkpoint_freq", &x.checkpoint_freq, f.checkpoint_freq, number);
+    apply("--checkpoint-at-end", "checkpoint_at_end", &x.checkpoint_at_end, f.checkpoint_at_end, boolean);
+    apply("--local-dir", "local_dir", &x.local_dir, f.local_dir, text);
+    apply("--restore", "restore", &x.restore, f.restore, text);
+    if (flag_config.empty()) continue;
+    json config = json::parse(x.config);
+    for (const auto& [key, value] : flag_config.items()) {
+      report("--config", "config." + key, config.contains(key) ? config[key].dump() : "", value.dump());
+      config[key] = value;
+    }
+    x.config = config.dump();
+  }
+}
+
 void Train(const TrainOptions& o) {
   std::vector<Experiment> experiments;
   if (!o.file.empty()) {
     experiments = LoadExperiments(o.file);
-    for (auto& x : experiments) {  // flags given with -f win over the file
-      if (!o.flags.local_dir.empty()) x.local_dir = o.flags.local_dir;
-      if (!o.flags.env_plugin.empty()) x.env_plugin = o.flags.env_plugin;
-      if (!o.flags.restore.empty()) x.restore = o.flags.restore;
-    }
+    ApplyFlagsOverFile(o, &experiments);
   } else {
     if (o.flags.run.empty()) {
       Fail("rllib train", Status::InvalidArgument("--run ALGORITHM is required (or -f FILE)"));
     }
     experiments.push_back(o.flags);
+  }
+  if (o.address.empty() && o.Given("--token")) {
+    Fail("rllib train", Status::InvalidArgument("--token is for a running cluster: give its --address too"));
+  }
+  if (!o.address.empty()) {
+    for (const char* flag : {"--num-cpus", "--num-gpus", "--resources", "--object-store-memory"}) {
+      if (o.Given(flag)) {
+        Fail("rllib train", Status::InvalidArgument(std::string(flag) + " sizes the local cluster rllib train "
+                                                    "starts; with --address the running cluster has its own"));
+      }
+    }
   }
   std::vector<tune::ExperimentSpec> specs;
   double cpus_needed = 0;
@@ -197,16 +261,27 @@ void Train(const TrainOptions& o) {
     if (!cpus.ok()) Fail("rllib train", cpus.status());
     cpus_needed = std::max(cpus_needed, *cpus);
   }
+  tune::DriveOptions drive;
+  drive.command = "rllib train";
+  drive.plugin_path = plugin;
+  drive.experiments = specs;
+  auto run = [&](worker::Plugin& p, const RayRuntimeApi* api) { return tune::DriveExperiments(drive, p, api); };
+  if (!o.address.empty()) {
+    // A trial that needs more CPUs than the cluster has waits (Tune's pending trial).
+    ClusterFlags flags;
+    flags.address = o.address;
+    flags.token = o.token;
+    flags.temp_dir = o.cluster.temp_dir;
+    DriveOnCluster("rllib train", flags, plugin, run);
+    return;
+  }
   // A local cluster holds at least one trial, even on a machine with fewer cores
   // (the trainer and its workers take turns: sampling, then learning).
   LocalClusterFlags cluster = o.cluster;
   if (!cluster.resources.num_cpus) {
     cluster.resources.num_cpus = std::max<double>(node::DetectCpus(), cpus_needed);
   }
-  tune::DriveOptions drive{"rllib train", plugin, specs, /*resume=*/false};
-  DriveOnLocalCluster("rllib train", cluster, plugin, [&](worker::Plugin& p, const RayRuntimeApi* api) {
-    return tune::DriveExperiments(drive, p, api);
-  });
+  DriveOnLocalCluster("rllib train", cluster, plugin, run);
 }
 
 void Rollout(const RolloutOptions& o) {
@@ -224,21 +299,34 @@ void AddRllib(CLI::App& app) {
 
   auto t = std::make_shared<TrainOptions>();
   auto* train = rllib->add_subcommand("train", "Train an algorithm on an environment");
-  train->add_option("--run", t->flags.run, "the algorithm (PPO, PG, A2C: any installed plugin)");
-  train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
-  train->add_option("--env-plugin", t->flags.env_plugin,
-                    "a library of envs to load (RAY_ENV, <ray/rllib/env_plugin.h>), for --env");
-  train->add_option("--config", t->flags.config, "algorithm config overrides, JSON");
-  train->add_option("--stop", t->flags.stop,
-                    "stop criteria, JSON, e.g. '{\"episode_reward_mean\": 475}'");
-  train->add_option("-f,--config-file", t->file, "an RLlib experiment file (YAML)");
-  train->add_option("--checkpoint-freq", t->flags.checkpoint_freq,
-                    "save a checkpoint every N iterations (0: never)");
-  train->add_flag("--checkpoint-at-end", t->flags.checkpoint_at_end, "save one when training stops");
-  train->add_option("--local-dir", t->flags.local_dir, "results root (default ~/ray_results)");
-  train->add_option("--experiment-name", t->flags.name, "experiment dir name (default: default)");
-  train->add_option("--restore", t->flags.restore, "start from this checkpoint");
+  auto& opt = t->options;
+  opt["--run"] = train->add_option("--run", t->flags.run, "the algorithm (PPO, PG, A2C: any installed plugin)");
+  opt["--env"] = train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
+  opt["--env-plugin"] = train->add_option(
+      "--env-plugin", t->flags.env_plugin, "a library of envs to load (RAY_ENV, <ray/rllib/env_plugin.h>), for --env");
+  opt["--config"] = train->add_option("--config", t->flags.config, "algorithm config overrides, JSON");
+  opt["--stop"] = train->add_option("--stop", t->flags.stop,
+                                    "stop criteria, JSON, e.g. '{\"episode_reward_mean\": 475}'");
+  train->add_option("-f,--config-file", t->file,
+                    "an RLlib experiment file (YAML); flags given with it win over its keys, and say so");
+  opt["--checkpoint-freq"] = train->add_option("--checkpoint-freq", t->flags.checkpoint_freq,
+                                               "save a checkpoint every N iterations (0: never)");
+  opt["--checkpoint-at-end"] =
+      train->add_flag("--checkpoint-at-end", t->flags.checkpoint_at_end, "save one when training stops");
+  opt["--local-dir"] = train->add_option("--local-dir", t->flags.local_dir, "results root (default ~/ray_results)");
+  opt["--experiment-name"] =
+      train->add_option("--experiment-name", t->flags.name, "experiment dir name (default: default)");
+  opt["--restore"] = train->add_option("--restore", t->flags.restore, "start from this checkpoint");
+  train->add_option("--address", t->address,
+                    "train on this running cluster (its GCS HOST:PORT) instead of a local one");
+  opt["--token"] = train->add_option(
+      "--token", t->token,
+      "the cluster's token, with --address (default: the file $RAY_CLUSTER_TOKEN_FILE names, else the "
+      "local session's)");
   t->cluster.Add(train);
+  for (const char* flag : {"--num-cpus", "--num-gpus", "--resources", "--object-store-memory"}) {
+    opt[flag] = train->get_option(flag);
+  }
   train->callback([t] { Train(*t); });
 
   auto r = std::make_shared<RolloutOptions>();

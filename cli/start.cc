@@ -36,21 +36,6 @@ struct StartOptions {
   bool dashboard_flags_given = false;  // any of the three, for a joining node's error
 };
 
-// The token when --token is not given: the file $RAY_CLUSTER_TOKEN_FILE names (the
-// launcher puts the cluster's there on every node), or "" if unset.
-std::string TokenFromEnvironment() {
-  const char* file = std::getenv("RAY_CLUSTER_TOKEN_FILE");
-  if (file == nullptr || *file == '\0') return "";
-  auto token = ReadFile(file);
-  if (!token.ok()) {
-    Fail("start", Status::InvalidArgument(std::string("RAY_CLUSTER_TOKEN_FILE: cannot read ") +
-                                          file + ": " + token.status().message()));
-  }
-  std::string t = *token;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  return t;
-}
-
 std::atomic<bool> g_interrupted{false};
 
 // --block: stays until interrupted or a daemon exits, then stops the node.
@@ -81,7 +66,14 @@ void Run(const StartOptions& o) {
   n.object_store_memory = o.object_store_memory;
   n.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
   n.persistent_tables = true;
-  n.token = o.token.empty() ? TokenFromEnvironment() : o.token;
+  // Without --token: the file $RAY_CLUSTER_TOKEN_FILE names (the launcher puts the
+  // cluster's there on every node).
+  n.token = o.token;
+  if (n.token.empty()) {
+    auto token = TokenFromEnvironment();
+    if (!token.ok()) Fail("start", token.status());
+    n.token = *token;
+  }
   if (!o.autoscaling_config.empty() && !o.head) {
     Fail("start", Status::InvalidArgument("--autoscaling-config is for the head (--head)"));
   }

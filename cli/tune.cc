@@ -46,17 +46,8 @@ void Run(const TuneRunOptions& o) {
   flags.address = o.address;
   flags.token = o.token;
   flags.temp_dir = o.cluster.temp_dir;
-  auto target = ResolveCluster(flags);
-  if (!target.ok()) Fail("tune run", target.status());
-  drive_options.token = target->token;
-  node::JobOptions job;
-  job.plugin_path = o.plugin;
-  job.gcs_address = target->gcs_address;
-  job.token = target->token;
-  job.raylet_socket = target->raylet_socket;
-  auto code = node::RunDriver(job, drive);
-  if (!code.ok()) Fail("tune run", code.status());
-  if (*code != 0) throw Exit{*code};
+  DriveOnCluster("tune run", flags, o.plugin, drive,
+                 [&](const node::JobOptions& job) { drive_options.token = job.token; });
 }
 
 // An option whose value, when given, sets `key` of the experiment.

@@ -50,12 +50,6 @@ Status A3CConfig::Validate() const {
         "config key 'num_workers' must be >= 1: A3C's AsyncGradientsOptimizer requires at least 1 "
         "remote workers");
   }
-  if (recreate_failed_workers) {
-    return Status::InvalidArgument(
-        "config key 'recreate_failed_workers': not supported by A3C's AsyncGradientsOptimizer (a "
-        "lost worker "
-        "fails the step)");
-  }
   if (grads_per_step < 1)
     return Status::InvalidArgument("config key 'optimizer.grads_per_step' must be >= 1");
   if (entropy_coeff < 0) return Status::InvalidArgument("config key 'entropy_coeff' must be >= 0");

@@ -1,6 +1,9 @@
 #include "algorithms/envs/cartpole.h"
 
+#include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <limits>
 
 #include <cstdio>
@@ -21,6 +24,11 @@ std::unique_ptr<Env> MakeCartPole(const EnvContext& config) {
   CartPoleOptions options;
   options.sutton_barto_reward = config.GetBool("sutton_barto_reward", false);
   options.semi_implicit_euler = config.GetString("kinematics_integrator", "euler") != "euler";
+  options.step_cost_us = config.GetInt("step_cost_us", 0);
+  if (options.step_cost_us < 0 || options.step_cost_us > 1000000) {
+    throw std::invalid_argument("env_config[\"step_cost_us\"] must be in [0, 1e6], got " +
+                                std::to_string(options.step_cost_us));
+  }
   return std::make_unique<CartPoleEnv>(options);
 }
 
@@ -42,6 +50,11 @@ Observation CartPoleEnv::Reset(std::optional<uint64_t> seed) {
 }
 
 StepResult CartPoleEnv::Step(const Action& action) {
+  if (options_.step_cost_us > 0) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(options_.step_cost_us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
   auto [x, x_dot, theta, theta_dot] = state_;
   const double force = action.index == 1 ? kForceMag : -kForceMag;
   const double costheta = std::cos(theta);

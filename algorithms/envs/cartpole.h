@@ -16,6 +16,7 @@
 // "kinematics_integrator" ("euler" (default) or "semi-implicit").
 
 #include <array>
+#include <cstdint>
 #include <numbers>
 #include <optional>
 
@@ -26,6 +27,9 @@ namespace ray::rllib {
 struct CartPoleOptions {
   bool sutton_barto_reward = false;  // Gymnasium ctor argument
   bool semi_implicit_euler = false;  // Gymnasium's kinematics_integrator != "euler"
+  // Not Gymnasium's: CPU time each step burns on top of the dynamics (busy, not
+  // sleeping), to stand in for a costlier simulator in throughput benchmarks.
+  int64_t step_cost_us = 0;
 };
 
 class CartPoleEnv : public Env {

@@ -34,18 +34,17 @@ ConfigKeys IMPALAConfig::Keys(IMPALAConfig* c) {
   keys["epsilon"] = DoubleKey(&c->epsilon);
   keys["vf_loss_coeff"] = DoubleKey(&c->vf_loss_coeff);
   keys["entropy_coeff"] = DoubleKey(&c->entropy_coeff);
-  keys["replay_proportion"] = [](const Json& v, const std::string& key) {
-    if (!v.is_number() || v.get<double>() != 0.0) {
-      return Status::InvalidArgument("config key '" + key +
-                                     "': experience replay is not supported, only 0.0, got " +
-                                     v.dump());
-    }
-    return Status::Ok();
-  };
+  keys["replay_proportion"] = DoubleKey(&c->replay_proportion);
   keys["num_data_loader_buffers"] = OnlyValue(1, "no GPU data loaders");
   keys["minibatch_buffer_size"] = OnlyValue(1, "no minibatch ring buffer");
   keys["num_aggregation_workers"] = OnlyValue(0, "no aggregation actors");
-  keys["opt_type"] = OnlyValue("adam", "RMSProp is not built");
+  keys["opt_type"] = [c](const Json& v, const std::string& key) {
+    if (v != "adam" && v != "rmsprop") {
+      return Status::InvalidArgument("config key '" + key + "': \"adam\" or \"rmsprop\", got " + v.dump());
+    }
+    c->opt_type = v.get<std::string>();
+    return Status::Ok();
+  };
   keys["_fake_sampler"] = OnlyValue(false, "no fake sampler");
   return keys;
 }
@@ -64,7 +63,7 @@ nlohmann::json IMPALAConfig::ImpalaJson() const {
             {"vtrace_clip_rho_threshold", nullable(vtrace_clip_rho_threshold)},
             {"vtrace_clip_pg_rho_threshold", nullable(vtrace_clip_pg_rho_threshold)},
             {"num_sgd_iter", num_sgd_iter},
-            {"replay_proportion", 0.0},
+            {"replay_proportion", replay_proportion},
             {"replay_buffer_num_slots", replay_buffer_num_slots},
             {"num_data_loader_buffers", 1},
             {"minibatch_buffer_size", 1},
@@ -72,7 +71,7 @@ nlohmann::json IMPALAConfig::ImpalaJson() const {
             {"learner_queue_size", learner_queue_size},
             {"max_sample_requests_in_flight_per_worker", max_sample_requests_in_flight_per_worker},
             {"broadcast_interval", broadcast_interval},
-            {"opt_type", "adam"},
+            {"opt_type", opt_type},
             {"decay", decay},
             {"momentum", momentum},
             {"epsilon", epsilon},
@@ -95,18 +94,26 @@ Status IMPALAConfig::ValidateImpala() const {
   if (vtrace_clip_pg_rho_threshold && *vtrace_clip_pg_rho_threshold <= 0) {
     return bad("'vtrace_clip_pg_rho_threshold' must be > 0 or null");
   }
-  if (recreate_failed_workers) {
-    return bad(
-        "'recreate_failed_workers': not supported by the AsyncSamplesOptimizer (a lost worker "
-        "fails the step)");
-  }
   if (num_sgd_iter < 1) return bad("'num_sgd_iter' must be >= 1");
   if (replay_buffer_num_slots < 0) return bad("'replay_buffer_num_slots' must be >= 0");
+  if (replay_proportion < 0) return bad("'replay_proportion' must be >= 0");
+  // RLlib replays only once more fragments are kept than a train batch needs: with
+  // fewer slots, replay_proportion would silently do nothing.
+  const int64_t needed = (train_batch_size + sample_batch_size - 1) / sample_batch_size;
+  if (replay_proportion > 0 && replay_buffer_num_slots <= needed) {
+    return bad("'replay_buffer_num_slots' must be > " + std::to_string(needed) +
+               " (train_batch_size / sample_batch_size, rounded up) for replay_proportion " +
+               std::to_string(replay_proportion) + " to replay anything, got " +
+               std::to_string(replay_buffer_num_slots));
+  }
   if (learner_queue_size < 1) return bad("'learner_queue_size' must be >= 1");
   if (max_sample_requests_in_flight_per_worker < 1)
     return bad("'max_sample_requests_in_flight_per_worker' must be >= 1");
   if (broadcast_interval < 1) return bad("'broadcast_interval' must be >= 1");
   if (entropy_coeff < 0) return bad("'entropy_coeff' must be >= 0");
+  if (decay < 0 || decay >= 1) return bad("'decay' must be in [0, 1)");
+  if (momentum < 0) return bad("'momentum' must be >= 0");
+  if (epsilon <= 0) return bad("'epsilon' must be > 0");
   return Status::Ok();
 }
 

@@ -37,7 +37,9 @@ class IMPALAPolicy : public TorchPolicy {
  protected:
   LossOutput Loss(const TorchBatch& batch) override;
   IMPALAPolicy(const PolicySpec& spec, const IMPALAConfig& config)
-      : TorchPolicy(spec, config), config_(config) {}
+      : TorchPolicy(spec, config), config_(config) {
+    if (config.opt_type == "rmsprop") UseRMSProp(config.decay, config.momentum, config.epsilon);
+  }
 
  private:
   IMPALAConfig config_;

@@ -81,6 +81,10 @@ Result<std::map<std::string, double>> CallbacksPlugin::OnEpisodeEnd(const RayRll
   return out;
 }
 
+Status CallbacksPlugin::OnPostprocessTraj(const RayRllibEpisode& episode, RayRllibTrajectory* batch) {
+  return Check(api_->on_postprocess_traj(self_, &episode, batch), "on_postprocess_traj");
+}
+
 Status CallbacksPlugin::OnSampleEnd(const RayRllibSamples& samples) {
   return Check(api_->on_sample_end(self_, &samples), "on_sample_end");
 }

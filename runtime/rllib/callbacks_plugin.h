@@ -31,6 +31,8 @@ class CallbacksPlugin {
   Status OnEpisodeStep(const RayRllibEpisode& episode);
   // The episode's custom metrics.
   Result<std::map<std::string, double>> OnEpisodeEnd(const RayRllibEpisode& episode);
+  // `batch`'s advantages and value_targets may be changed by the callback.
+  Status OnPostprocessTraj(const RayRllibEpisode& episode, RayRllibTrajectory* batch);
   Status OnSampleEnd(const RayRllibSamples& samples);
   // The result to report.
   Result<nlohmann::json> OnTrainResult(const nlohmann::json& result);

@@ -80,10 +80,26 @@ void RolloutWorker::OrThrow(const Status& st) {
   if (!st.ok()) throw std::runtime_error(st.message());
 }
 
-void RolloutWorker::Finish(int slot, const std::vector<float>& next_obs, SampleResult* out) {
+void RolloutWorker::Finish(int slot, const std::vector<float>& next_obs, const float* raw_obs,
+                           SampleResult* out) {
   SampleBatch& b = open_[slot];
   if (b.size() == 0) return;
   policy_->Postprocess(&b, next_obs);
+  if (callbacks_) {
+    const int64_t n = b.size();
+    auto column = [n](std::vector<float>& c) { return static_cast<int64_t>(c.size()) == n ? c.data() : nullptr; };
+    RayRllibTrajectory t{n,
+                         b.obs_dim,
+                         b.action_dim,
+                         b.obs.data(),
+                         b.actions.data(),
+                         b.rewards.data(),
+                         b.terminateds.data(),
+                         b.truncateds.data(),
+                         column(b.advantages),
+                         column(b.value_targets)};
+    OrThrow(callbacks_->OnPostprocessTraj(EpisodeView(slot, raw_obs), &t));
+  }
   out->batch.Append(b);
   b = SampleBatch();
 }
@@ -189,8 +205,8 @@ void RolloutWorker::SampleOrThrow(SampleResult* out) {
       if (cut) {
         // Bootstrap from the observation after the cut; soft: the next episode starts there.
         std::vector<float> after = Filtered(raw);
+        Finish(i, after, raw, out);
         EndEpisode(i, raw, out);
-        Finish(i, after, out);
         if (!config_.soft_horizon) {
           Observation first = env_->ResetAt(i, std::nullopt);
           std::copy(first.begin(), first.end(), raw);
@@ -203,8 +219,8 @@ void RolloutWorker::SampleOrThrow(SampleResult* out) {
       // Ended by the env: cut by its time limit, bootstrap from its last observation;
       // terminated, from none. The env has reset the slot already.
       std::vector<float> last = Filtered(step.final_obs[i].data());
+      Finish(i, step.terminated[i] ? std::vector<float>{} : last, step.final_obs[i].data(), out);
       EndEpisode(i, step.final_obs[i].data(), out);
-      Finish(i, step.terminated[i] ? std::vector<float>{} : last, out);
       std::vector<float> first = Filtered(raw);
       std::copy(first.begin(), first.end(), slot_next);
       StartEpisode(i, raw);
@@ -213,8 +229,11 @@ void RolloutWorker::SampleOrThrow(SampleResult* out) {
   }
   if (!complete) {
     // The fragment ends mid-episode: bootstrap from the current obs; go on next time.
+    // (step.obs holds each slot's current raw observation: the last step's, or its
+    // episode's first after a reset.)
     for (int i = 0; i < n; ++i) {
-      Finish(i, std::vector<float>(obs_.begin() + i * obs_dim, obs_.begin() + (i + 1) * obs_dim), out);
+      Finish(i, std::vector<float>(obs_.begin() + i * obs_dim, obs_.begin() + (i + 1) * obs_dim),
+             &step.obs[i * obs_dim], out);
     }
   }
   if (callbacks_) {

@@ -84,7 +84,10 @@ class RolloutWorker {
   RolloutWorker(std::unique_ptr<VectorEnv> env, std::unique_ptr<Policy> policy,
                 const CommonConfig& config);
   void SampleOrThrow(SampleResult* out);
-  void Finish(int slot, const std::vector<float>& next_obs, SampleResult* out);
+  // Postprocesses slot `slot`'s open trajectory (bootstrapping from `next_obs`), runs
+  // on_postprocess_traj on it (the episode's current raw observation: `raw_obs`) and
+  // appends it to the sample.
+  void Finish(int slot, const std::vector<float>& next_obs, const float* raw_obs, SampleResult* out);
   // Copies an observation and runs it through the filter (updating it).
   std::vector<float> Filtered(const float* raw);
   // Slot `i`'s episode ended; `raw_last` is its last observation.

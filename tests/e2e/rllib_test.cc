@@ -42,9 +42,9 @@ class RllibTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs `rllib` (the link to ray) with the given argument string under a time limit.
-  Output Rllib(const std::string& args, int timeout_s = 120) {
+  Output Rllib(const std::string& args, int timeout_s = 120, const std::string& env = "") {
     std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
-    std::string cmd = "timeout " + std::to_string(timeout_s) + " " + rllib + " " + args +
+    std::string cmd = env + (env.empty() ? "" : " ") + "timeout " + std::to_string(timeout_s) + " " + rllib + " " + args +
                       " --temp-dir " + dir_ + " >" + dir_ + "/out 2>" + dir_ + "/err";
     int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(dir_ + "/out"), Slurp(dir_ + "/err")};
@@ -65,15 +65,14 @@ class RllibTest : public ::testing::Test {
   }
   // Trains PPO with 2 rollout workers for 40 iterations with `fault_key` set, kills
   // one rollout worker process once training runs, and returns the results.
-  std::vector<json> TrainAndKillAWorker(const std::string& fault_key) {
-      const std::string& dir = dir_;
+  std::vector<json> TrainAndKillAWorker(const std::string& fault_key, const std::string& run = "PPO",
+                                        json config = {{"sgd_minibatch_size", 64}, {"num_sgd_iter", 1}}) {
+    const std::string& dir = dir_;
     std::string rllib = fs::path(RAY_BINARY).parent_path() / "rllib";
-    std::string config =
-        "'{\"num_workers\": 2, \"sample_batch_size\": 100, \"train_batch_size\": 200, "
-        "\"sgd_minibatch_size\": 64, \"num_sgd_iter\": 1, \"" + fault_key + "\": true, "
-        "\"model\": {\"fcnet_hiddens\": [8]}}'";
-    std::string cmd = "(timeout 120 " + rllib + " train --run PPO --env CartPole-v1 --stop " +
-                      "'{\"training_iteration\": 40}' --config " + config + " --local-dir " + dir +
+    config.update({{"num_workers", 2}, {"sample_batch_size", 100}, {"train_batch_size", 200}, {fault_key, true},
+                   {"model", {{"fcnet_hiddens", {8}}}}});
+    std::string cmd = "(timeout 120 " + rllib + " train --run " + run + " --env CartPole-v1 --stop " +
+                      "'{\"training_iteration\": 40}' --config '" + config.dump() + "' --local-dir " + dir +
                       "/results --temp-dir " + dir + " >" + dir + "/out 2>" + dir +
                       "/err; echo $? >" + dir + "/code) &";
     EXPECT_EQ(std::system(cmd.c_str()), 0);
@@ -378,6 +377,15 @@ TEST_F(RllibTest, AKilledRolloutWorkerIsReplaced) {
   EXPECT_GE(results.back()["num_remote_worker_restarts"].get<int>(), 1) << Slurp(dir_ + "/out");
 }
 
+// The asynchronous optimizers replace lost workers too (here IMPALA's).
+TEST_F(RllibTest, AKilledIMPALARolloutWorkerIsReplaced) {
+  auto results = TrainAndKillAWorker("recreate_failed_workers", "IMPALA", {{"min_iter_time_s", 0.1}});
+  ASSERT_FALSE(results.empty());
+  EXPECT_EQ(results.back()["training_iteration"], 40);
+  EXPECT_GE(results.back()["num_remote_worker_restarts"].get<int>(), 1) << Slurp(dir_ + "/out");
+  EXPECT_EQ(results.back()["num_healthy_workers"], 2);
+}
+
 // With ignore_worker_failures, training goes on with the workers that are left.
 TEST_F(RllibTest, AKilledRolloutWorkerIsDroppedWithIgnoreWorkerFailures) {
   auto results = TrainAndKillAWorker("ignore_worker_failures");
@@ -463,6 +471,10 @@ TEST_F(RllibTest, CommonConfigKeysWorkEndToEnd) {
     EXPECT_EQ(x["custom_metrics"]["worker_index_min"], 1.0);
     EXPECT_EQ(x["custom_metrics"]["worker_index_max"], 2.0);
     EXPECT_EQ(x["callbacks_train_results"], i + 1) << "on_train_result changed the result";
+    // on_postprocess_traj saw each 5-step episode after PG's postprocessing: the first
+    // advantage is the discounted return 3 * (1 + 0.99 + ... + 0.99^4).
+    EXPECT_EQ(x["custom_metrics"]["traj_rows_mean"], 5.0);
+    EXPECT_NEAR(x["custom_metrics"]["first_advantage_mean"].get<double>(), 14.70297, 1e-3);
   }
   EXPECT_FALSE(results[0].contains("evaluation")) << "every 2nd iteration only";
   const json& eval = results[1]["evaluation"];
@@ -591,6 +603,72 @@ TEST_F(RllibTest, ESPutsItsNoiseTableInTheObjectStoreOnce) {
   EXPECT_EQ(first[0], reported);
   ASSERT_EQ(later.size(), 1u) << "three iterations later";
   EXPECT_EQ(later[0], first[0]) << "never put again";
+}
+
+// With -f, the flags given beside the file win over its keys and each is reported;
+// --run (which the file names) is refused.
+TEST_F(RllibTest, FlagsGivenWithAFileOverrideItAndSaySo) {
+  std::ofstream(dir_ + "/exp.yaml") << "exp:\n  run: PG\n  env: CartPole-v1\n"
+                                       "  stop: {training_iteration: 50}\n"
+                                       "  config: {num_workers: 0, lr: 0.0004, train_batch_size: 200,\n"
+                                       "           model: {fcnet_hiddens: [8]}}\n";
+  auto r = Rllib("train -f " + dir_ + "/exp.yaml --stop '{\"training_iteration\": 1}' --config '{\"lr\": 0.01}' "
+                 "--local-dir " + dir_ + "/results");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("--stop sets exp.stop to {\"training_iteration\": 1} (" + dir_ +
+                       "/exp.yaml has {\"training_iteration\":50})"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--config sets exp.config.lr to 0.01"), std::string::npos) << r.err;
+  auto results = Results(TrialDir("exp"));
+  ASSERT_EQ(results.size(), 1u) << "the flag's stop, not the file's";
+  EXPECT_EQ(results[0]["config"]["lr"], 0.01);
+  EXPECT_EQ(results[0]["config"]["train_batch_size"], 200) << "the file's other keys stay";
+
+  auto run = Rllib("train -f " + dir_ + "/exp.yaml --run PPO");
+  EXPECT_NE(run.code, 0);
+  EXPECT_NE(run.err.find("--run cannot be used with -f"), std::string::npos) << run.err;
+}
+
+// `rllib train --address` trains on a running cluster (`ray start --head`): the
+// trial's trainer and rollout worker are the cluster's actors. The token comes from
+// the file $RAY_CLUSTER_TOKEN_FILE names, so it is in no command line; rllib's own
+// --temp-dir holds no session, so nothing else could supply it.
+TEST_F(RllibTest, TrainsOnARunningClusterThroughAddress) {
+  const std::string ray = RAY_BINARY, head = dir_ + "/head";
+  auto sh = [&](const std::string& cmd) {
+    int status = std::system(("timeout 60 " + cmd + " >" + dir_ + "/sh.out 2>" + dir_ + "/sh.err").c_str());
+    return Output{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(dir_ + "/sh.out"), Slurp(dir_ + "/sh.err")};
+  };
+  auto started = sh(ray + " start --head --port 0 --num-cpus 2 --include-webui false --temp-dir " + head);
+  ASSERT_EQ(started.code, 0) << started.err;
+  struct Stop {
+    std::function<void()> fn;
+    ~Stop() { fn(); }
+  } stop{[&] { sh(ray + " stop --temp-dir " + head); }};
+  auto status = sh(ray + " status --json --temp-dir " + head);
+  ASSERT_EQ(status.code, 0) << status.err;
+  const std::string address = json::parse(status.out)["address"];
+  const std::string token_file = head + "/session_latest/token";
+  const std::string train = "train --address " + address + " --run PG --env CartPole-v1 --stop "
+                            "'{\"training_iteration\": 2}' --config '{\"num_workers\": 1, \"train_batch_size\": 200, "
+                            "\"model\": {\"fcnet_hiddens\": [8]}}' --local-dir " + dir_ + "/results";
+  auto r = Rllib(train, 120, "RAY_CLUSTER_TOKEN_FILE=" + token_file);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Results(TrialDir("default")).size(), 2u);
+  EXPECT_EQ(r.out.find(Slurp(token_file)), std::string::npos) << "the token is not printed";
+  auto actors = sh(ray + " list actors --json --temp-dir " + head);
+  ASSERT_EQ(actors.code, 0) << actors.err;
+  EXPECT_GE(json::parse(actors.out).size(), 2u) << "the trainer and its rollout worker: " << actors.out;
+
+  std::ofstream(dir_ + "/wrong_token") << "0123\n";
+  auto wrong = Rllib(train, 60, "RAY_CLUSTER_TOKEN_FILE=" + dir_ + "/wrong_token");
+  EXPECT_NE(wrong.code, 0);
+  EXPECT_NE(wrong.err.find("token"), std::string::npos) << wrong.err;
+  auto none = Rllib(train, 60);
+  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.err.find("--token"), std::string::npos) << none.err;
+  auto sized = Rllib(train + " --num-cpus 4", 60, "RAY_CLUSTER_TOKEN_FILE=" + token_file);
+  EXPECT_NE(sized.code, 0);
+  EXPECT_NE(sized.err.find("--num-cpus sizes the local cluster"), std::string::npos) << sized.err;
 }
 
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.

@@ -127,6 +127,26 @@ TEST(IMPALAPolicyTest, PostprocessRecordsNextObservations) {
   EXPECT_THROW((*p)->Postprocess(&ended, {1, 2}), std::invalid_argument);
 }
 
+// opt_type rmsprop: the learner steps with RMSprop (decay, momentum, epsilon), not
+// Adam: from the same start and batch, the two first steps differ.
+TEST(IMPALAPolicyTest, RMSPropIsTheOptimiserWhenAsked) {
+  std::vector<float> start, after[2];
+  for (int k = 0; k < 2; ++k) {
+    IMPALAConfig config = SmallImpala();
+    config.opt_type = k == 0 ? "adam" : "rmsprop";
+    auto p = IMPALAPolicy::Create({3, 2, true}, config);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    if (k == 0) start = (*p)->GetWeights();
+    ASSERT_EQ((*p)->GetWeights(), start) << "same seed, same start";
+    SampleBatch b = testing::Fragment(**p, 4, false);
+    (*p)->Postprocess(&b, {1, 1, 1});
+    (*p)->LearnOnBatch(b);
+    after[k] = (*p)->GetWeights();
+    EXPECT_NE(after[k], start) << config.opt_type;
+  }
+  EXPECT_NE(after[0], after[1]);
+}
+
 // Two fragments of the same episode back to back whose observations do not join
 // (the second is not the first's continuation): the first fragment's targets are
 // those it has alone, so the recursion stopped at its end.
@@ -175,17 +195,25 @@ TEST(IMPALAConfigTest, DefaultsAreRllibsAndUnsupportedValuesAreRefusedByName) {
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_FALSE(ok->vtrace_clip_rho_threshold.has_value());
   for (const char* bad :
-       {R"({"replay_proportion": 0.5})", R"({"vtrace": false})", R"({"opt_type": "rmsprop"})",
+       {R"({"replay_proportion": -0.5})", R"({"vtrace": false})", R"({"opt_type": "sgd"})", R"({"decay": 1.0})",
         R"({"num_aggregation_workers": 1})", R"({"minibatch_buffer_size": 2})",
         R"({"num_data_loader_buffers": 2})", R"({"_fake_sampler": true})", R"({"num_workers": 0})",
-        R"({"vtrace_clip_pg_rho_threshold": 0})", R"({"num_gpus": 1})", R"({"clip_param": 0.3})",
-        R"({"recreate_failed_workers": true})"}) {
+        R"({"vtrace_clip_pg_rho_threshold": 0})", R"({"num_gpus": 1})", R"({"clip_param": 0.3})"}) {
     auto r = IMPALAConfig::FromJson(bad);
     ASSERT_FALSE(r.ok()) << bad;
     std::string key = nlohmann::json::parse(bad).begin().key();
     EXPECT_NE(r.status().message().find("'" + key + "'"), std::string::npos)
         << r.status().message();
   }
+  // Replay needs more slots than one train batch's fragments (500 / 50 here), or it
+  // would never start.
+  auto few = IMPALAConfig::FromJson(R"({"replay_proportion": 0.5, "replay_buffer_num_slots": 10})");
+  ASSERT_FALSE(few.ok());
+  EXPECT_NE(few.status().message().find("'replay_buffer_num_slots' must be > 10"), std::string::npos)
+      << few.status().message();
+  auto replay = IMPALAConfig::FromJson(R"({"replay_proportion": 0.5, "replay_buffer_num_slots": 11})");
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(nlohmann::json::parse(replay->ToJson())["replay_proportion"], 0.5);
   auto json = nlohmann::json::parse(c->ToJson());
   EXPECT_EQ(json["vtrace_clip_pg_rho_threshold"], 1.0);
   EXPECT_EQ(json["replay_proportion"], 0.0);
@@ -206,6 +234,7 @@ TEST(A3CConfigTest, DefaultsAreRllibsAndUnsupportedValuesAreRefusedByName) {
       R"({"optimizer": {"grads_per_step": 7}, "use_pytorch": true, "sample_async": false})");
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->grads_per_step, 7);
+  EXPECT_TRUE(A3CConfig::FromJson(R"({"recreate_failed_workers": true})").ok()) << "lost workers are replaced";
   EXPECT_EQ(nlohmann::json::parse(ok->ToJson())["optimizer"]["grads_per_step"], 7);
   struct Case {
     const char* json;
@@ -216,8 +245,7 @@ TEST(A3CConfigTest, DefaultsAreRllibsAndUnsupportedValuesAreRefusedByName) {
                    Case{R"({"optimizer": {"grads_per_step": 0}})", "'optimizer.grads_per_step'"},
                    Case{R"({"num_workers": 0})", "at least 1 remote workers"},
                    Case{R"({"microbatch_size": 10})", "'microbatch_size'"},
-                   Case{R"({"entropy_coeff": -1})", "'entropy_coeff'"},
-                   Case{R"({"recreate_failed_workers": true})", "'recreate_failed_workers'"}}) {
+                   Case{R"({"entropy_coeff": -1})", "'entropy_coeff'"}}) {
     auto r = A3CConfig::FromJson(bad.json);
     ASSERT_FALSE(r.ok()) << bad.json;
     EXPECT_NE(r.status().message().find(bad.names), std::string::npos) << r.status().message();
@@ -234,7 +262,7 @@ TEST(APPOTest, DefaultsAreRllibsAndBothAdvantagePathsLearn) {
   EXPECT_EQ(c->replay_buffer_num_slots, 100);
   EXPECT_EQ(c->train_batch_size, 500);
   for (const char* bad : {R"({"clip_param": 0})", R"({"lambda": 2})",
-                          R"({"replay_proportion": 0.1})", R"({"kl_coeff": 0.2})"}) {
+                          R"({"replay_proportion": -0.1})", R"({"kl_coeff": 0.2})"}) {
     auto r = APPOConfig::FromJson(bad);
     ASSERT_FALSE(r.ok()) << bad;
     std::string key = nlohmann::json::parse(bad).begin().key();

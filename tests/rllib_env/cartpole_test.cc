@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "runtime/rllib/env/env_registry.h"
@@ -230,6 +231,23 @@ TEST(CartPoleTest, ConfigIsValidated) {
   auto bad = MakeEnv("CartPole-v1", {{"sutton_barto_reward", "yes"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  auto cost = MakeEnv("CartPole-v1", {{"step_cost_us", -1}});
+  ASSERT_FALSE(cost.ok());
+  EXPECT_NE(cost.status().message().find("step_cost_us"), std::string::npos) << cost.status().ToString();
+}
+
+// env_config step_cost_us (a benchmark knob): each step burns that much time and the
+// dynamics are unchanged.
+TEST(CartPoleTest, StepCostMakesEachStepTakeLongerWithTheSameDynamics) {
+  CartPoleEnv plain, costly(CartPoleOptions{.step_cost_us = 2000});
+  plain.Reset(3);
+  costly.Reset(3);
+  const auto start = std::chrono::steady_clock::now();
+  for (int t = 0; t < 5; ++t) {
+    StepResult a = plain.Step(Action::OfIndex(t % 2)), b = costly.Step(Action::OfIndex(t % 2));
+    EXPECT_EQ(a.obs, b.obs) << t;
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(10));
 }
 
 }  // namespace

@@ -67,6 +67,8 @@ class FakeWorker {
     return g;
   }
   std::vector<int> Counts() { return {samples_, set_weights_calls_}; }
+  // The worker process dies (a lost worker).
+  bool Crash() { std::_Exit(1); }
 
  private:
   FakeWorker(int index, int rows, int sample_ms)
@@ -77,7 +79,8 @@ class FakeWorker {
 };
 
 RAY_REMOTE(FakeWorker::Create, &FakeWorker::Ping, &FakeWorker::SetWeights,
-           &FakeWorker::SampleCurrent, &FakeWorker::ComputeGradients, &FakeWorker::Counts);
+           &FakeWorker::SampleCurrent, &FakeWorker::ComputeGradients, &FakeWorker::Counts,
+           &FakeWorker::Crash);
 
 class FakeLearner : public Policy {
  public:
@@ -113,7 +116,7 @@ class FakeLearner : public Policy {
 
 using Group = EnvRunnerGroup<FakeWorker>;
 
-std::unique_ptr<Group> MakeGroup(int n, int rows, int sample_ms) {
+std::unique_ptr<Group> MakeGroup(int n, int rows, int sample_ms, Group::Options options = {}) {
   Group::Spec spec;
   spec.create_remote = [=](int id) {
     return ray::Actor(FakeWorker::Create).Remote(id, rows, sample_ms);
@@ -122,7 +125,15 @@ std::unique_ptr<Group> MakeGroup(int n, int rows, int sample_ms) {
     return std::unique_ptr<FakeWorker>(FakeWorker::Create(0, rows, sample_ms));
   };
   spec.probe = HealthProbe<FakeWorker>(&FakeWorker::Ping);
-  return std::make_unique<Group>(spec, Group::Options{.num_workers = n, .local_worker = n == 0});
+  options.num_workers = n;
+  options.local_worker = n == 0;
+  return std::make_unique<Group>(spec, options);
+}
+
+// Kills remote worker `id`'s process and waits until its actor is known dead.
+void CrashWorker(Group& g, int id) {
+  ExpectThrow<ray::RayException>([&] { ray::Get(g.remote_worker(id)->Task(&FakeWorker::Crash).Remote()); },
+                              "Crash");
 }
 
 std::vector<int> Counts(Group& g, int id) {
@@ -271,12 +282,88 @@ void AsyncSamplesBroadcastInterval() {
   });
 }
 
+// Experience replay: each new fragment is followed into the train batches by
+// replay_proportion kept ones on average, once more fragments are kept than a train
+// batch needs; replayed rows are trained but not counted as sampled.
+void AsyncSamplesReplay() {
+  auto group = MakeGroup(2, 10, 2);
+  FakeLearner learner;
+  AsyncSamplesOptimizer<FakeWorker> opt(group.get(), &learner,
+                                        {.train_batch_size = 20, .replay_proportion = 1.0,
+                                         .replay_buffer_num_slots = 5, .sample_batch_size = 10, .seed = 3});
+  StepUntil(opt, [&] { return opt.stats().num_steps_sampled >= 1000; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  opt.Step();
+  const double sampled = static_cast<double>(opt.stats().num_steps_sampled);
+  const double replayed = opt.stats().values.at("num_steps_replayed");
+  CHECK_THAT(replayed > 0.8 * sampled && replayed < 1.2 * sampled, replayed << " replayed for " << sampled);
+  CHECK_THAT(opt.stats().num_steps_trained > opt.stats().num_steps_sampled,
+             opt.stats().num_steps_trained << " trained, " << sampled << " sampled");
+  opt.WithLearnerPaused([&] {
+    for (auto& batch : learner.learned) CHECK_THAT(batch.size() == 20, batch.size());
+  });
+}
+
+// A lost worker fails the step unless failures are tolerated: with
+// ignore_worker_failures the optimizers go on with the others; with
+// recreate_failed_workers the group's new worker under the same id gets weights and
+// requests within the same step, and the restart is counted.
+template <typename Opt>
+void WorkerLost(const std::function<std::unique_ptr<Opt>(Group*, FakeLearner*)>& make,
+                const std::function<void(Opt&)>& step) {
+  {
+    auto group = MakeGroup(2, 10, 5);
+    FakeLearner learner;
+    auto opt = make(group.get(), &learner);
+    step(*opt);
+    CrashWorker(*group, 2);
+    ExpectThrow<ray::RayException>([&] { step(*opt); }, "a lost worker without tolerance");
+  }
+  {
+    auto group = MakeGroup(2, 10, 5, {.ignore_worker_failures = true});
+    FakeLearner learner;
+    auto opt = make(group.get(), &learner);
+    step(*opt);
+    CrashWorker(*group, 2);
+    for (int i = 0; i < 3; ++i) step(*opt);
+    CHECK_THAT(group->HealthyWorkerIds() == std::vector<int>{1}, Str(group->HealthyWorkerIds()));
+    CHECK_THAT(group->num_remote_worker_restarts() == 0, group->num_remote_worker_restarts());
+  }
+  auto group = MakeGroup(2, 10, 5, {.recreate_failed_workers = true});
+  FakeLearner learner;
+  auto opt = make(group.get(), &learner);
+  step(*opt);
+  CrashWorker(*group, 2);
+  for (int i = 0; i < 3; ++i) step(*opt);
+  CHECK_THAT(group->HealthyWorkerIds() == (std::vector<int>{1, 2}), Str(group->HealthyWorkerIds()));
+  CHECK_THAT(group->num_remote_worker_restarts() == 1, group->num_remote_worker_restarts());
+  CHECK_THAT(Counts(*group, 2)[0] > 0, "the new worker 2 was never asked for a sample");
+}
+
+void AsyncGradientsWorkerLost() {
+  using Opt = AsyncGradientsOptimizer<FakeWorker>;
+  WorkerLost<Opt>([](Group* g, FakeLearner* l) { return std::make_unique<Opt>(g, l, Opt::Options{.grads_per_step = 6}); },
+                  [](Opt& o) { o.Step(); });
+}
+
+void AsyncSamplesWorkerLost() {
+  using Opt = AsyncSamplesOptimizer<FakeWorker>;
+  WorkerLost<Opt>([](Group* g, FakeLearner* l) { return std::make_unique<Opt>(g, l, Opt::Options{.train_batch_size = 20}); },
+                  [](Opt& o) {
+                    const int64_t before = o.stats().num_steps_sampled;
+                    StepUntil(o, [&] { return o.stats().num_steps_sampled >= before + 60; });
+                  });
+}
+
 const std::map<std::string, std::function<void()>>& Cases() {
   static const std::map<std::string, std::function<void()>> cases = {
       {"async_gradients_dispatch", AsyncGradientsDispatch},
       {"async_needs_remote_workers", AsyncGradientsNeedsRemoteWorkers},
       {"async_samples_pipeline", AsyncSamplesPipeline},
       {"async_samples_broadcast_interval", AsyncSamplesBroadcastInterval},
+      {"async_gradients_worker_lost", AsyncGradientsWorkerLost},
+      {"async_samples_worker_lost", AsyncSamplesWorkerLost},
+      {"async_samples_replay", AsyncSamplesReplay},
   };
   return cases;
 }

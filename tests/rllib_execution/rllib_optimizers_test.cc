@@ -40,6 +40,15 @@ TEST_F(RllibOptimizersTest, AsyncSamplesKeepsRequestsInFlightAndBroadcasts) {
 TEST_F(RllibOptimizersTest, AsyncSamplesBroadcastIntervalHoldsWeights) {
   ExpectPassed("async_samples_broadcast_interval");
 }
+TEST_F(RllibOptimizersTest, AsyncSamplesReplaysKeptFragments) {
+  ExpectPassed("async_samples_replay");
+}
+TEST_F(RllibOptimizersTest, AsyncGradientsReplacesOrDropsALostWorkerWhenAsked) {
+  ExpectPassed("async_gradients_worker_lost");
+}
+TEST_F(RllibOptimizersTest, AsyncSamplesReplacesOrDropsALostWorkerWhenAsked) {
+  ExpectPassed("async_samples_worker_lost");
+}
 
 }  // namespace
 }  // namespace ray::testing

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "runtime/rllib/optimizers/sample_replay.h"
 #include "runtime/rllib/replay/linear_schedule.h"
 #include "runtime/rllib/replay/segment_tree.h"
 
@@ -171,6 +172,34 @@ TEST(PrioritizedReplayBufferTest, RefusesBadInput) {
   EXPECT_THROW(buffer.UpdatePriorities({0}, {NAN}), std::invalid_argument);
   EXPECT_THROW(buffer.UpdatePriorities({3}, {1.0}), std::invalid_argument);  // not stored
   EXPECT_THROW(buffer.UpdatePriorities({0, 1}, {1.0}), std::invalid_argument);
+}
+
+// IMPALA's replay (SampleReplay): nothing replays until more fragments are kept than
+// a train batch needs; then on average `proportion` kept fragments, from the last
+// num_slots only, follow each new one.
+TEST(SampleReplayTest, ReplaysProportionKeptFragmentsFromTheLastSlots) {
+  for (double proportion : {0.5, 1.5}) {
+    SampleReplay replay(proportion, /*num_slots=*/10, /*train_batch_size=*/100, /*sample_batch_size=*/50, 7);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_TRUE(replay.AddAndDraw(Rows(i, 1)).empty()) << "2 fragments make a train batch: no replay yet";
+    }
+    size_t replays = 0;
+    const int n = 20000;
+    for (int i = 2; i < 2 + n; ++i) {
+      for (const SampleBatch& b : replay.AddAndDraw(Rows(i, 1))) {
+        ++replays;
+        EXPECT_GT(b.obs[0], i - 10) << "from the last 10 fragments only";
+        EXPECT_LE(b.obs[0], i);
+      }
+    }
+    EXPECT_NEAR(static_cast<double>(replays) / n, proportion, 0.03) << proportion;
+    EXPECT_EQ(replay.num_kept(), 10u);
+  }
+  SampleReplay none(0.0, 10, 100, 50, 7);
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(none.AddAndDraw(Rows(i, 1)).empty());
+  SampleReplay no_slots(1.0, 0, 100, 50, 7);
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(no_slots.AddAndDraw(Rows(i, 1)).empty());
+  EXPECT_THROW(SampleReplay(-1, 1, 1, 1, 1), std::invalid_argument);
 }
 
 }  // namespace

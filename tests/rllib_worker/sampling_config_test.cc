@@ -153,6 +153,8 @@ TEST(SamplingConfigTest, CallbacksSeeEpisodesAndReportCustomMetrics) {
     EXPECT_EQ(metrics.at("last_obs"), 3) << "the raw last observation";
     EXPECT_EQ(metrics.at("steps_seen"), 3) << "start and step callbacks, user data kept";
     EXPECT_EQ(metrics.at("worker_index"), 2);
+    EXPECT_EQ(metrics.at("traj_rows"), 3) << "on_postprocess_traj saw the episode's trajectory";
+    EXPECT_EQ(metrics.at("first_advantage"), 1) << "after the policy's postprocessing";
   }
   // With a horizon, episodes end (and callbacks see them end) at the cut.
   c.horizon = 2;
@@ -161,8 +163,29 @@ TEST(SamplingConfigTest, CallbacksSeeEpisodesAndReportCustomMetrics) {
   EXPECT_EQ(cut->episode_custom_metrics.at(0).at("last_obs"), 2);
 }
 
+// on_postprocess_traj runs on every postprocessed trajectory, also on the part of an
+// episode a fragment ends in (the episode goes on in the next sample), and what it
+// writes into the advantages is what the sample holds.
+TEST(SamplingConfigTest, OnPostprocessTrajSeesEachTrajectoryAndMayChangeIt) {
+  CommonConfig c = Small(2);
+  c.env_config = {{"episode_len", 3}, {"scale_advantages", 5.0}};
+  c.callbacks = TEST_CALLBACKS_PLUGIN;
+  Made m = MakeWorker(c);
+  auto first = m.worker->Sample();  // rows 0, 1 of episode 1: no episode ends
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(first->episode_custom_metrics.empty());
+  EXPECT_EQ(first->batch.advantages, (std::vector<float>{5, 5})) << "the callback scaled them";
+  auto second = m.worker->Sample();  // row 2 ends episode 1; rows 0 of episode 2
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ(second->episode_custom_metrics.size(), 1u);
+  EXPECT_EQ(second->episode_custom_metrics[0].at("traj_rows"), 3)
+      << "two trajectories of one episode, across two samples";
+  EXPECT_EQ(second->batch.advantages, (std::vector<float>{5, 5}));
+  EXPECT_EQ(m.policy->postprocessed, 3);
+}
+
 TEST(SamplingConfigTest, ACallbackErrorFailsTheSampleNamingThePluginAndCallback) {
-  for (const char* callback : {"on_episode_step", "on_episode_end", "on_sample_end"}) {
+  for (const char* callback : {"on_episode_step", "on_postprocess_traj", "on_episode_end", "on_sample_end"}) {
     CommonConfig c = Small(9);
     c.env_config = {{"episode_len", 3}, {"callbacks_fail", callback}};
     c.callbacks = TEST_CALLBACKS_PLUGIN;

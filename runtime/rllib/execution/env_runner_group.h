@@ -328,6 +328,16 @@ class EnvRunnerGroup {
     return ref;
   }
 
+  // Accounts for a failed call the caller made itself on remote worker `id` (an
+  // optimizer's own requests): marks the worker unhealthy, dropping its async calls,
+  // and raises the failure unless ignore_worker_failures or recreate_failed_workers
+  // is set. Unknown ids are an std::invalid_argument.
+  void ReportFailure(int id, const RemoteError& error) {
+    if (!remotes_.count(id)) throw std::invalid_argument("no remote worker " + std::to_string(id));
+    MarkUnhealthy(id, error);
+    RaiseUnlessIgnored({error});
+  }
+
   // RLlib's restore point. With recreate_failed_workers, replaces each unhealthy
   // worker whose actor is gone by a new actor with the same id; then probes every
   // unhealthy worker (Spec::probe, health_probe_timeout) and marks those that answer

@@ -19,8 +19,13 @@
 //
 // Errors: no remote worker is std::invalid_argument ("requires at least 1 remote
 // workers", RLlib's ValueError); a worker's failure is raised by the step (its
-// original ray exception); no gradient within `wait_timeout` is std::runtime_error
-// naming the optimizer and the wait. Header-only (ray API, for plugins); not
+// original ray exception) unless the group has ignore_worker_failures or
+// recreate_failed_workers: then the worker is marked unhealthy and the group's
+// ProbeUnhealthyWorkers runs at once (recreating lost workers when asked to); the
+// step goes on with the healthy ones, a restored worker getting a request while
+// fewer than grads_per_step were made, and fails only when none is left. No
+// gradient within `wait_timeout` is std::runtime_error naming the optimizer and the
+// wait. Header-only (ray API, for plugins); not
 // thread-safe.
 //
 // `Worker` is an actor class with
@@ -32,6 +37,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -77,21 +83,18 @@ class AsyncGradientsOptimizer : public PolicyOptimizer {
 
   OptimizerStep Step() override {
     OptimizerStep out;
-    struct Pending {
-      ObjectRef<WorkerGradients> ref;
-      Handle worker;
-    };
     std::vector<Pending> pending;
     int num_gradients = 0;
+    auto dispatch = [&](int id, const auto& weights) {
+      Handle h = *workers_->remote_worker(id);
+      h.Task(&Worker::SetWeights).Remote(weights);
+      pending.push_back({Request(h), h, id});
+      ++num_gradients;
+    };
     {
       TimerStat::Scope t(&stats_.timers["dispatch"]);
       ObjectRef<std::vector<float>> weights = ray::Put(learner_->GetWeights());
-      for (int id : workers_->HealthyWorkerIds()) {
-        Handle h = *workers_->remote_worker(id);
-        h.Task(&Worker::SetWeights).Remote(weights);
-        pending.push_back({Request(h), h});
-        ++num_gradients;
-      }
+      for (int id : workers_->HealthyWorkerIds()) dispatch(id, weights);
     }
     if (pending.empty())
       throw std::runtime_error("AsyncGradientsOptimizer: no healthy remote worker");
@@ -99,22 +102,32 @@ class AsyncGradientsOptimizer : public PolicyOptimizer {
       size_t k = WaitForOne(pending);
       Pending done = std::move(pending[k]);
       pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
-      std::shared_ptr<WorkerGradients> g = ray::Get(done.ref);
-      learner_stats_ = g->gradients.info;
-      if (!g->gradients.grads.empty()) {
+      CallResult<WorkerGradients> got = internal::Fetch(done.ref);
+      if (!got.ok()) {
+        workers_->ReportFailure(done.worker_id, *got.error);  // raises unless tolerated
+        for (int id : RestoreWorkers()) {
+          if (num_gradients < options_.grads_per_step) dispatch(id, learner_->GetWeights());
+        }
+        if (pending.empty() && workers_->num_healthy_remote_workers() == 0) {
+          throw std::runtime_error("AsyncGradientsOptimizer: no rollout worker is healthy, even after "
+                                   "recreating them");
+        }
+        continue;
+      }
+      const WorkerGradients& g = *got.value;
+      learner_stats_ = g.gradients.info;
+      if (!g.gradients.grads.empty()) {
         TimerStat::Scope t(&stats_.timers["apply"]);
         learner_->OnGlobalVarUpdate(stats_.num_steps_sampled);
-        learner_->ApplyGradients(g->gradients.grads);
+        learner_->ApplyGradients(g.gradients.grads);
       }
-      stats_.num_steps_sampled += g->gradients.num_rows;
-      stats_.num_steps_trained += g->gradients.num_rows;
-      out.steps_sampled += g->gradients.num_rows;
-      out.AddEpisodes(*g);
+      stats_.num_steps_sampled += g.gradients.num_rows;
+      stats_.num_steps_trained += g.gradients.num_rows;
+      out.steps_sampled += g.gradients.num_rows;
+      out.AddEpisodes(g);
       if (num_gradients < options_.grads_per_step) {
         TimerStat::Scope t(&stats_.timers["dispatch"]);
-        done.worker.Task(&Worker::SetWeights).Remote(learner_->GetWeights());
-        pending.push_back({Request(done.worker), done.worker});
-        ++num_gradients;
+        dispatch(done.worker_id, learner_->GetWeights());
       }
     }
     ++stats_.values["num_steps"];
@@ -130,10 +143,24 @@ class AsyncGradientsOptimizer : public PolicyOptimizer {
   }
 
  private:
+  // A gradient requested from a remote worker.
+  struct Pending {
+    ObjectRef<WorkerGradients> ref;
+    Handle worker;
+    int worker_id;
+  };
+
   // compute_gradients(sample()) on `worker`, after whatever it was sent before.
   static ObjectRef<WorkerGradients> Request(const Handle& worker) {
     ObjectRef<SampleResult> sample = worker.Task(&Worker::SampleCurrent).Remote();
     return worker.Task(&Worker::ComputeGradients).Remote(sample);
+  }
+
+  // The group's restore point after a tolerated failure: the ids it restored.
+  std::vector<int> RestoreWorkers() {
+    std::vector<int> ids = workers_->ProbeUnhealthyWorkers();
+    for (int id : ids) std::printf("rollout worker %d was replaced\n", id);
+    return ids;
   }
 
   // The index of a finished request (ray.wait with num_returns=1).

@@ -124,10 +124,14 @@ std::vector<float> TorchPolicy::ComputeValues(const std::vector<float>& obs) {
 
 double TorchPolicy::UpdateLr() {
   const double lr = impl_->config->LrAt(impl_->timestep);
-  for (auto& group : impl_->optimizer->param_groups()) {
-    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-  }
+  for (auto& group : impl_->optimizer->param_groups()) group.options().set_lr(lr);
   return lr;
+}
+
+void TorchPolicy::UseRMSProp(double decay, double momentum, double epsilon) {
+  impl_->optimizer = std::make_unique<torch::optim::RMSprop>(
+      impl_->model->parameters(),
+      torch::optim::RMSpropOptions(impl_->config->lr).alpha(decay).momentum(momentum).eps(epsilon));
 }
 
 namespace {

@@ -80,8 +80,11 @@ class TorchPolicy : public Policy {
   virtual std::map<std::string, double> ExtraState() const { return {}; }
   virtual void SetExtraState(const std::map<std::string, double>& state) {}
 
-  // Sets every Adam param group's lr to config.LrAt(timestep) and returns it.
+  // Sets every param group's lr to config.LrAt(timestep) and returns it.
   double UpdateLr();
+  // Replaces the Adam optimiser (before any learning) with torch's RMSprop: `decay` is
+  // its smoothing constant (alpha), `epsilon` is added to the root of the mean square.
+  void UseRMSProp(double decay, double momentum, double epsilon);
 
   struct Impl;
   Impl& impl() const { return *impl_; }

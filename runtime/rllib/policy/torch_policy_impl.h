@@ -34,7 +34,7 @@ struct TorchPolicy::Impl {
   PolicySpec spec;
   std::unique_ptr<CommonConfig> config;  // the common part of the algorithm's config
   FullyConnectedNetwork model{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;  // Adam unless UseRMSProp
   int64_t timestep = 0;  // env steps sampled/trained so far (drives lr_schedule)
   std::mt19937_64 rng;
 

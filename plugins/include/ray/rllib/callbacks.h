@@ -13,6 +13,13 @@
 //                     its custom_metrics are reported in the results as
 //                     custom_metrics/<name>_mean, _min and _max over the last
 //                     metrics_smoothing_episodes episodes
+//   on_postprocess_traj  after the policy postprocessed one trajectory (an episode's
+//                     rows from one sample, ending where the episode or the
+//                     fragment ended), before it joins the sample: sees the episode
+//                     (before on_episode_end for its last trajectory, so metrics set
+//                     here are reported) and the batch, whose advantages and
+//                     value_targets it may change (they are what the learner trains
+//                     on)
 //   on_sample_end     a Sample() call's batch is ready (after postprocessing)
 //   on_train_result   in the trainer, with each iteration's result, which the
 //                     callback may change (add keys) before Tune sees it
@@ -31,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RAY_RLLIB_CALLBACKS_ABI_VERSION 1u
+#define RAY_RLLIB_CALLBACKS_ABI_VERSION 2u
 
 extern "C" {
 
@@ -55,6 +62,22 @@ typedef struct RayRllibSamples {
   const int64_t* eps_id;  // count
 } RayRllibSamples;
 
+// One postprocessed trajectory, valid during the call. advantages and value_targets
+// are null when the algorithm computes none on the worker (IMPALA: V-trace at learn
+// time); where present the callback may overwrite them in place.
+typedef struct RayRllibTrajectory {
+  int64_t count;                // rows (env steps)
+  int64_t obs_dim;
+  int64_t action_dim;
+  const float* obs;             // count * obs_dim (filtered, as trained on)
+  const float* actions;         // count * action_dim
+  const float* rewards;         // count (clipped, as trained on)
+  const int32_t* terminateds;   // count
+  const int32_t* truncateds;    // count
+  float* advantages;            // count, or null
+  float* value_targets;         // count, or null
+} RayRllibTrajectory;
+
 typedef struct RayRllibCallbacksApi {
   uint32_t abi_version;  // RAY_RLLIB_CALLBACKS_ABI_VERSION
   // Null on failure, with *error set.
@@ -70,6 +93,7 @@ typedef struct RayRllibCallbacksApi {
   char* (*on_train_result)(void* self, const char* result_json, char** result_out);
   void (*free_string)(char* s);
   void (*destroy)(void* self);
+  char* (*on_postprocess_traj)(void* self, const RayRllibEpisode* episode, RayRllibTrajectory* batch);
 } RayRllibCallbacksApi;
 
 typedef const RayRllibCallbacksApi* (*RayRllibCallbacksApiFn)(void);
@@ -109,12 +133,27 @@ struct SampleView {
   const int64_t* eps_id = nullptr;
 };
 
+// What on_postprocess_traj sees: the trajectory's columns (see RayRllibTrajectory).
+struct TrajectoryView {
+  int64_t count = 0;
+  int64_t obs_dim = 0;
+  int64_t action_dim = 0;
+  const float* obs = nullptr;
+  const float* actions = nullptr;
+  const float* rewards = nullptr;
+  const int32_t* terminateds = nullptr;
+  const int32_t* truncateds = nullptr;
+  float* advantages = nullptr;     // null: none on the worker; else writable
+  float* value_targets = nullptr;  // likewise
+};
+
 class Callbacks {
  public:
   virtual ~Callbacks() = default;
   virtual void OnEpisodeStart(Episode& /*episode*/) {}
   virtual void OnEpisodeStep(Episode& /*episode*/) {}
   virtual void OnEpisodeEnd(Episode& /*episode*/) {}
+  virtual void OnPostprocessTraj(Episode& /*episode*/, TrajectoryView& /*batch*/) {}
   virtual void OnSampleEnd(const SampleView& /*samples*/) {}
   virtual void OnTrainResult(nlohmann::json& /*result*/) {}
 };
@@ -194,7 +233,15 @@ const RayRllibCallbacksApi* Table() {
         });
       },
       [](char* s) { std::free(s); },
-      [](void* self) { delete static_cast<Holder*>(self); }};
+      [](void* self) { delete static_cast<Holder*>(self); },
+      [](void* self, const RayRllibEpisode* e, RayRllibTrajectory* t) -> char* {
+        return Guard([&] {
+          auto* h = static_cast<Holder*>(self);
+          TrajectoryView view{t->count,       t->obs_dim,     t->action_dim, t->obs,        t->actions,
+                              t->rewards,     t->terminateds, t->truncateds, t->advantages, t->value_targets};
+          h->callbacks->OnPostprocessTraj(h->Track(e), view);
+        });
+      }};
   return &api;
 }
 
