@@ -11,8 +11,12 @@ EXAMPLES := $(BUILD)/plugins/examples
 setup:
 	@bash scripts/setup.sh
 
+# Ninja when it is installed (scripts/setup.sh installs it): it schedules the whole
+# tree's compiles and links as one graph. A build directory keeps the generator it
+# was configured with.
 build: setup
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+	@gen=""; [ -f $(BUILD)/CMakeCache.txt ] || ! command -v ninja >/dev/null || gen="-G Ninja"; \
+	  cmake -S . -B $(BUILD) $$gen -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
 demo: build
@@ -23,8 +27,9 @@ demo: build
 	@echo "== Actors: ten counters, then five calls on one"
 	@$(RAY) run $(EXAMPLES)/counter_actor.so
 
+# $(JOBS) tests at a time; tests that need the machine to themselves are RUN_SERIAL.
 test: build
-	@cd $(BUILD) && ctest --output-on-failure --timeout 300
+	@cd $(BUILD) && ctest -j$(JOBS) --output-on-failure --timeout 300
 
 clean:
 	rm -rf $(BUILD)

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make pkg-config
+  g++ cmake make ninja-build pkg-config
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libsqlite3-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libboost-dev libboost-filesystem-dev libsodium-dev

@@ -114,6 +114,40 @@ class RayletRobustnessTest : public ::testing::Test {
     return pids;
   }
 
+  // Whether worker `pid` took its own id (a forked worker starts with the zygote's
+  // placeholder id on its command line).
+  bool Renamed(int pid) {
+    return ReadText("/proc/" + std::to_string(pid) + "/cmdline")
+               .find("00000000000000000000000000000000") == std::string::npos;
+  }
+
+  // The raylet, the zygote and the prestarted workers. The zygote forks the workers
+  // soon after start, and a child caught between its fork and its new command line
+  // still reads as the zygote, so this looks (for at most 20 s) until the forks are
+  // done; the caller checks what it found.
+  void AwaitPrestartedWorkers(std::vector<int>& raylet, std::vector<int>& zygote,
+                              std::vector<int>& workers) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    do {
+      raylet = PidsOf("_raylet");
+      zygote = PidsOf("_zygote");
+      workers = PidsOf("_worker");
+      if (zygote.size() == 1 && !workers.empty() &&
+          std::all_of(workers.begin(), workers.end(), [&](int w) { return Renamed(w); })) {
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    } while (std::chrono::steady_clock::now() < deadline);
+  }
+
+  // The command lines of this session's live workers, joined: each names its worker's
+  // id, whose first 16 hex digits name its socket (w-<id>).
+  std::string LiveWorkers() {
+    std::string live;
+    for (int w : PidsOf("_worker")) live += ReadText("/proc/" + std::to_string(w) + "/cmdline");
+    return live;
+  }
+
   // Kills the idle workers (a job needs new ones then) and runs a job. The files the
   // killed workers left (their sockets for direct calls, their running-task slots) are
   // gone after it.
@@ -126,8 +160,7 @@ class RayletRobustnessTest : public ::testing::Test {
                             "--dir", work},
                            tmp_.path());
     EXPECT_EQ(job.exit_code, 0) << job.all();
-    std::string live;
-    for (int w : PidsOf("_worker")) live += ReadText("/proc/" + std::to_string(w) + "/cmdline");
+    std::string live = LiveWorkers();
     for (const auto& f : std::filesystem::directory_iterator(session_ + "/sockets")) {
       std::string name = f.path().filename().string();
       if (name.rfind("w-", 0) != 0) continue;  // w-<id>: its socket; w-<id>.task, .gate
@@ -405,18 +438,24 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   task.spec.function = "Square";
   task.spec.actor_id.clear();
 
+  std::string live = LiveWorkers();
   int answered = 0, bumped = 0, bounced = 0;
   for (const std::string& path : sockets) {
+    std::string name = std::filesystem::path(path).filename().string();
+    bool alive = live.find(name.substr(2, 16)) != std::string::npos;
     zmq::socket_t s(ctx_, zmq::socket_type::dealer);
     s.set(zmq::sockopt::linger, 0);
     s.connect("ipc://" + path);
     for (const auto& [what, frame] : malformed) s.send(zmq::buffer(frame), zmq::send_flags::none);
     s.send(zmq::buffer(protocol::Encode(MessageType::kExecuteTask, 0, call)), zmq::send_flags::none);
     s.send(zmq::buffer(protocol::Encode(MessageType::kExecuteTask, 0, task)), zmq::send_flags::none);
-    // The call's answer, and the task bounced (not run: no lease) within a second.
+    // The call's answer, and the task bounced (not run: no lease). An idle live worker
+    // answers both within 5 s on a loaded machine too (2 s proved short there); the
+    // socket of a worker that died (the killed actor's) answers nothing, and the
+    // worker running the job's waiting task answers only after it.
     for (int n = 0; n < 2; ++n) {
-      auto frame = Recv(s, 2000);
-      if (!frame) break;  // the socket of a worker that died (the killed actor's)
+      auto frame = Recv(s, alive ? 5000 : 2000);
+      if (!frame) break;
       auto env = protocol::DecodeEnvelope(*frame);
       ASSERT_TRUE(env.ok()) << path;
       if (env->type == MessageType::kTaskBounced) {
@@ -462,30 +501,14 @@ TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
     rest >> state >> ppid;
     return ppid;
   };
-  const std::string placeholder = "00000000000000000000000000000000";
-  auto renamed = [&](int w) {
-    return ReadText("/proc/" + std::to_string(w) + "/cmdline").find(placeholder) == std::string::npos;
-  };
-  // The prestarted workers: the zygote forks them soon after start, and a child caught
-  // between its fork and its new command line still reads as the zygote. So look until
-  // the forks are done.
   std::vector<int> raylet, zygote, workers;
-  for (int i = 0; i < 100; ++i) {
-    raylet = PidsOf("_raylet");
-    zygote = PidsOf("_zygote");
-    workers = PidsOf("_worker");
-    if (zygote.size() == 1 && !workers.empty() &&
-        std::all_of(workers.begin(), workers.end(), renamed)) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  AwaitPrestartedWorkers(raylet, zygote, workers);
   ASSERT_EQ(raylet.size(), 1u);
   ASSERT_EQ(zygote.size(), 1u) << "no zygote, or it never finished forking";
   ASSERT_FALSE(workers.empty()) << "no prestarted worker";
   for (int w : workers) {
     EXPECT_EQ(parent_of(w), raylet[0]) << "worker " << w << " is not the raylet's child";
-    EXPECT_TRUE(renamed(w)) << "worker " << w << " kept the placeholder id";
+    EXPECT_TRUE(Renamed(w)) << "worker " << w << " kept the placeholder id";
   }
 
   ASSERT_EQ(::kill(zygote[0], SIGKILL), 0);
@@ -498,14 +521,21 @@ TEST_F(RayletRobustnessTest, WorkersOutliveAKilledZygote) {
 // the raylet gives up on it after 5 s: the workers it was asked for are started with
 // fork and exec, and it is killed (it would fork them again once it went on).
 TEST_F(RayletRobustnessTest, AStuckZygoteIsReplaced) {
-  std::vector<int> zygote = PidsOf("_zygote");
-  ASSERT_EQ(zygote.size(), 1u) << "no zygote";
+  std::vector<int> raylet, zygote, workers;
+  AwaitPrestartedWorkers(raylet, zygote, workers);
+  ASSERT_EQ(zygote.size(), 1u) << "no zygote, or it never finished forking";
   ASSERT_EQ(::kill(zygote[0], SIGSTOP), 0);
   KillWorkersAndRunAJob();
   EXPECT_EQ(CountLines(ReadText(log_), "the zygote did not answer in time; starting workers with "
                                        "fork and exec from now on"),
             1)
       << ReadText(log_);
+  // The raylet kills the stuck zygote when it gives up on it; the kill lands (and the
+  // process goes) a moment later on a loaded machine.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!PidsOf("_zygote").empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   EXPECT_EQ(PidsOf("_zygote"), std::vector<int>{}) << "the stuck zygote was not killed";
 }
 
