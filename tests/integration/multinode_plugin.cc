@@ -66,7 +66,8 @@ ray::ObjectRef<ray::Blob> PutNoted(std::string note) {
   return ray::Put(Pattern(1 << 20, 3));
 }
 
-// Submits two tasks on this node (the three take its "Lin") and returns their refs
+// Submits two tasks on this node (the three take its "Lin"; the two no CPU, so that
+// both start here at once) and returns their refs
 // without waiting: this node owns the results, which live only here.
 std::vector<ray::ObjectRef<ray::Blob>> SubmitTwo(std::string dir) {
   NoteNode(dir + "/first");
@@ -74,6 +75,7 @@ std::vector<ray::ObjectRef<ray::Blob>> SubmitTwo(std::string dir) {
   for (int i = 0; i < 2; ++i) {
     refs.push_back(ray::Task(MakeNoted)
                        .SetResource("Lin", 0.25)
+                       .SetResource("CPU", 0)  // (the node's CPUs may be taken)
                        .Remote(uint64_t{1} << 20, 20 + i, dir + "/made" + std::to_string(i)));
   }
   return refs;
