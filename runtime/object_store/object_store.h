@@ -158,7 +158,8 @@ class ObjectStore {
   std::vector<Restored> CompleteIo();
   // Readable when background jobs finished; -1 without background_io.
   int io_fd() const { return worker_ ? worker_->notify_fd() : -1; }
-  bool IoInFlight() const { return worker_ && worker_->in_flight() > 0; }
+  // Whether background jobs run, or ended restores wait to be reported (CompleteIo).
+  bool IoPending() const { return (worker_ && worker_->in_flight() > 0) || !restored_.empty(); }
   // The objects evicted since the last call: they are no longer held.
   std::vector<ObjectId> TakeEvicted() { return std::move(evicted_); }
 

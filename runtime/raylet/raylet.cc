@@ -65,7 +65,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     pool_->AddPollItems(items);
     const size_t pool_items = items.size();
     peers_->AddPollItems(items);
-    if (store_.IoInFlight()) items.push_back({nullptr, store_.io_fd(), ZMQ_POLLIN, 0});
+    if (store_.IoPending()) items.push_back({nullptr, store_.io_fd(), ZMQ_POLLIN, 0});
     int64_t timeout = 100;
     if (auto deadline = objects_.NextDeadline()) {
       timeout = std::clamp<int64_t>(*deadline - clock_.MonoMillis(), 0, 100);
@@ -82,7 +82,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       HandleFrame(in->peer, in->frame);
     }
     peers_->Poll();
-    if (store_.IoInFlight()) OnStoreIo();
+    if (store_.IoPending()) OnStoreIo();
     // Worker output, and exits (which close a worker's pipes), when its pipes say
     // so; exits are also looked for every 50 ms. The rest of the time a turn makes
     // no system call for them.

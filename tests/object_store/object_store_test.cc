@@ -475,12 +475,12 @@ class BackgroundStoreTest : public FullStoreTest {
   // Ends the store's finished jobs, waiting (at most 10 s) until none is in flight.
   std::vector<ObjectStore::Restored> Settle(ObjectStore& store) {
     std::vector<ObjectStore::Restored> all;
-    for (int i = 0; i < 1000 && store.IoInFlight(); ++i) {
+    for (int i = 0; i < 1000 && store.IoPending(); ++i) {
       pollfd p{store.io_fd(), POLLIN, 0};
       ::poll(&p, 1, 10);
       for (auto& r : store.CompleteIo()) all.push_back(std::move(r));
     }
-    EXPECT_FALSE(store.IoInFlight()) << "jobs still in flight after 10 s";
+    EXPECT_FALSE(store.IoPending()) << "jobs still in flight after 10 s";
     return all;
   }
   bool FileExists(const ObjectId& id) {
@@ -499,7 +499,7 @@ TEST_F(BackgroundStoreTest, AnAdmitThatSpillsReturnsWhileTheFileIsWritten) {
   ASSERT_TRUE(gate_.Started(1));
   // The spill is in progress: a stays in its segment, readable; the rest of the store
   // works (another object comes and goes).
-  EXPECT_TRUE(store.IoInFlight());
+  EXPECT_TRUE(store.IoPending());
   EXPECT_FALSE(store.Spilled(a));
   EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
   EXPECT_EQ(store.used_bytes(), 200u);
