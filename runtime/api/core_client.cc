@@ -26,7 +26,9 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
   c->submitter_ = std::make_unique<TaskSubmitter>(c->raylet_.get(), c->objects_.get(), &c->refs_);
   c->raylet_->OnMessage<protocol::LogLines>(MessageType::kLogLines, "LogLines", &PrintLogLines);
   c->is_driver_ = is_driver;
-  c->SetCurrentTask(NewTaskId(job), job);
+  NodeId node = NodeId::FromBinary(c->raylet_->node().node_id);
+  c->contexts_.SetNode(node);
+  c->SetCurrentTask(NewTaskId(job, node), job);
   if (worker_parts) *worker_parts = WorkerParts{c->raylet_.get(), c->objects_.get()};
   return c;
 }

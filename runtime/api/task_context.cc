@@ -15,7 +15,7 @@ thread_local ThreadContext tls;
 TaskContext& TaskContexts::Current() {
   if (tls.owner != this) {
     tls.owner = this;
-    tls.context = TaskContext{NewTaskId(process_job_), process_job_, 0};
+    tls.context = TaskContext{NewTaskId(process_job_, process_node_), process_job_, 0};
   }
   return tls.context;
 }

@@ -25,9 +25,12 @@ class TaskContexts {
   TaskContext& Current();
   // Sets the calling thread's; the process's job becomes `job`.
   void Set(const TaskId& task, const JobId& job);
+  // The process's node: task ids made here carry it (see NewTaskId).
+  void SetNode(const NodeId& node) { process_node_ = node; }
 
  private:
   JobId process_job_;
+  NodeId process_node_;
 };
 
 }  // namespace ray::core

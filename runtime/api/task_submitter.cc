@@ -40,7 +40,10 @@ constexpr int32_t kMaxActorConcurrency = 1000;
 
 TaskSubmitter::TaskSubmitter(RayletConnection* raylet, ObjectClient* objects,
                              ReferenceCounter* refs)
-    : raylet_(raylet), objects_(objects), refs_(refs) {
+    : raylet_(raylet),
+      objects_(objects),
+      refs_(refs),
+      node_(NodeId::FromBinary(raylet->node().node_id)) {
   raylet_->OnMessage<protocol::ActorGone>(
       MessageType::kActorGone, "ActorGone",
       [this](protocol::ActorGone gone) { OnActorGone(gone); });
@@ -101,7 +104,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   protocol::TaskSpec spec;
   static_cast<ri::TaskRequest&>(spec) = std::move(req).value();  // the spec embeds it
-  TaskId task = NewTaskId(job_);
+  TaskId task = NewTaskId(job_, node_);
   spec.task_id = task.Binary();
   spec.job_id = job_.Binary();
   spec.plugin = plugin;
@@ -160,7 +163,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   uint32_t arg_puts = 0;
   for (auto& arg : spec.args) {
     if (!arg.is_ref && arg.data.size() >= protocol::kInlineObjectLimit) {
-      if (!args_task) args_task = NewTaskId(job_);
+      if (!args_task) args_task = NewTaskId(job_, node_);
       auto put = objects_->Put(ObjectId::ForPut(*args_task, ++arg_puts), {arg.data});
       if (!put.ok()) refs_->CarrierSent(contained);
       RAY_ASSIGN_OR_RETURN(ObjectId id, std::move(put));

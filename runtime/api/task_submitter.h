@@ -145,6 +145,7 @@ class TaskSubmitter {
   ObjectClient* objects_;
   ReferenceCounter* refs_;
   JobId job_;
+  NodeId node_;  // this process's node: its tasks' ids carry it (see NewTaskId)
   std::string runtime_env_;  // canonical; "" none
   std::unordered_map<std::string, std::unique_ptr<DirectPeer>> peers_;  // by endpoint
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id

@@ -54,10 +54,15 @@ TaskId ObjectId::Task() const {
 uint32_t ObjectId::Index() const { return RawIndex(*this) & ~kPutBit; }
 bool ObjectId::IsPut() const { return RawIndex(*this) & kPutBit; }
 
-TaskId NewTaskId(const JobId& job) {
+TaskId NewTaskId(const JobId& job, const NodeId& submitter) {
   TaskId t = TaskId::FromRandom();
   std::memcpy(t.mutable_data(), job.data(), JobId::kSize);
+  if (!submitter.IsNil()) std::memcpy(t.mutable_data() + JobId::kSize, submitter.data(), kNodeTagSize);
   return t;
+}
+
+std::string SubmitterTag(const TaskId& task) {
+  return std::string(reinterpret_cast<const char*>(task.data()) + JobId::kSize, kNodeTagSize);
 }
 
 JobId TaskJob(const TaskId& task) {

@@ -84,9 +84,15 @@ class ObjectId : public BaseId<ObjectTag, 20> {
   bool IsPut() const;
 };
 
-// A task id for work submitted by `job`, unique in the cluster.
-TaskId NewTaskId(const JobId& job);
+// A task id for work submitted by `job` from a process of node `submitter`, unique in
+// the cluster: the job's 4 bytes, then the first kNodeTagSize bytes of the submitter's
+// node id (its owner node: the raylet there keeps the task's lineage), then random
+// bytes. Without a node (nil), the tag is random too.
+constexpr size_t kNodeTagSize = 4;
+TaskId NewTaskId(const JobId& job, const NodeId& submitter = NodeId());
 JobId TaskJob(const TaskId& task);
+// The node tag of `task` (kNodeTagSize bytes): a prefix of its submitter's node id.
+std::string SubmitterTag(const TaskId& task);
 
 struct IdHash {
   template <typename T>

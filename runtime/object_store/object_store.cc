@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -131,14 +132,19 @@ void UnlinkAllSegments(const std::string& store_tag) {
 }
 
 ObjectStore::ObjectStore(StoreOptions options, MappedSegments mapped)
-    : options_(std::move(options)), mapped_(std::move(mapped)) {}
+    : options_(std::move(options)), mapped_(std::move(mapped)) {
+  if (options_.background_io && !options_.spill_dir.empty()) {
+    worker_ = std::make_unique<SpillWorker>(options_.run_io_job);
+  }
+}
 
 ObjectStore::~ObjectStore() {
+  worker_.reset();  // waits for the job in progress
   for (const auto& [id, e] : objects_) {
-    if (e.spill_path.empty()) {
-      UnlinkSegment(e.segment);
-    } else {
-      ::unlink(e.spill_path.c_str());
+    // A job in flight may have left a segment and a partial file: both go.
+    if (e.spill_path.empty() || e.io != Entry::kNone) UnlinkSegment(e.segment);
+    if (!e.spill_path.empty() || e.io == Entry::kSpilling) {
+      ::unlink(SpillPath(options_.spill_dir, options_.tag, id).c_str());
     }
   }
 }
@@ -183,6 +189,10 @@ Status ObjectStore::MakeRoom(const ObjectId& id, size_t size) {
   }
   for (const ObjectId& victim : plan->spill) {
     Entry& e = objects_.at(victim);
+    if (worker_) {
+      BeginSpill(victim, e);
+      continue;
+    }
     std::string path = SpillPath(options_.spill_dir, options_.tag, victim);
     Status spilled = SpillSegment(e.segment, e.size, path);
     if (!spilled.ok()) {
@@ -208,14 +218,118 @@ Status ObjectStore::Refuse(const ObjectId& id, size_t size, size_t pinned,
       std::to_string(spilled_) + why + " (raise --object-store-memory)");
 }
 
+void ObjectStore::BeginSpill(const ObjectId& id, Entry& e) {
+  e.io = Entry::kSpilling;
+  e.read_while_spilling = false;
+  used_ -= e.size;
+  spilling_ += e.size;
+  policy_.Remove(id);
+  worker_->Post({SpillWorker::Job::kSpill, id, e.segment, e.size,
+                 SpillPath(options_.spill_dir, options_.tag, id)});
+}
+
+void ObjectStore::EndSpill(const SpillWorker::Job& job, const Status& st) {
+  Entry& e = objects_.at(job.id);
+  e.io = Entry::kNone;
+  if (e.freed) {  // its segment went with Free
+    ::unlink(job.path.c_str());
+    objects_.erase(job.id);
+    return;
+  }
+  spilling_ -= e.size;
+  if (st.ok() && !e.read_while_spilling) {
+    // The file is complete: only now does the segment go.
+    UnlinkSegment(e.segment);
+    e.spill_path = job.path;
+    spilled_ += e.size;
+    return;
+  }
+  if (!st.ok()) RAY_LOG_WARN("spilling object {} failed; it stays in memory: {}", job.id.Hex(), st.message());
+  ::unlink(job.path.c_str());  // (nothing is left of a failed one)
+  used_ += e.size;
+  policy_.Add(job.id, e.size, e.referenced);
+}
+
+Status ObjectStore::EndRestore(const SpillWorker::Job& job, Status st) {
+  Entry& e = objects_.at(job.id);
+  e.io = Entry::kNone;
+  if (e.freed) {  // its file went with Free
+    if (st.ok()) UnlinkSegment(job.segment);
+    objects_.erase(job.id);
+    return Status::NotFound("object " + job.id.Hex() + " was freed while it was restored");
+  }
+  if (!st.ok()) {  // room was kept for it: given back; it stays spilled
+    used_ -= e.size;
+    spilled_ += e.size;
+    return st;
+  }
+  ::unlink(e.spill_path.c_str());
+  e.spill_path.clear();
+  policy_.Add(job.id, e.size, e.referenced);
+  return st;
+}
+
+void ObjectStore::EndFinishedJobs() {
+  if (!worker_) return;
+  for (auto& done : worker_->TakeDone()) {
+    if (done.job.kind == SpillWorker::Job::kSpill) {
+      EndSpill(done.job, done.status);
+    } else {
+      restored_.push_back({done.job.id, EndRestore(done.job, std::move(done.status))});
+    }
+  }
+}
+
+std::vector<ObjectStore::Restored> ObjectStore::CompleteIo() {
+  EndFinishedJobs();
+  return std::move(restored_);
+}
+
+void ObjectStore::Touch(const ObjectId& id) {
+  auto it = objects_.find(id);
+  if (it != objects_.end() && it->second.io == Entry::kSpilling) {
+    it->second.read_while_spilling = true;  // a reader may map its segment: it stays
+    return;
+  }
+  policy_.Touch(id);
+}
+
+Status ObjectStore::StartRestore(const ObjectId& id) {
+  if (!worker_) return Restore(id);
+  auto it = objects_.find(id);
+  if (it == objects_.end() || it->second.freed) {
+    return Status::NotFound("object " + id.Hex() + " is not in the store");
+  }
+  if (it->second.io == Entry::kRestoring) return Status::Unavailable("being restored");
+  if (it->second.spill_path.empty()) return Status::Ok();  // in memory (or being spilled)
+  const size_t size = it->second.size;
+  RAY_RETURN_IF_ERROR(MakeRoom(id, size));
+  Entry& e = objects_.at(id);  // MakeRoom never moves a spilled object
+  e.io = Entry::kRestoring;
+  spilled_ -= size;
+  used_ += size;  // kept for it
+  worker_->Post({SpillWorker::Job::kRestore, id, e.segment, size, e.spill_path});
+  return Status::Unavailable("being restored");
+}
+
 bool ObjectStore::Spilled(const ObjectId& id) const {
   auto it = objects_.find(id);
-  return it != objects_.end() && !it->second.spill_path.empty();
+  return it != objects_.end() && !it->second.freed && !it->second.spill_path.empty();
 }
 
 Status ObjectStore::Restore(const ObjectId& id) {
   auto it = objects_.find(id);
-  if (it == objects_.end()) return Status::NotFound("object " + id.Hex() + " is not in the store");
+  // A background job of the object ends first (rarely: the loop restores with
+  // StartRestore and waits for CompleteIo).
+  while (it != objects_.end() && it->second.io == Entry::kRestoring && worker_) {
+    pollfd p{worker_->notify_fd(), POLLIN, 0};
+    ::poll(&p, 1, 100);
+    EndFinishedJobs();
+    it = objects_.find(id);
+  }
+  if (it == objects_.end() || it->second.freed) {
+    return Status::NotFound("object " + id.Hex() + " is not in the store");
+  }
   if (it->second.spill_path.empty()) return Status::Ok();
   const size_t size = it->second.size;
   RAY_RETURN_IF_ERROR(MakeRoom(id, size));
@@ -231,7 +345,21 @@ Status ObjectStore::Restore(const ObjectId& id) {
 
 void ObjectStore::Free(const ObjectId& id) {
   auto it = objects_.find(id);
-  if (it == objects_.end()) return;
+  if (it == objects_.end() || it->second.freed) return;
+  if (it->second.io != Entry::kNone) {
+    // Its job ends in CompleteIo, which removes what it leaves; the bytes leave the
+    // counts now.
+    Entry& e = it->second;
+    if (e.io == Entry::kSpilling) {
+      UnlinkSegment(e.segment);
+      spilling_ -= e.size;
+    } else {
+      ::unlink(e.spill_path.c_str());
+      used_ -= e.size;
+    }
+    e.freed = true;
+    return;
+  }
   if (it->second.spill_path.empty()) {
     UnlinkSegment(it->second.segment);
   } else {
@@ -242,7 +370,8 @@ void ObjectStore::Free(const ObjectId& id) {
 
 void ObjectStore::Forget(const ObjectId& id) {
   auto it = objects_.find(id);
-  if (it == objects_.end()) return;
+  if (it == objects_.end() || it->second.freed) return;
+  if (it->second.io != Entry::kNone) return Free(id);  // (the rare case: as a free)
   if (it->second.spill_path.empty()) {
     used_ -= it->second.size;
   } else {

@@ -12,6 +12,16 @@
 // segment would leave the mapping valid but free no memory. Only when the unpinned
 // objects cannot make room does it refuse (ResourceExhausted, naming the requested
 // size, the capacity, the bytes in use and pinned).
+//
+// With background_io, the file I/O runs on a thread of the store's (spill_worker.h):
+// the owner's thread never waits for the disk. A spill then starts in MakeRoom and
+// ends in CompleteIo: until its file is complete the object stays in its segment and
+// readable (its bytes leave the capacity's count at once, so shared memory may
+// exceed the capacity by the bytes being spilled while they are written); a read
+// meanwhile (Touch) cancels it, and a spill that fails leaves the object in memory.
+// StartRestore brings an object back the same way. Only one job per object runs at
+// a time; an object freed during its job keeps its entry (refusing the id) until the
+// job ends, and then its segment and file go.
 
 #include <functional>
 #include <memory>
@@ -24,6 +34,7 @@
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
 #include "runtime/object_store/eviction_policy.h"
+#include "runtime/object_store/spill_worker.h"
 
 namespace ray::object_store {
 
@@ -101,6 +112,10 @@ struct StoreOptions {
   // Where referenced objects spill when the store is full; "" spills nothing (the
   // store then only evicts, and refuses when that is not enough).
   std::string spill_dir;
+  // Spill and restore on the store's own thread (see above); false: in the caller's.
+  bool background_io = false;
+  // How that thread runs a job (tests slow or block it); null: on disk.
+  std::function<Status(const SpillWorker::Job&)> run_io_job = nullptr;
 };
 
 class ObjectStore {
@@ -120,20 +135,41 @@ class ObjectStore {
   void Free(const ObjectId& id);
   // Stops accounting for the object but leaves its segment: its writer fills it again.
   void Forget(const ObjectId& id);
-  // The object was used now (least recently used objects leave first).
-  void Touch(const ObjectId& id) { policy_.Touch(id); }
-  // Whether the object is on disk rather than in its segment.
+  // The object was used now (least recently used objects leave first; one being
+  // spilled in the background stays in memory).
+  void Touch(const ObjectId& id);
+  // Whether the object is on disk rather than in its segment (being restored too).
   bool Spilled(const ObjectId& id) const;
   // Brings a spilled object back into its segment (making room as Admit does); Ok if
   // it is in memory already. ResourceExhausted if there is no room, DataLoss if its
-  // file is gone or short; the object stays spilled then.
+  // file is gone or short; the object stays spilled then. Waits for the disk (and, with
+  // background_io, for the object's job in flight): the owner's loop uses StartRestore.
   Status Restore(const ObjectId& id);
+  // With background_io: starts bringing a spilled object back. Ok: it is in memory
+  // now (nothing to do); Unavailable: a restore runs, CompleteIo will report it;
+  // else why it cannot start (as Restore). Without background_io: Restore.
+  Status StartRestore(const ObjectId& id);
+  // The objects whose restore ended (Ok, or why it failed: the object stays spilled).
+  struct Restored {
+    ObjectId id;
+    Status status;
+  };
+  // Ends the background jobs that finished (call when io_fd() is readable).
+  std::vector<Restored> CompleteIo();
+  // Readable when background jobs finished; -1 without background_io.
+  int io_fd() const { return worker_ ? worker_->notify_fd() : -1; }
+  // Whether background jobs run, or ended restores wait to be reported (CompleteIo).
+  bool IoPending() const { return (worker_ && worker_->in_flight() > 0) || !restored_.empty(); }
   // The objects evicted since the last call: they are no longer held.
   std::vector<ObjectId> TakeEvicted() { return std::move(evicted_); }
 
-  bool Contains(const ObjectId& id) const { return objects_.count(id) > 0; }
+  bool Contains(const ObjectId& id) const {
+    auto it = objects_.find(id);
+    return it != objects_.end() && !it->second.freed;
+  }
   size_t used_bytes() const { return used_; }  // in shared memory
   size_t spilled_bytes() const { return spilled_; }
+  size_t spilling_bytes() const { return spilling_; }  // being spilled (background_io)
   size_t capacity_bytes() const { return options_.capacity_bytes; }
   size_t num_objects() const { return objects_.size(); }
   const std::string& tag() const { return options_.tag; }
@@ -143,10 +179,21 @@ class ObjectStore {
     std::string segment;
     size_t size;
     bool referenced;
-    std::string spill_path;  // non-empty while spilled
+    std::string spill_path;  // non-empty while spilled (and being restored)
+    // A background job in flight (see above), and what happened meanwhile.
+    enum Io { kNone, kSpilling, kRestoring } io = kNone;
+    bool read_while_spilling = false;
+    bool freed = false;  // its segment and file go when the job ends
   };
   // Evicts and spills until `size` more bytes fit; the error names the sizes.
   Status MakeRoom(const ObjectId& id, size_t size);
+  // Starts spilling a resident object in the background.
+  void BeginSpill(const ObjectId& id, Entry& e);
+  void EndSpill(const SpillWorker::Job& job, const Status& st);
+  // Ends a restore; the status to report.
+  Status EndRestore(const SpillWorker::Job& job, Status st);
+  // Ends the jobs the worker finished; restores go to restored_ for CompleteIo.
+  void EndFinishedJobs();
   Status Refuse(const ObjectId& id, size_t size, size_t pinned, const std::string& why) const;
 
   StoreOptions options_;
@@ -156,6 +203,9 @@ class ObjectStore {
   std::vector<ObjectId> evicted_;
   size_t used_ = 0;
   size_t spilled_ = 0;
+  size_t spilling_ = 0;  // being written to files, still in shared memory
+  std::vector<Restored> restored_;  // ended, not yet reported by CompleteIo
+  std::unique_ptr<SpillWorker> worker_;  // with background_io; last, stopped first
 };
 
 }  // namespace ray::object_store

@@ -379,10 +379,7 @@ void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
 }
 
 void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
-  if (Ready(id)) {
-    peers_->Serve(peer, PayloadOf(id));
-    return;
-  }
+  // Served at once if it is here and in memory; after its restore if spilled.
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kPeerPull;
   w->peer = peer;
@@ -419,16 +416,7 @@ void Raylet::LocateUnlocated() {
       break;
     }
     if (elsewhere) continue;
-    // A put of a task that ran on a node now dead is lost for good; so is a copy
-    // evicted here whose other copies are gone too. Their readers are told.
-    const std::string* ran_on = remote_.LineageNode(id.Task());
-    if (id.IsPut() && ran_on && placement_.Known(*ran_on) && !placement_.Alive(*ran_on)) {
-      lost.push_back({id, "was put by a task on node " + Hex(*ran_on) +
-                              ", which died; a put object cannot be made again"});
-    } else if (evicted_.count(id)) {
-      lost.push_back({id, "was evicted from node " + node_id_.Hex() +
-                              "'s full object store and no other node holds it"});
-    }
+    if (auto why = NoCopyLeft(id)) lost.push_back({id, std::move(*why)});
   }
   for (const auto& [id, why] : lost) {
     remote_.Located(id);
@@ -481,7 +469,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
       FailTask(t, ri::kActorDied, "ActorDiedError", why);
     } else if (t.kind == ri::kNormalTask && t.max_retries != 0) {
       if (t.max_retries > 0) --t.max_retries;
-      Place(std::move(t), true);
+      RunAgain(std::move(t));
     } else if (t.kind == ri::kNormalTask) {
       FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError", why + "; no retries are left");
     }
@@ -528,7 +516,7 @@ void Raylet::RebuildObjectsOf(const std::string& node_id) {
       if (t->max_retries > 0) --t->max_retries;
       RAY_LOG_INFO("object {} was lost with node {}: running task {} ({}) again to make it",
                    id.Hex(), Hex(node_id), Hex(t->task_id), t->function);
-      Place(*t, true);
+      RunAgain(*t);
       continue;
     }
     ++gone;
@@ -542,6 +530,51 @@ void Raylet::RebuildObjectsOf(const std::string& node_id) {
   }
   RAY_LOG_WARN("node {} died with {} objects known here: {} being made again, {} lost",
                Hex(node_id), lost.size(), rebuilt, gone);
+}
+
+void Raylet::RunAgain(TaskSpec t) {
+  remote_.Rebuilding(t.task_id);
+  Place(std::move(t), /*may_forward=*/true);
+}
+
+std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id) {
+  const TaskId task = id.Task();
+  if (remote_.IsRebuilding(task)) return std::nullopt;  // being made again
+  // Its lineage is here: made again, lazily, now that someone waits for it. (Its
+  // arguments, if they have no copy left either, are made again in turn when the task
+  // waits for them here, or pulls them from here.)
+  if (TaskSpec* t = id.IsPut() ? nullptr : remote_.LineageOf(id)) {
+    if (t->max_retries == 0) {
+      return "has no copy left on a live node, and its task " + t->function +
+             " has no retries left to make it again";
+    }
+    if (t->max_retries > 0) --t->max_retries;
+    RAY_LOG_INFO("object {} has no copy left on a live node: running task {} ({}) again to make it",
+                 id.Hex(), Hex(t->task_id), t->function);
+    RunAgain(*t);
+    return std::nullopt;
+  }
+  // A put of a task that ran on a node now dead is lost for good.
+  const std::string* ran_on = remote_.LineageNode(task);
+  if (id.IsPut() && ran_on && placement_.Known(*ran_on) && !placement_.Alive(*ran_on)) {
+    return "was put by a task on node " + Hex(*ran_on) +
+           ", which died; a put object cannot be made again";
+  }
+  // A result whose task was submitted on a node now dead: that node (its owner) kept
+  // its lineage, so nobody can make it again (Ray's OwnerDiedError).
+  if (!id.IsPut()) {
+    auto owner = placement_.NodeWithPrefix(SubmitterTag(task));
+    if (owner && !placement_.Alive(*owner)) {
+      return "was made by a task submitted on node " + Hex(*owner) +
+             ", its owner, which died: no live node holds a copy and its lineage died with "
+             "that node";
+    }
+  }
+  if (evicted_.count(id)) {
+    return "was evicted from node " + node_id_.Hex() +
+           "'s full object store and no other node holds it";
+  }
+  return std::nullopt;
 }
 
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,

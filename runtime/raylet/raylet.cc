@@ -44,7 +44,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const std::string& peer, const ObjectId& id) { OnPullRequested(peer, id); },
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
-          [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); },
+          [this](const ObjectPayload& p) { OnObjectPulled(p); },
           [this](const protocol::ActorKill& k) { KillActor(ActorId::FromBinary(k.actor_id), k.no_restart); },
           [this](const protocol::LogsRequest& r) {
             return AnswerLogsRequest(options_.session_dir + "/logs", r);
@@ -65,6 +65,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     pool_->AddPollItems(items);
     const size_t pool_items = items.size();
     peers_->AddPollItems(items);
+    if (store_.IoPending()) items.push_back({nullptr, store_.io_fd(), ZMQ_POLLIN, 0});
     int64_t timeout = 100;
     if (auto deadline = objects_.NextDeadline()) {
       timeout = std::clamp<int64_t>(*deadline - clock_.MonoMillis(), 0, 100);
@@ -81,6 +82,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       HandleFrame(in->peer, in->frame);
     }
     peers_->Poll();
+    if (store_.IoPending()) OnStoreIo();
     // Worker output, and exits (which close a worker's pipes), when its pipes say
     // so; exits are also looked for every 50 ms. The rest of the time a turn makes
     // no system call for them.
@@ -211,6 +213,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
 void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   const ObjectId& id = p.id;
   if (!copy && !id.IsPut()) TaskEnded(id.Task());
+  if (!id.IsPut()) remote_.Rebuilt(id.Task());
   // The raylet frees (unlinks) what it admits, so it admits only this store's segment
   // for this id, never a name a client chose.
   if (p.state == static_cast<uint8_t>(ObjectState::kShared) &&
@@ -252,6 +255,23 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   }
   evicted_.erase(id);
   objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
+}
+
+void Raylet::OnObjectPulled(const ObjectPayload& p) {
+  // The node it was pulled from lost it (an evicted copy whose other copies are gone):
+  // if its lineage is here, it is made again instead.
+  if (p.state == static_cast<uint8_t>(ObjectState::kError) && !p.id.IsPut() &&
+      remote_.LineageOf(p.id)) {
+    auto e = protocol::DecodeBody<ri::ErrorInfo>(p.data, "pulled error");
+    if (e.ok() && e->kind == ri::kObjectLost) {
+      auto why = NoCopyLeft(p.id);
+      if (!why) return;  // being made again
+      e->message = "object " + p.id.Hex() + " " + *why;
+      StoreError(p.id, *e);
+      return;
+    }
+  }
+  StoreObject(p, /*copy=*/true);
 }
 
 void Raylet::StoreError(const ObjectId& id, const ri::ErrorInfo& e) {
@@ -317,8 +337,37 @@ void Raylet::AddWaiter(const std::shared_ptr<Waiter>& w) {
   if (complete) CompleteWaiter(w);
 }
 
+bool Raylet::AwaitRestore(const std::shared_ptr<Waiter>& w) {
+  if (w->kind == Waiter::kWait) return false;  // (it reads no object)
+  bool pending = false;
+  for (const ObjectId& id : w->ids) {
+    const StoredObject* o = objects_.Find(id);
+    if (!o || o->state != ObjectState::kShared || !store_.Spilled(id)) continue;
+    Status st = store_.StartRestore(id);
+    DropEvicted();
+    if (st.code() != StatusCode::kUnavailable) continue;  // here now, or PayloadOf says why not
+    restoring_[id].push_back(w);
+    pending = true;
+  }
+  return pending;
+}
+
+void Raylet::OnStoreIo() {
+  for (const auto& r : store_.CompleteIo()) {
+    if (!r.status.ok()) {
+      RAY_LOG_WARN("restoring object {} failed: {}", r.id.Hex(), r.status.message());
+    }
+    auto it = restoring_.find(r.id);
+    if (it == restoring_.end()) continue;
+    auto waiters = std::move(it->second);
+    restoring_.erase(it);
+    for (const auto& w : waiters) CompleteWaiter(w);
+  }
+}
+
 void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
   if (w->done) return;
+  if (AwaitRestore(w)) return;  // completed again once its objects are back
   w->done = true;
   switch (w->kind) {
     case Waiter::kGet: {

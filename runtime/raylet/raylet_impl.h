@@ -132,7 +132,7 @@ class Raylet {
         clock_(o.clock ? *o.clock : Clock::System()),
         node_id_(NodeId::FromRandom()),
         store_({ContentHash(o.session_dir).substr(0, 8) + ToHex(RandomBytes(3)),
-                o.object_store_bytes, o.session_dir + "/spill"},
+                o.object_store_bytes, o.session_dir + "/spill", /*background_io=*/true},
                [this] { return MappedSegments(); }),
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
@@ -216,11 +216,21 @@ class Raylet {
   // objects are pinned (see object_store.h).
   std::unordered_set<std::string> MappedSegments() const;
   void StoreError(const ObjectId& id, const ri::ErrorInfo& e);
+  // An object pulled from another node arrived (see NoCopyLeft for one lost there).
+  void OnObjectPulled(const ObjectPayload& p);
   void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                 const std::string& message);
   // The object as a reader gets it; a spilled object is restored first (an error
-  // payload if that fails). Counts as a use of the object.
+  // payload if that fails), waiting for the disk: readers that can wait for it in the
+  // background do so first (AwaitRestore). Counts as a use of the object.
   ObjectPayload PayloadOf(const ObjectId& id);
+  // Starts restoring the waiter's spilled objects in the background (the store's
+  // thread): true if it must wait for that (it is completed again once they are
+  // back, OnStoreIo), false if they are all in memory (or cannot be restored: its
+  // payloads say why).
+  bool AwaitRestore(const std::shared_ptr<Waiter>& w);
+  // Background spills and restores ended: waiters on restored objects go on.
+  void OnStoreIo();
   bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
   // Frees an object (one not here yet is dropped when it comes), then what only it
   // held; an actor whose creation result it is (its handles' object) is killed.
@@ -335,6 +345,15 @@ class Raylet {
   // The objects this node knows were on a dead node and nowhere else: made again from
   // their lineage where it allows, else stored here as ObjectLostError.
   void RebuildObjectsOf(const std::string& node_id);
+  // Runs task `t`, sent from here before, again to make results that were lost (it is
+  // not run again for them until it ends or goes to a node: RemoteNodes::Rebuilding).
+  void RunAgain(TaskSpec t);
+  // Object `id`, awaited here, has no copy on a live node (as the GCS knows): its task
+  // runs again if this node keeps its lineage and it has retries left (lazy lineage
+  // reconstruction, recursive through its arguments as they are awaited in turn).
+  // Returns why it is lost for good, or nullopt while it may still come (it is being
+  // made, or its owner may make it).
+  std::optional<std::string> NoCopyLeft(const ObjectId& id);
 
   // --- placement groups (placement_groups.cc; the GCS decides, see
   // gcs/placement_groups.h): the calls of the API, and the bundles this node holds.
@@ -411,6 +430,8 @@ class Raylet {
   // Copies evicted from the store: a reader that cannot find them elsewhere is told
   // they are lost.
   std::unordered_set<ObjectId, IdHash> evicted_;
+  // Waiters for objects being restored from disk (see AwaitRestore).
+  std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> restoring_;
   // Tasks whose arguments are ready, waiting for resources and a worker.
   scheduler::LocalTaskQueue ready_;
   ActorDirectory actors_;  // and their records waiting for the GCS

@@ -10,6 +10,7 @@ void RemoteNodes::SetReturnsNode(const protocol::TaskSpec& t, const std::string&
 void RemoteNodes::Forwarded(protocol::TaskSpec t, const std::string& node) {
   SetReturnsNode(t, node);
   if (t.kind == ray::internal::kNormalTask) lineage_[t.task_id] = {t, node};
+  rebuilding_.erase(t.task_id);
   std::string id = t.task_id;
   forwarded_[std::move(id)] = {std::move(t), node};
 }
@@ -35,6 +36,7 @@ const std::string* RemoteNodes::LineageNode(const TaskId& task) const {
 void RemoteNodes::ForgetJob(const std::string& job_id) {
   auto of_job = [&](const std::string& id) { return id.compare(0, job_id.size(), job_id) == 0; };
   std::erase_if(lineage_, [&](const auto& e) { return of_job(e.first); });
+  std::erase_if(rebuilding_, of_job);
   std::erase_if(objects_, [&](const auto& e) { return of_job(e.first.Binary()); });
   std::erase_if(unlocated_, [&](const ObjectId& id) { return of_job(id.Binary()); });
 }

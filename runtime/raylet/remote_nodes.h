@@ -42,6 +42,15 @@ class RemoteNodes {
   protocol::TaskSpec* LineageOf(const ObjectId& id);
   // The node that task ran on (or runs on), if it was sent from here.
   const std::string* LineageNode(const TaskId& task) const;
+  // A task sent from here runs again to make results that were lost (eagerly when
+  // their node died, or lazily for a reader: see Raylet::NoCopyLeft). Until one of its
+  // results is stored here (Rebuilt) or it is sent to a node (which then knows where
+  // they will be), it is not run again for them.
+  void Rebuilding(const std::string& task_id) { rebuilding_.insert(task_id); }
+  bool IsRebuilding(const TaskId& task) const { return rebuilding_.count(task.Binary()) > 0; }
+  void Rebuilt(const TaskId& task) {
+    if (!rebuilding_.empty()) rebuilding_.erase(task.Binary());
+  }
   // Forgets everything of the job's tasks and objects (it ended).
   void ForgetJob(const std::string& job_id);
 
@@ -71,6 +80,7 @@ class RemoteNodes {
   // Normal tasks sent from here: task id -> (spec, node it ran on).
   std::unordered_map<std::string, std::pair<protocol::TaskSpec, std::string>> lineage_;
   std::unordered_set<ObjectId, IdHash> unlocated_;
+  std::unordered_set<std::string> rebuilding_;  // task ids (see Rebuilding)
 };
 
 template <typename Drop>

@@ -112,8 +112,11 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
 }
 
 void Raylet::Enqueue(TaskSpec t) {
+  // Arguments missing, or spilled (restored in the background first), are waited for.
   if (std::none_of(t.args.begin(), t.args.end(), [&](const ri::TaskArg& a) {
-        return a.is_ref && !Ready(ObjectId::FromBinary(a.data));
+        if (!a.is_ref) return false;
+        ObjectId id = ObjectId::FromBinary(a.data);
+        return !Ready(id) || store_.Spilled(id);
       })) {
     OnArgsReady(std::move(t));
     return;

@@ -1,5 +1,6 @@
 #include "runtime/scheduler/placement.h"
 
+#include <iterator>
 #include <utility>
 
 namespace ray::scheduler {
@@ -10,6 +11,14 @@ bool Placement::UpdateNode(const std::string& id, bool alive, bool reachable, Re
   bool was_alive = n.alive;
   n = Node{alive, reachable, std::move(total), std::move(available)};
   return was_alive;
+}
+
+std::optional<std::string> Placement::NodeWithPrefix(const std::string& prefix) const {
+  auto it = nodes_.lower_bound(prefix);
+  if (it == nodes_.end() || it->first.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  auto next = std::next(it);
+  if (next != nodes_.end() && next->first.compare(0, prefix.size(), prefix) == 0) return std::nullopt;
+  return it->first;
 }
 
 bool Placement::MultiNode() const {

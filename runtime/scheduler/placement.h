@@ -34,6 +34,9 @@ class Placement {
     auto it = nodes_.find(id);
     return it != nodes_.end() && it->second.alive;
   }
+  // The other node, alive or dead, whose id starts with `prefix` (e.g. a task id's
+  // submitter tag, see NewTaskId); nullopt if none, or if several do.
+  std::optional<std::string> NodeWithPrefix(const std::string& prefix) const;
   // Whether any other node is alive.
   bool MultiNode() const;
   // Counts a task sent to `node` against its free resources until its next update.

@@ -93,6 +93,19 @@ TEST(IdsTest, NewTaskIdEmbedsJob) {
   EXPECT_EQ(TaskJob(ObjectId::ForPut(NewTaskId(job), 3).Task()), job);
 }
 
+TEST(IdsTest, NewTaskIdTagsItsSubmittersNode) {
+  JobId job = JobId::FromRandom();
+  NodeId node = NodeId::FromRandom();
+  TaskId a = NewTaskId(job, node), b = NewTaskId(job, node);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(TaskJob(a), job);
+  EXPECT_EQ(SubmitterTag(a), node.Binary().substr(0, kNodeTagSize));
+  EXPECT_EQ(a.Hex().substr(8, 2 * kNodeTagSize), node.Hex().substr(0, 2 * kNodeTagSize));
+  // Through a result's id, as a reader on another node sees it.
+  EXPECT_EQ(SubmitterTag(ObjectId::ForTaskReturn(a, 2).Task()), SubmitterTag(b));
+  EXPECT_NE(SubmitterTag(NewTaskId(job, NodeId::FromRandom())), SubmitterTag(a));
+}
+
 TEST(IdsTest, OrderingAndEquality) {
   ObjectId a = ObjectId::FromHex(std::string(39, '0') + "1");
   ObjectId b = ObjectId::FromHex(std::string(39, '0') + "2");

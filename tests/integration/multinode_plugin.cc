@@ -1,6 +1,7 @@
 // Jobs for the multi-node suite. Each case prints "key=value" lines the test checks.
 //   args: <case>    cases: placement, spread, objects, gib, readers, actor, unschedulable,
-//                   rounds [seconds] [task_ms], lineage <dir>, lost_put <dir>
+//                   rounds [seconds] [task_ms], lineage <dir>, lost_put <dir>,
+//                   owner_died <dir>, lazy <dir>
 
 #include <ray/api.h>
 
@@ -11,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/test_util/blob_pattern.h"
@@ -64,6 +66,50 @@ ray::ObjectRef<ray::Blob> PutNoted(std::string note) {
   return ray::Put(Pattern(1 << 20, 3));
 }
 
+// Submits two tasks on this node (the three take its "Lin"; the two no CPU, so that
+// both start here at once) and returns their refs
+// without waiting: this node owns the results, which live only here.
+std::vector<ray::ObjectRef<ray::Blob>> SubmitTwo(std::string dir) {
+  NoteNode(dir + "/first");
+  std::vector<ray::ObjectRef<ray::Blob>> refs;
+  for (int i = 0; i < 2; ++i) {
+    refs.push_back(ray::Task(MakeNoted)
+                       .SetResource("Lin", 0.25)
+                       .SetResource("CPU", 0)  // (the node's CPUs may be taken)
+                       .Remote(uint64_t{1} << 20, 20 + i, dir + "/made" + std::to_string(i)));
+  }
+  return refs;
+}
+
+// Waits (at most 60 s) until `path` exists.
+void AwaitFile(const std::string& path) {
+  for (int i = 0; i < 600 && !Exists(path); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// A blob of `size` bytes (the pattern of `seed`) made on a node with resource "Lin",
+// then one made from it (Shifted) on the same node: each takes half of the node's Lin
+// and notes its node in <dir>/first and <dir>/second.
+std::pair<ray::ObjectRef<ray::Blob>, ray::ObjectRef<ray::Blob>> MakePair(const std::string& dir,
+                                                                        uint64_t size, int seed) {
+  auto first = ray::Task(MakeNoted).SetResource("Lin", 0.5).Remote(size, seed, dir + "/first");
+  AwaitFile(dir + "/first");
+  auto second = ray::Task(Shifted).SetResource("Lin", 0.5).Remote(first, dir + "/second");
+  return {first, second};
+}
+
+// Whether a pair's first is the pattern of `seed`, and its second that shifted.
+std::pair<bool, bool> PairIntact(const ray::Blob& a, const ray::Blob& b, uint64_t size, int seed) {
+  ray::Blob expected = Pattern(size, seed);
+  bool first_ok = Checksum(a.data(), a.size()) == Checksum(expected.data(), expected.size());
+  bool second_ok = b.size() == size;
+  for (size_t i = 0; second_ok && i < size; ++i) {
+    second_ok = b.data()[i] == static_cast<char>(expected.data()[i] + 1);
+  }
+  return {first_ok, second_ok};
+}
+
 int64_t SlowSquare(int64_t x, int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   return x * x;
@@ -87,7 +133,7 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 }  // namespace
 
 RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add,
-           CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted);
+           CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo);
 
 RAY_MAIN(int argc, char** argv) {
   std::string c = argc > 1 ? argv[1] : "";
@@ -177,29 +223,16 @@ RAY_MAIN(int argc, char** argv) {
   }
   if (c == "lineage") {
     // args: lineage <dir>. A blob made on a node with resource "Lin", then one made from
-    // it on the same node (each takes half of the node's Lin); each task notes its node in <dir>. Once <dir>/go exists (the
-    // test has killed that node), both are read here and checked.
+    // it on the same node (see MakePair). Once <dir>/go exists (the test has killed
+    // that node), both are read here and checked.
     std::string dir = argc > 2 ? argv[2] : ".";
     constexpr uint64_t kSize = 4ull << 20;
-    auto first = ray::Task(MakeNoted).SetResource("Lin", 0.5).Remote(kSize, 11, dir + "/first");
-    for (int i = 0; i < 600 && !Exists(dir + "/first"); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    auto second = ray::Task(Shifted).SetResource("Lin", 0.5).Remote(first, dir + "/second");
+    auto [first, second] = MakePair(dir, kSize, 11);
     ray::Wait(std::vector{second}, 1, 60000);  // done, but not fetched here
     std::printf("made\n");
     std::fflush(stdout);
-    for (int i = 0; i < 600 && !Exists(dir + "/go"); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ray::Blob expected = Pattern(kSize, 11);
-    ray::Blob a = *ray::Get(first);
-    ray::Blob b = *ray::Get(second);
-    bool first_ok = Checksum(a.data(), a.size()) == Checksum(expected.data(), expected.size());
-    bool second_ok = b.size() == kSize;
-    for (size_t i = 0; second_ok && i < kSize; ++i) {
-      second_ok = b.data()[i] == static_cast<char>(expected.data()[i] + 1);
-    }
+    AwaitFile(dir + "/go");
+    auto [first_ok, second_ok] = PairIntact(*ray::Get(first), *ray::Get(second), kSize, 11);
     std::printf("first=%s\nsecond=%s\n", first_ok ? "intact" : "CORRUPT", second_ok ? "intact" : "CORRUPT");
     return 0;
   }
@@ -210,15 +243,75 @@ RAY_MAIN(int argc, char** argv) {
     auto ref = *ray::Get(ray::Task(PutNoted).SetResource("Lin", 0.5).Remote(dir + "/first"));
     std::printf("made\n");
     std::fflush(stdout);
-    for (int i = 0; i < 600 && !Exists(dir + "/go"); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    AwaitFile(dir + "/go");
     try {
       ray::Get(ref, std::chrono::seconds(60));
       std::printf("lost_put=read\n");
     } catch (const ray::ObjectLostError& e) {
       std::printf("lost_put=%s\n", e.what());
     }
+    return 0;
+  }
+  if (c == "lazy") {
+    // args: lazy <dir>. Like lineage, but the driver reads both blobs at once (its
+    // node keeps copies), then, once <dir>/go exists (the test has killed the node that
+    // made them and seen the head mark it DEAD: with copies on the head nothing was
+    // made again), fills the head's small store with puts so that its copies are
+    // evicted, lets go of the puts, and reads both again.
+    std::string dir = argc > 2 ? argv[2] : ".";
+    constexpr uint64_t kSize = 2ull << 20;
+    auto made = MakePair(dir, kSize, 12);
+    ray::ObjectRef<ray::Blob> first = made.first, second = made.second;
+    auto check = [&](const char* when) {
+      // second first: made again, it waits for first, which is made again in turn.
+      ray::Blob b = *ray::Get(second, std::chrono::seconds(30));
+      ray::Blob a = *ray::Get(first, std::chrono::seconds(30));
+      auto [first_ok, second_ok] = PairIntact(a, b, kSize, 12);
+      std::printf("%s=%s\n", when, first_ok && second_ok ? "intact" : "CORRUPT");
+    };
+    check("before");
+    std::printf("made\n");
+    std::fflush(stdout);
+    AwaitFile(dir + "/go");
+    {
+      std::vector<ray::ObjectRef<ray::Blob>> puts;
+      for (int i = 0; i < 3; ++i) puts.push_back(ray::Put(Pattern(kSize, 40 + i)));
+    }
+    try {
+      check("after");
+    } catch (const ray::RayException& e) {
+      std::printf("after=%s\n", e.what());
+    }
+    return 0;
+  }
+  if (c == "owner_died") {
+    // args: owner_died <dir>. A task on a "Lin" node submits two tasks there and returns
+    // their refs (that node owns them; they live only there). Once <dir>/go exists (the
+    // test has killed that node), one is waited for and the other read: each must end
+    // promptly with the object lost, not at its timeout (30 s).
+    std::string dir = argc > 2 ? argv[2] : ".";
+    auto refs = *ray::Get(ray::Task(SubmitTwo).SetResource("Lin", 0.5).Remote(dir));
+    for (int i = 0; i < 600 && !(Exists(dir + "/made0") && Exists(dir + "/made1")); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::printf("made\n");
+    std::fflush(stdout);
+    AwaitFile(dir + "/go");
+    auto start = std::chrono::steady_clock::now();
+    auto seconds = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    auto waited = ray::Wait(std::vector{refs[0]}, 1, 30000);
+    std::printf("wait_ready=%zu\nwait_seconds=%.1f\n", waited.ready.size(), seconds());
+    try {
+      ray::Get(refs[1], std::chrono::seconds(30));
+      std::printf("owner_died=read\n");
+    } catch (const ray::ObjectLostError& e) {
+      std::printf("owner_died=%s\n", e.what());
+    } catch (const ray::GetTimeoutError& e) {
+      std::printf("owner_died=timeout: %s\n", e.what());
+    }
+    std::printf("get_seconds=%.1f\nobject=%s\n", seconds(), refs[1].ID().c_str());
     return 0;
   }
   if (c == "unschedulable") {

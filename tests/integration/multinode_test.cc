@@ -195,9 +195,12 @@ class NodeDeathTest : public ::testing::Test {
  protected:
   void SetUp() override {
     head_ = dir_.path() + "/head";
-    auto head = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir", head_,
-                        "--heartbeat-timeout-ms", "2000"},
-                       dir_.path());
+    std::vector<std::string> start = {"start", "--head", "--port", "0", "--num-cpus", "1",
+                                      "--temp-dir", head_, "--heartbeat-timeout-ms", "2000"};
+    if (!head_store_.empty()) {
+      start.insert(start.end(), {"--object-store-memory", head_store_});
+    }
+    auto head = RunRay(start, dir_.path());
     ASSERT_EQ(head.exit_code, 0) << head.all();
     auto status = RunRay({"status", "--json", "--temp-dir", head_}, dir_.path());
     address_ = nlohmann::json::parse(status.out)["address"];
@@ -264,7 +267,20 @@ class NodeDeathTest : public ::testing::Test {
     EXPECT_EQ(WEXITSTATUS(status), 0) << SpawnedOutput(job_dir, ".err");
     return SpawnedOutput(job_dir, ".out");
   }
+  // Whether the head's raylet has marked the node whose session made the note at
+  // `path` DEAD (its log says so), within 15 s.
+  bool HeadSawDeathOfNodeThatWrote(const std::string& path) {
+    std::string line = "node " + ReadText(path) + " is dead";
+    for (int i = 0; i < 150; ++i) {
+      if (ReadText(head_ + "/session_latest/logs/raylet.err").find(line) != std::string::npos) {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
   TempDir dir_;
+  std::string head_store_;  // the head's --object-store-memory ("": the default)
   std::string head_, address_;
   std::vector<std::string> nodes_;  // their temp dirs
   int job_ = -1;  // a job still running at the end is killed
@@ -295,6 +311,60 @@ TEST_F(NodeDeathTest, APutLostWithItsNodeIsAnObjectLostErrorNamingIt) {
   std::string why = KeyValue(out, "lost_put");
   EXPECT_NE(why.find("put by a task on node " + ReadText(notes_ + "/first")), std::string::npos)
       << out;
+}
+
+TEST_F(NodeDeathTest, ReadersOfAnObjectWhoseOwnerNodeDiedFailPromptlyNamingIt) {
+  // Results of tasks submitted on a node, living only there, read by the driver here
+  // once that node is killed: Wait and Get end once the node is DEAD (heartbeat
+  // timeout 2 s), not at their 30 s timeout.
+  StartJob("owner_died");
+  std::string owner = ReadText(notes_ + "/first");
+  ASSERT_FALSE(owner.empty());
+  ASSERT_EQ(ReadText(notes_ + "/made0"), owner) << "the tasks ran on their submitter's node";
+  ASSERT_EQ(ReadText(notes_ + "/made1"), owner);
+  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+  std::string out = FinishJob();
+  std::string why = KeyValue(out, "owner_died");
+  ASSERT_FALSE(KeyValue(out, "get_seconds").empty()) << out;
+  EXPECT_NE(why.find("object " + KeyValue(out, "object")), std::string::npos) << out;
+  EXPECT_NE(why.find("submitted on node " + owner), std::string::npos) << out;
+  EXPECT_NE(why.find("died"), std::string::npos) << out;
+  EXPECT_EQ(KeyValue(out, "wait_ready"), "1") << out;
+  EXPECT_LT(std::stod(KeyValue(out, "wait_seconds")), 10) << out;
+  EXPECT_LT(std::stod(KeyValue(out, "get_seconds")), 10) << out;
+}
+
+// The same with an 8 MiB store on the head, to evict its copies.
+class LazyRebuildTest : public NodeDeathTest {
+ protected:
+  LazyRebuildTest() { head_store_ = std::to_string(8 << 20); }
+};
+
+TEST_F(LazyRebuildTest, ObjectsWithNoCopyLeftAreMadeAgainWhenRead) {
+  // Two blobs (the second made from the first) on a node, copied to the head by the
+  // driver's reads. The node dies: the head has copies, so nothing is made again then.
+  // Its copies are then evicted: reading the second makes it again from its lineage,
+  // and through its argument the first too.
+  StartJob("lazy");
+  std::string out_before = SpawnedOutput(dir_.path() + "/job", ".out");
+  EXPECT_EQ(KeyValue(out_before, "before"), "intact") << out_before;
+  std::string made_on = ReadText(notes_ + "/first");
+  ASSERT_EQ(ReadText(notes_ + "/second"), made_on) << "both tasks run on one node";
+  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+  ASSERT_TRUE(HeadSawDeathOfNodeThatWrote(notes_ + "/first"));
+  std::string head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
+  EXPECT_EQ(head_log.find("again to make it"), std::string::npos) << "nothing made again eagerly";
+  ::remove((notes_ + "/first").c_str());
+  ::remove((notes_ + "/second").c_str());
+  std::string out = FinishJob();
+  EXPECT_EQ(KeyValue(out, "after"), "intact") << out;
+  head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
+  EXPECT_GE(CountLines(head_log, "object store full: evicted"), 1) << head_log;
+  EXPECT_EQ(CountLines(head_log, "has no copy left on a live node: running task"), 2) << head_log;
+  // Both ran again, on the node left.
+  EXPECT_FALSE(ReadText(notes_ + "/first").empty());
+  EXPECT_NE(ReadText(notes_ + "/first"), made_on);
+  EXPECT_NE(ReadText(notes_ + "/second"), made_on);
 }
 
 TEST_F(NodeDeathTest, AJobOfRoundsFinishesCorrectlyWhenANodeDies) {

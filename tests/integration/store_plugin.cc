@@ -15,6 +15,13 @@
 //         "Special" resource takes each as its argument (the node pulls a copy), then
 //         again the first ones (whose copies a small store there evicted). Prints
 //         "first=ok" and "again=ok" (or what differed).
+//     blocked_spill DIR BYTES
+//         A task's result of BYTES bytes, unread, is pushed out of the store by a
+//         second one (the test makes its spill file a pipe nobody reads yet: its
+//         spill cannot end); meanwhile the driver runs a small task. Notes in DIR:
+//         "first" (the first result's id, once stored; then it waits for DIR/go) and
+//         "small" (once the small task ended; then it waits for DIR/go2 and reads the
+//         first back). Prints "first=ok" (or what differed).
 //     flood PRODUCERS COUNT BYTES
 //         The driver and PRODUCERS - 1 tasks each put COUNT objects of BYTES bytes
 //         (below the inline limit), dropping each at once. Prints "raylet_before_kib=N" and
@@ -169,6 +176,34 @@ int Copies(uint64_t count, uint64_t size) {
   return 0;
 }
 
+void Note(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+// Whether `path` exists within 60 s.
+bool AwaitFile(const std::string& path) {
+  for (int i = 0; i < 600; ++i) {
+    if (::access(path.c_str(), F_OK) == 0) return true;
+    ::usleep(100 * 1000);
+  }
+  std::fprintf(stderr, "store_plugin: %s did not appear within 60 s\n", path.c_str());
+  return false;
+}
+
+int BlockedSpill(const std::string& dir, uint64_t size) {
+  auto first = ray::Task(Make).Remote(uint64_t{1}, size);
+  if (ray::Wait(std::vector{first}, 1, 60000).ready.empty()) return 1;
+  Note(dir + "/first", first.ID());
+  if (!AwaitFile(dir + "/go")) return 1;
+  auto second = ray::Task(Make).Remote(uint64_t{2}, size);  // the store spills the first for it
+  if (ray::Wait(std::vector{second}, 1, 60000).ready.empty()) return 1;
+  Note(dir + "/small", *ray::Get(ray::Task(Check).Remote(ray::Blob(Pattern(3, 64)), uint64_t{3}, uint64_t{64}),
+                                 std::chrono::seconds(60)));
+  if (!AwaitFile(dir + "/go2")) return 1;
+  std::printf("first=%s\n", Verify(*ray::Get(first, std::chrono::seconds(60)), 1, size).c_str());
+  return 0;
+}
+
 // `count` puts of a `size`-byte value, each dropped at once.
 int PutAndDrop(uint64_t count, uint64_t size) {
   const ray::Blob value(Pattern(1, size));
@@ -204,12 +239,13 @@ RAY_MAIN(int argc, char** argv) {
     return Spill(argv[2], std::stoull(argv[3]), std::stoull(argv[4]));
   }
   if (which == "refuse" && argc == 3) return Refuse(std::stoull(argv[2]));
+  if (which == "blocked_spill" && argc == 4) return BlockedSpill(argv[2], std::stoull(argv[3]));
   if (which == "copies" && argc == 4) return Copies(std::stoull(argv[2]), std::stoull(argv[3]));
   if (which == "flood" && argc == 5) {
     return Flood(std::stoull(argv[2]), std::stoull(argv[3]), std::stoull(argv[4]));
   }
   std::fprintf(stderr,
                "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | copies COUNT BYTES "
-               "| flood PRODUCERS COUNT BYTES\n");
+               "| blocked_spill DIR BYTES | flood PRODUCERS COUNT BYTES\n");
   return 2;
 }

@@ -6,7 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <poll.h>
+
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <fstream>
 #include <sstream>
 
@@ -426,6 +431,150 @@ TEST_F(FullStoreTest, ARestoreWithoutRoomLeavesTheObjectSpilled) {
   mapped_.clear();
   ASSERT_TRUE(store.Restore(a).ok());
   EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
+}
+
+// --- spilling and restoring on the store's thread (background_io)
+
+// Holds the store's disk jobs until the test opens the gate: the owner's calls must
+// return meanwhile (nothing of the store waits for the disk).
+class Gate {
+ public:
+  Status Run(const SpillWorker::Job& job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++started_;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return open_; });
+    return SpillWorker::RunOnDisk(job);
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  // Waits (at most 10 s) until `n` jobs have started.
+  bool Started(int n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return started_ >= n; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  int started_ = 0;
+};
+
+class BackgroundStoreTest : public FullStoreTest {
+ protected:
+  StoreOptions Background(size_t capacity) {
+    StoreOptions o = Options(capacity);
+    o.background_io = true;
+    o.run_io_job = [this](const SpillWorker::Job& job) { return gate_.Run(job); };
+    return o;
+  }
+  // Ends the store's finished jobs, waiting (at most 10 s) until none is in flight.
+  std::vector<ObjectStore::Restored> Settle(ObjectStore& store) {
+    std::vector<ObjectStore::Restored> all;
+    for (int i = 0; i < 1000 && store.IoPending(); ++i) {
+      pollfd p{store.io_fd(), POLLIN, 0};
+      ::poll(&p, 1, 10);
+      for (auto& r : store.CompleteIo()) all.push_back(std::move(r));
+    }
+    EXPECT_FALSE(store.IoPending()) << "jobs still in flight after 10 s";
+    return all;
+  }
+  bool FileExists(const ObjectId& id) {
+    struct stat st {};
+    return ::stat(SpillPath(SpillDir(), tag_, id).c_str(), &st) == 0;
+  }
+  Gate gate_;
+};
+
+TEST_F(BackgroundStoreTest, AnAdmitThatSpillsReturnsWhileTheFileIsWritten) {
+  ObjectStore store(Background(210), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom(), c = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+  ASSERT_TRUE(store.Admit(c, Write(c, 100, 'c'), 100).ok());  // spills a: held at the gate
+  ASSERT_TRUE(gate_.Started(1));
+  // The spill is in progress: a stays in its segment, readable; the rest of the store
+  // works (another object comes and goes).
+  EXPECT_TRUE(store.IoPending());
+  EXPECT_FALSE(store.Spilled(a));
+  EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
+  EXPECT_EQ(store.used_bytes(), 200u);
+  EXPECT_EQ(store.spilling_bytes(), 100u);
+  ObjectId d = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(d, Write(d, 10, 'd'), 10, /*referenced=*/false).ok());
+  store.Free(d);
+  gate_.Open();
+  Settle(store);
+  // Its file complete, then its segment gone.
+  EXPECT_TRUE(store.Spilled(a));
+  EXPECT_FALSE(SegmentExists(SegmentName(tag_, a)));
+  EXPECT_TRUE(FileExists(a));
+  EXPECT_EQ(store.spilled_bytes(), 100u);
+  EXPECT_EQ(store.spilling_bytes(), 0u);
+  // Restored in the background too, the same bytes.
+  mapped_ = {SegmentName(tag_, c)};
+  EXPECT_EQ(store.StartRestore(a).code(), StatusCode::kUnavailable);  // spills b meanwhile
+  auto restored = Settle(store);
+  ASSERT_EQ(restored.size(), 1u);
+  EXPECT_EQ(restored[0].id, a);
+  EXPECT_TRUE(restored[0].status.ok()) << restored[0].status.ToString();
+  EXPECT_FALSE(store.Spilled(a));
+  EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
+  EXPECT_FALSE(FileExists(a));
+  EXPECT_TRUE(store.Spilled(b));
+  EXPECT_EQ(store.StartRestore(c).code(), StatusCode::kOk) << "in memory: nothing to do";
+}
+
+TEST_F(BackgroundStoreTest, AReadDuringTheSpillKeepsTheObjectInMemory) {
+  ObjectStore store(Background(100), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());
+  ASSERT_TRUE(gate_.Started(1));
+  store.Touch(a);  // a reader was given its segment
+  gate_.Open();
+  Settle(store);
+  EXPECT_FALSE(store.Spilled(a));
+  EXPECT_EQ(Read(a, 100), Pattern(100, 'a'));
+  EXPECT_FALSE(FileExists(a)) << "the file of a cancelled spill goes";
+  EXPECT_EQ(store.used_bytes(), 200u) << "over capacity until the next room is made";
+}
+
+TEST_F(BackgroundStoreTest, AnObjectFreedDuringItsSpillOrRestoreLeavesNothing) {
+  ObjectStore store(Background(100), Mapped());
+  ObjectId a = ObjectId::FromRandom(), b = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(a, Write(a, 100, 'a'), 100).ok());
+  ASSERT_TRUE(store.Admit(b, Write(b, 100, 'b'), 100).ok());  // spills a
+  ASSERT_TRUE(gate_.Started(1));
+  store.Free(a);
+  EXPECT_FALSE(store.Contains(a));
+  EXPECT_EQ(store.Admit(a, SegmentName(tag_, a), 100).code(), StatusCode::kAlreadyExists)
+      << "the id is refused until its job ends";
+  gate_.Open();
+  Settle(store);
+  EXPECT_FALSE(FileExists(a));
+  EXPECT_FALSE(SegmentExists(SegmentName(tag_, a)));
+  EXPECT_EQ(store.spilling_bytes(), 0u);
+  EXPECT_EQ(store.spilled_bytes(), 0u);
+
+  ObjectId c = ObjectId::FromRandom();
+  ASSERT_TRUE(store.Admit(c, Write(c, 100, 'c'), 100).ok());  // spills b
+  Settle(store);
+  ASSERT_TRUE(store.Spilled(b));
+  store.Free(c);
+  EXPECT_EQ(store.StartRestore(b).code(), StatusCode::kUnavailable);
+  store.Free(b);
+  auto restored = Settle(store);
+  ASSERT_EQ(restored.size(), 1u);
+  EXPECT_FALSE(restored[0].status.ok());
+  EXPECT_FALSE(FileExists(b));
+  EXPECT_FALSE(SegmentExists(SegmentName(tag_, b)));
+  EXPECT_EQ(store.used_bytes(), 0u);
+  EXPECT_EQ(store.num_objects(), 0u);
 }
 
 TEST_F(FullStoreTest, AMissingSpillFileIsDataLoss) {

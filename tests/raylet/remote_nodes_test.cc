@@ -32,6 +32,22 @@ TEST(RemoteNodesTest, ResultsOfAForwardedTaskAreOnItsNode) {
   EXPECT_EQ(remote.NodeOf(Return(t, 3)), nullptr);
 }
 
+TEST(RemoteNodesTest, ATaskRunAgainIsRebuildingUntilAResultComesOrItIsSentAway) {
+  RemoteNodes remote;
+  auto t = Task(1), u = Task(1);
+  TaskId tid = TaskId::FromBinary(t.task_id), uid = TaskId::FromBinary(u.task_id);
+  remote.Rebuilding(t.task_id);
+  remote.Rebuilding(u.task_id);
+  EXPECT_TRUE(remote.IsRebuilding(tid));
+  remote.Rebuilt(tid);  // a result of it is stored here
+  EXPECT_FALSE(remote.IsRebuilding(tid));
+  remote.Forwarded(u, "b");  // b makes it: where its results will be is known
+  EXPECT_FALSE(remote.IsRebuilding(uid));
+  remote.Rebuilding(t.task_id);
+  remote.ForgetJob("jjjj");
+  EXPECT_FALSE(remote.IsRebuilding(tid));
+}
+
 TEST(RemoteNodesTest, ATaskSentOnHasItsResultsWhereItFinished) {
   RemoteNodes remote;
   auto t = Task(1);

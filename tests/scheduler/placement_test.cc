@@ -34,6 +34,18 @@ TEST(PlacementTest, WaitsOnANodeThatCouldIfThisOneNever) {
   EXPECT_EQ(p.ChooseNode(Shape({{"TPU", 1}}), Shape({{"CPU", 4}}), false), std::nullopt);
 }
 
+TEST(PlacementTest, FindsTheOneNodeWithAPrefixAliveOrDead) {
+  Placement p(Shape({{"CPU", 1}}));
+  p.UpdateNode("abcd1111", true, true, Shape({}), Shape({}));
+  p.UpdateNode("abce2222", false, true, Shape({}), Shape({}));
+  p.UpdateNode("abce3333", true, true, Shape({}), Shape({}));
+  EXPECT_EQ(p.NodeWithPrefix("abcd"), "abcd1111");
+  EXPECT_EQ(p.NodeWithPrefix("abce2"), "abce2222");  // dead nodes too
+  EXPECT_EQ(p.NodeWithPrefix("abce"), std::nullopt);  // two: ambiguous
+  EXPECT_EQ(p.NodeWithPrefix("zz"), std::nullopt);
+  EXPECT_EQ(p.NodeWithPrefix("abc0"), std::nullopt);
+}
+
 TEST(PlacementTest, DeadAndUnreachableNodesGetNothing) {
   Placement p(Shape({{"CPU", 1}}));
   p.UpdateNode("dead", false, true, Shape({{"GPU", 1}}), Shape({{"GPU", 1}}));
