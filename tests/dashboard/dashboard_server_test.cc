@@ -178,7 +178,10 @@ TEST_F(DashboardServerTest, NodesHaveResourcesUtilisationAndHistory) {
   json nodes;
   ASSERT_TRUE(Eventually([&] {
     nodes = Api("nodes");
-    return nodes.is_object() && nodes["history"].size() >= 2;
+    // Two samples, the latest taken once both nodes had joined (under load the
+    // second node can join after the first samples).
+    return nodes.is_object() && nodes["history"].size() >= 2 &&
+           nodes["history"].back()["nodes"].size() == 2u;
   })) << nodes.dump();
   ASSERT_EQ(nodes["nodes"].size(), 2u);
   double cpus = 0;
