@@ -300,7 +300,7 @@ void AddRllib(CLI::App& app) {
   auto t = std::make_shared<TrainOptions>();
   auto* train = rllib->add_subcommand("train", "Train an algorithm on an environment");
   auto& opt = t->options;
-  opt["--run"] = train->add_option("--run", t->flags.run, "the algorithm (PPO, PG, A2C: any installed plugin)");
+  opt["--run"] = train->add_option("--run", t->flags.run, "the algorithm: any installed algorithm plugin (PPO, DQN, SAC, ES, ...; a wrong name lists them)");
   opt["--env"] = train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
   opt["--env-plugin"] = train->add_option(
       "--env-plugin", t->flags.env_plugin, "a library of envs to load (RAY_ENV, <ray/rllib/env_plugin.h>), for --env");
