@@ -119,6 +119,13 @@ Result<ObjectId> ObjectClient::Put(const ObjectId& id, const std::vector<std::st
   put.object.state = static_cast<uint8_t>(ObjectState::kShared);
   put.object.shm_name = segment->name();
   put.object.size = size;
+  UnmapIdlePuts();  // before the store makes room for this one
+  written_bytes_ += size;
+  // (Ids freed since stay in the order until passed: dropped when they are many.)
+  if (written_order_.size() > 2 * written_.size() + 64) {
+    std::erase_if(written_order_, [&](const ObjectId& o) { return !written_.count(o); });
+  }
+  written_order_.push_back(id);
   written_[id] = std::move(segment);
   // Shared-memory puts are acknowledged: the store may refuse them.
   auto sent = raylet_->Request(MessageType::kPutObject, ri::Pack(put), MessageType::kCallReply);
@@ -126,10 +133,29 @@ Result<ObjectId> ObjectClient::Put(const ObjectId& id, const std::vector<std::st
   RAY_ASSIGN_OR_RETURN(std::string body, std::move(sent));
   RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::CallReply>(body, "CallReply"));
   if (!reply.error.empty()) {
+    written_bytes_ -= size;
     written_.erase(id);  // refused: the raylet removed the segment
     return Status::ResourceExhausted(reply.error);
   }
   return id;
+}
+
+void ObjectClient::UnmapIdlePuts() {
+  const size_t limit = raylet_->node().store_capacity / 2;
+  // (One pass at most: a put still read here goes to the back, to be looked at again
+  // after the others.)
+  for (size_t n = written_order_.size(); n > 0 && written_bytes_ > limit; --n) {
+    ObjectId id = written_order_.front();
+    written_order_.pop_front();
+    auto w = written_.find(id);
+    if (w == written_.end()) continue;  // freed or refused meanwhile
+    if (w->second.use_count() > 1) {    // a value here still reads it
+      written_order_.push_back(id);
+      continue;
+    }
+    written_bytes_ -= w->second->size();
+    written_.erase(w);
+  }
 }
 
 Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
@@ -329,6 +355,7 @@ std::string ObjectClient::TakeFrees(bool all) {
     cache_.Erase(id);
     auto w = written_.find(id);
     if (w == written_.end()) continue;
+    written_bytes_ -= w->second->size();
     // Kept as a spare only if nothing here still reads it, and no other process can
     // (the id never left this one).
     if (!changes.freed_escaped[i] && w->second.use_count() == 1 &&

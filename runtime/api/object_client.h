@@ -8,6 +8,7 @@
 // Not thread-safe: used with the client's lock held (client_lock.h).
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,10 +91,17 @@ class ObjectClient {
   uint64_t block_epoch_ = 0;
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};
+  // Unmaps the oldest puts nothing here reads while they hold more than half the
+  // store: the store cannot spill an object a process maps, so a process that puts
+  // more than the store holds would be refused otherwise.
+  void UnmapIdlePuts();
+
   // Large objects this process put, still mapped for writing: its Gets read them
   // through this mapping, and once freed and no longer read, the segment becomes a
   // spare that a later Put of the same size fills again (no new pages to fault in).
   std::unordered_map<ObjectId, std::shared_ptr<object_store::WritableSegment>, IdHash> written_;
+  std::deque<ObjectId> written_order_;  // oldest first (ids unmapped since are skipped)
+  size_t written_bytes_ = 0;
   std::vector<std::shared_ptr<object_store::WritableSegment>> spare_;
   size_t spare_bytes_ = 0;
 };

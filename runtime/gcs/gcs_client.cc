@@ -80,6 +80,7 @@ Status GcsClient::NodeRequest(MessageType type, const std::string& body) {
   RAY_ASSIGN_OR_RETURN(std::string reply_body, Exchange(type, body, MessageType::kGcsReply));
   RAY_ASSIGN_OR_RETURN(protocol::GcsReply reply,
                        protocol::DecodeBody<protocol::GcsReply>(reply_body, "GcsReply"));
+  if (reply.gcs_starts > 0) gcs_starts_ = reply.gcs_starts;
   return FromReplyError(reply.error);
 }
 

@@ -28,6 +28,9 @@ class GcsClient {
   Status Heartbeat(const std::string& node_id, const std::map<std::string, double>& available,
                    const std::vector<protocol::ResourceDemand>& load = {});
   Status UnregisterNode(const std::string& node_id);
+  // How often a GCS server had started on the cluster's tables, as the last heartbeat
+  // answered (0: none answered yet).
+  int64_t gcs_starts() const { return gcs_starts_; }
   Result<std::vector<protocol::NodeInfo>> GetNodes();
 
   // The autoscaler's view (JSON), reported by `ray _monitor` every update; Get says
@@ -84,6 +87,7 @@ class GcsClient {
   std::string token_;
   int timeout_ms_;
   GcsWatch* watch_ = nullptr;
+  int64_t gcs_starts_ = 0;
 
   // Sends one request and returns the body of a reply of type `expect`.
   Result<std::string> Exchange(protocol::MessageType type, const std::string& body,

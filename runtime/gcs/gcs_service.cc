@@ -139,6 +139,7 @@ std::optional<std::string> GcsService::HandleFrame(std::string_view peer, std::s
         reply.error = kInvalidToken;
       } else if (env->type == MessageType::kHeartbeat) {
         reply = Heartbeat(*hb);
+        reply.gcs_starts = starts_.starts;
       } else {
         reply = UnregisterNode(*hb);
       }

@@ -227,6 +227,10 @@ void Raylet::Periodic() {
     if (!st.ok() && !gcs_warned_) RAY_LOG_WARN("heartbeat to the GCS failed: {}", st.message());
     gcs_warned_ = !st.ok();
     if (st.ok()) SyncBundles();
+    if (st.ok() && gcs_starts_seen_ != 0 && gcs_.gcs_starts() != gcs_starts_seen_) {
+      OnGcsRestarted();
+    }
+    if (st.ok()) gcs_starts_seen_ = gcs_.gcs_starts();
   }
   // While the GCS does not answer, do not queue up more calls that would each wait
   // for their timeout: the loop must stay responsive (and stop promptly).
@@ -243,6 +247,19 @@ void Raylet::Periodic() {
     if (st.code() != StatusCode::kUnavailable) new_locations_.clear();  // else sent later
   }
   LocateUnlocated();
+}
+
+void Raylet::OnGcsRestarted() {
+  size_t reported = 0;
+  objects_.ForEach([&](const ObjectId& id, const StoredObject& o) {
+    if (!MultiNode() && o.state != ObjectState::kShared) return;  // (as StoreObject)
+    uint64_t size = o.state == ObjectState::kShared ? o.size : o.data.size();
+    new_locations_.push_back(gcs::ObjectLocation{id.Binary(), node_id_.Binary(), size});
+    ++reported;
+  });
+  RAY_LOG_INFO("a GCS server started on the cluster's tables (start {}): reporting the {} objects "
+               "held here again",
+               gcs_.gcs_starts(), reported);
 }
 
 bool Raylet::CallNeedsGcs(const std::string& op) {
@@ -359,6 +376,11 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
   }
   if (JobOver(t.spec)) return;
   remote_.SetOrigin(t.spec.task_id, t.origin_node);
+  // Its results are made here (again, if copies were evicted): pulls of them wait.
+  const TaskId tid = TaskId::FromBinary(t.spec.task_id);
+  for (uint32_t i = 1; i <= t.spec.num_returns && !evicted_.empty(); ++i) {
+    evicted_.erase(ObjectId::ForTaskReturn(tid, i));
+  }
   // Arguments missing here are pulled from the origin, which knows where they are.
   for (const auto& a : t.spec.args) {
     if (a.is_ref) Locate(ObjectId::FromBinary(a.data), t.origin_node);
@@ -379,6 +401,19 @@ void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
 }
 
 void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
+  // A copy evicted here, of an object whose lineage is not here: the asking node
+  // turns to the owner (waiting here could wait for that very node).
+  if (!Ready(id) && evicted_.count(id) && !remote_.LineageOf(id)) {
+    ObjectPayload lost;
+    lost.id = id;
+    lost.state = static_cast<uint8_t>(ObjectState::kError);
+    lost.data = ri::Pack(ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
+                                       "object " + id.Hex() + " was evicted from node " +
+                                           node_id_.Hex() + "'s full object store",
+                                       "", ""});
+    peers_->Serve(peer, lost);
+    return;
+  }
   // Served at once if it is here and in memory; after its restore if spilled.
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kPeerPull;
@@ -416,7 +451,11 @@ void Raylet::LocateUnlocated() {
       break;
     }
     if (elsewhere) continue;
-    if (auto why = NoCopyLeft(id)) lost.push_back({id, std::move(*why)});
+    // (Listed on no node: maybe made but not reported yet. Listed on dead nodes or
+    // this one only: its copies are gone.)
+    if (auto why = NoCopyLeft(id, /*copies_gone=*/!(*where)[i].empty())) {
+      lost.push_back({id, std::move(*why)});
+    }
   }
   for (const auto& [id, why] : lost) {
     remote_.Located(id);
@@ -537,7 +576,7 @@ void Raylet::RunAgain(TaskSpec t) {
   Place(std::move(t), /*may_forward=*/true);
 }
 
-std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id) {
+std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_gone) {
   const TaskId task = id.Task();
   if (remote_.IsRebuilding(task)) return std::nullopt;  // being made again
   // Its lineage is here: made again, lazily, now that someone waits for it. (Its
@@ -562,12 +601,21 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id) {
   }
   // A result whose task was submitted on a node now dead: that node (its owner) kept
   // its lineage, so nobody can make it again (Ray's OwnerDiedError).
-  if (!id.IsPut()) {
-    auto owner = placement_.NodeWithPrefix(SubmitterTag(task));
-    if (owner && !placement_.Alive(*owner)) {
+  if (auto owner = OwnerNode(id)) {
+    if (!placement_.Alive(*owner)) {
       return "was made by a task submitted on node " + Hex(*owner) +
              ", its owner, which died: no live node holds a copy and its lineage died with "
              "that node";
+    }
+    // Its owner lives and keeps its lineage: once its copies are known to be gone
+    // (a copy evicted here included), it is pulled from there, where it is made again
+    // if need be.
+    if (*owner != node_id_.Binary() && (copies_gone || evicted_.count(id))) {
+      if (peers_->Pull(id, *owner)) {
+        RAY_LOG_INFO("object {} has no copy left on a live node: asking its owner, node {}",
+                     id.Hex(), Hex(*owner));
+      }
+      return std::nullopt;
     }
   }
   if (evicted_.count(id)) {
@@ -575,6 +623,11 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id) {
            "'s full object store and no other node holds it";
   }
   return std::nullopt;
+}
+
+std::optional<std::string> Raylet::OwnerNode(const ObjectId& id) const {
+  if (id.IsPut()) return std::nullopt;
+  return placement_.NodeWithPrefix(SubmitterTag(id.Task()));
 }
 
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,

@@ -180,17 +180,19 @@ void ObjectManager::HandleChunk(const std::string& frame) {
   payload.state = chunk->state;
   if (chunk->state != static_cast<uint8_t>(ObjectState::kShared)) {
     payload.data = std::move(chunk->data);
+    std::string from = std::move(pull.node_id);
     pulls_.erase(it);
-    handlers_.object_arrived(payload);
+    handlers_.object_arrived(payload, from);
     return;
   }
   auto fail = [&](const Status& st) {
     RAY_LOG_ERROR("receiving object {}: {}", id.Hex(), st.message());
+    std::string from = std::move(pull.node_id);
     pulls_.erase(it);
     payload.state = static_cast<uint8_t>(ObjectState::kError);
     payload.data = ray::internal::Pack(ray::internal::ErrorInfo{
         ray::internal::kSystem, "ObjectTransferError", st.message(), "", ""});
-    handlers_.object_arrived(payload);
+    handlers_.object_arrived(payload, from);
   };
   if (!pull.writer) {
     auto w = object_store::SegmentWriter::Create(object_store::SegmentName(store_tag_, id),
@@ -217,8 +219,9 @@ void ObjectManager::HandleChunk(const std::string& frame) {
   RAY_LOG_INFO("received object {} ({} bytes) from node {} in {} ms ({} ms after asking)",
                id.Hex(), payload.size, ToHex(pull.node_id), now - pull.first_chunk_ms,
                now - pull.started_ms);
+  std::string from = std::move(pull.node_id);
   pulls_.erase(it);
-  handlers_.object_arrived(payload);
+  handlers_.object_arrived(payload, from);
 }
 
 void ObjectManager::ForwardTask(const std::string& node_id, const protocol::ForwardTask& task) {

@@ -39,8 +39,10 @@ class ObjectManager {
     std::function<void(const std::string& peer, const ObjectId& id)> pull_requested;
     std::function<void(protocol::ForwardTask task)> task_forwarded;
     std::function<void(const protocol::TaskFinished& finished)> task_finished;
-    // A pulled object is complete here (inline, error, or a sealed segment).
-    std::function<void(const protocol::ObjectPayload& object)> object_arrived;
+    // A pulled object is complete here (inline, error, or a sealed segment), from the
+    // node `from` (its node id).
+    std::function<void(const protocol::ObjectPayload& object, const std::string& from)>
+        object_arrived;
     // A peer asks this node to kill an actor it hosts.
     std::function<void(const protocol::ActorKill& kill)> actor_kill = nullptr;
     // The dashboard asks for this node's logs: the answer goes back to it.

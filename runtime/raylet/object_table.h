@@ -53,6 +53,11 @@ class ObjectTable {
 
   const StoredObject* Find(const ObjectId& id) const;
   bool Ready(const ObjectId& id) const { return objects_.count(id) > 0; }
+  // Calls f(id, object) for each object held here.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (const auto& [id, o] : objects_) f(id, o);
+  }
 
   // Adds an object that is not here yet. `complete(waiter)` is called for each waiter
   // it was the last missing object of (after the table has let go of them, so that

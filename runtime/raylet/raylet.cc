@@ -44,7 +44,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const std::string& peer, const ObjectId& id) { OnPullRequested(peer, id); },
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
-          [this](const ObjectPayload& p) { OnObjectPulled(p); },
+          [this](const ObjectPayload& p, const std::string& from) { OnObjectPulled(p, from); },
           [this](const protocol::ActorKill& k) { KillActor(ActorId::FromBinary(k.actor_id), k.no_restart); },
           [this](const protocol::LogsRequest& r) {
             return AnswerLogsRequest(options_.session_dir + "/logs", r);
@@ -182,7 +182,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
   auto msg = DecodeFrom<protocol::RegisterClient>(peer, body, "RegisterClient");
   if (!msg) return;
   protocol::RegisterReply reply{node_id_.Binary(), options_.session_dir, options_.node_ip, "",
-                                store_.tag(), ::getpid()};
+                                store_.tag(), ::getpid(), store_.capacity_bytes()};
   auto it = clients_.find(peer);
   if (msg->is_driver) {
     Client c;
@@ -257,15 +257,19 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
 }
 
-void Raylet::OnObjectPulled(const ObjectPayload& p) {
+void Raylet::OnObjectPulled(const ObjectPayload& p, const std::string& from) {
   // The node it was pulled from lost it (an evicted copy whose other copies are gone):
-  // if its lineage is here, it is made again instead.
+  // it is made again here if its lineage is here, else asked of its owner, whose own
+  // word that it is lost is final.
   if (p.state == static_cast<uint8_t>(ObjectState::kError) && !p.id.IsPut() &&
-      remote_.LineageOf(p.id)) {
+      from != OwnerNode(p.id).value_or("")) {
     auto e = protocol::DecodeBody<ri::ErrorInfo>(p.data, "pulled error");
     if (e.ok() && e->kind == ri::kObjectLost) {
-      auto why = NoCopyLeft(p.id);
-      if (!why) return;  // being made again
+      auto why = NoCopyLeft(p.id, /*copies_gone=*/true);
+      if (!why) {
+        if (!peers_->Pulling(p.id)) remote_.Unlocated(p.id);  // looked for again
+        return;
+      }
       e->message = "object " + p.id.Hex() + " " + *why;
       StoreError(p.id, *e);
       return;

@@ -216,8 +216,8 @@ class Raylet {
   // objects are pinned (see object_store.h).
   std::unordered_set<std::string> MappedSegments() const;
   void StoreError(const ObjectId& id, const ri::ErrorInfo& e);
-  // An object pulled from another node arrived (see NoCopyLeft for one lost there).
-  void OnObjectPulled(const ObjectPayload& p);
+  // An object pulled from node `from` arrived (see NoCopyLeft for one lost there).
+  void OnObjectPulled(const ObjectPayload& p, const std::string& from);
   void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                 const std::string& message);
   // The object as a reader gets it; a spilled object is restored first (an error
@@ -351,9 +351,15 @@ class Raylet {
   // Object `id`, awaited here, has no copy on a live node (as the GCS knows): its task
   // runs again if this node keeps its lineage and it has retries left (lazy lineage
   // reconstruction, recursive through its arguments as they are awaited in turn).
-  // Returns why it is lost for good, or nullopt while it may still come (it is being
-  // made, or its owner may make it).
-  std::optional<std::string> NoCopyLeft(const ObjectId& id);
+  // A result whose owner is another live node is pulled from there once its copies
+  // are known to be gone (`copies_gone`: the GCS listed only dead nodes, or a node
+  // answered that it lost its copy; or this node evicted its own): the owner makes it
+  // again if need be, and serves it when it exists. Returns why it is lost for good,
+  // or nullopt while it may still come (it is being made, or its owner may make it).
+  std::optional<std::string> NoCopyLeft(const ObjectId& id, bool copies_gone);
+  // The node that submitted the task that makes `id` (a result's owner, which keeps
+  // its lineage), if it is known here; nullopt for puts.
+  std::optional<std::string> OwnerNode(const ObjectId& id) const;
 
   // --- placement groups (placement_groups.cc; the GCS decides, see
   // gcs/placement_groups.h): the calls of the API, and the bundles this node holds.
@@ -395,6 +401,9 @@ class Raylet {
   // The GCS answers again after it was down: sends what waited for it, answers the
   // requests deferred meanwhile.
   void OnGcsBack();
+  // A GCS server started since the last heartbeat (its write-behind buffer may have
+  // died with the one before): this node's object locations are reported again.
+  void OnGcsRestarted();
   // Whether call op `op` needs the GCS's answer.
   static bool CallNeedsGcs(const std::string& op);
   void ForwardLogs(const std::string& worker, int pid, std::string_view text, bool is_stderr);
@@ -442,6 +451,7 @@ class Raylet {
   int64_t next_periodic_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   bool gcs_warned_ = false;
+  int64_t gcs_starts_seen_ = 0;  // GcsClient::gcs_starts at the last heartbeat
 
   // The cluster beyond this node.
   std::unique_ptr<ObjectManager> peers_;

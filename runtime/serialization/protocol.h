@@ -178,7 +178,9 @@ struct RegisterReply {
   std::string error;         // non-empty: refused
   std::string store_tag;     // names this node's shared-memory segments
   int32_t raylet_pid = 0;
-  MSGPACK_DEFINE_ARRAY(node_id, session_dir, node_address, error, store_tag, raylet_pid);
+  uint64_t store_capacity = 0;  // the object store's capacity in bytes
+  MSGPACK_DEFINE_ARRAY(node_id, session_dir, node_address, error, store_tag, raylet_pid,
+                       store_capacity);
 };
 
 using ray::internal::TaskArg;
@@ -464,7 +466,10 @@ struct Heartbeat {
 
 struct GcsReply {
   std::string error;
-  MSGPACK_DEFINE_ARRAY(error);
+  // Register and heartbeat replies: how often a GCS server started on the cluster's
+  // tables (a raylet that sees it change tells the new one what it holds).
+  int64_t gcs_starts = 0;
+  MSGPACK_DEFINE_ARRAY(error, gcs_starts);
 };
 
 // Raylet to raylet.

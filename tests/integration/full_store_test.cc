@@ -42,6 +42,19 @@ class FullStoreTest : public ::testing::Test {
     return RunRay(cmd, dir_.path(), 120);
   }
 
+  // The objects the raylets spilled, as their logs say each time they made room.
+  int SpilledObjects() {
+    int spilled = 0;
+    for (const auto& session : Sessions(TempDir())) {
+      std::string log = ReadText(session + "/logs/raylet.err");
+      std::regex made_room("and spilled (\\d+) objects");
+      for (std::sregex_iterator m(log.begin(), log.end(), made_room), end; m != end; ++m) {
+        spilled += std::stoi((*m)[1]);
+      }
+    }
+    return spilled;
+  }
+
   testing::TempDir dir_;
 };
 
@@ -53,14 +66,7 @@ TEST_F(FullStoreTest, TaskResultsBeyondCapacitySpillAndComeBackIdentical) {
   // At least 16 of them went to disk (the raylet's log says how many each time room
   // was made; files are written in the background, so the files the job counted
   // may be fewer).
-  int spilled = 0;
-  for (const auto& session : Sessions(TempDir())) {
-    std::string log = ReadText(session + "/logs/raylet.err");
-    std::regex made_room("and spilled (\\d+) objects");
-    for (std::sregex_iterator m(log.begin(), log.end(), made_room), end; m != end; ++m) {
-      spilled += std::stoi((*m)[1]);
-    }
-  }
+  int spilled = SpilledObjects();
   EXPECT_GE(spilled, 16) << r.all();
   EXPECT_EQ(KeyValue(r.out, "driver"), "ok") << r.all();
   EXPECT_EQ(KeyValue(r.out, "argument"), "ok") << r.all();
@@ -70,6 +76,18 @@ TEST_F(FullStoreTest, TaskResultsBeyondCapacitySpillAndComeBackIdentical) {
     EXPECT_EQ(left.out, "") << "spill files left behind in " << session;
   }
   EXPECT_TRUE(SegmentsOfSessions(TempDir()).empty());
+}
+
+TEST_F(FullStoreTest, PutsBeyondCapacitySpillAndComeBackIdentical) {
+  // 24 MiB put by the driver, which keeps every ref, into an 8 MiB store: the puts it
+  // no longer reads are unmapped, so the store can spill them.
+  auto r = Run(8 * kMiB, {"put_spill", TempDir(), "24", std::to_string(kMiB)});
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(KeyValue(r.out, "put"), "ok") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "driver"), "ok") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "argument"), "ok") << r.all();
+  int spilled = SpilledObjects();
+  EXPECT_GE(spilled, 16) << r.all();
 }
 
 // Reads the named pipe at `path` to its end (at most `size` bytes are expected),

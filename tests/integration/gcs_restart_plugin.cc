@@ -8,6 +8,9 @@
 // With "lookup" the actor is named and looked up by name every round (the lookup
 // needs the GCS); without, it is called through its handle (nothing a round does
 // needs the GCS).
+//   args: hold <progress_file>
+// Puts a 128 KiB object (in shared memory), prints "object=<id>", writes 1 to <progress_file>, and holds
+// the object until <progress_file>.go exists (at most 60 s).
 
 #include <ray/api.h>
 
@@ -15,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +47,17 @@ class Tally {
 RAY_REMOTE(Square, SumOf, Tally::Create, &Tally::Add);
 
 RAY_MAIN(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "hold") {
+    std::string progress = argv[2];
+    auto held = ray::Put(std::vector<int64_t>(1 << 17, 7));
+    std::printf("object=%s\n", held.ID().c_str());
+    std::fflush(stdout);
+    std::ofstream(progress, std::ios::trunc) << 1 << "\n";
+    for (int i = 0; i < 600 && !std::ifstream(progress + ".go"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return 0;
+  }
   if (argc < 3) {
     std::fprintf(stderr, "usage: <rounds> <progress_file>\n");
     return 2;

@@ -1,7 +1,7 @@
 // Jobs for the multi-node suite. Each case prints "key=value" lines the test checks.
 //   args: <case>    cases: placement, spread, objects, gib, readers, actor, unschedulable,
 //                   rounds [seconds] [task_ms], lineage <dir>, lost_put <dir>,
-//                   owner_died <dir>, lazy <dir>
+//                   owner_died <dir>, lazy <dir>, third_reader <dir>
 
 #include <ray/api.h>
 
@@ -110,6 +110,25 @@ std::pair<bool, bool> PairIntact(const ray::Blob& a, const ray::Blob& b, uint64_
   return {first_ok, second_ok};
 }
 
+// Reads the blob behind refs[0] here (refs inside a value: not fetched before the
+// task starts) and says whether it is the pattern of `seed`. With `flood`, first fills
+// this node's store with puts, so that a copy of the blob here is evicted.
+std::string ReadHere(std::vector<ray::ObjectRef<ray::Blob>> refs, uint64_t size, int seed,
+                     bool flood) {
+  if (flood) {
+    std::vector<ray::ObjectRef<ray::Blob>> puts;
+    for (int i = 0; i < 4; ++i) puts.push_back(ray::Put(Pattern(size, 60 + i)));
+  }
+  try {
+    ray::Blob b = *ray::Get(refs[0], std::chrono::seconds(30));
+    ray::Blob expected = Pattern(size, seed);
+    return Checksum(b.data(), b.size()) == Checksum(expected.data(), expected.size()) ? "intact"
+                                                                                   : "CORRUPT";
+  } catch (const ray::RayException& e) {
+    return e.what();
+  }
+}
+
 int64_t SlowSquare(int64_t x, int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   return x * x;
@@ -133,7 +152,7 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 }  // namespace
 
 RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add,
-           CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo);
+           CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo, ReadHere);
 
 RAY_MAIN(int argc, char** argv) {
   std::string c = argc > 1 ? argv[1] : "";
@@ -282,6 +301,36 @@ RAY_MAIN(int argc, char** argv) {
     } catch (const ray::RayException& e) {
       std::printf("after=%s\n", e.what());
     }
+    return 0;
+  }
+  if (c == "third_reader") {
+    // args: third_reader <dir>. A blob made on a "Lin" node (noted in <dir>/first) is
+    // read by a task on the other node (pinned by its resource "A" or "B"). Once
+    // <dir>/go exists (the test has killed the first node and seen the head mark it
+    // DEAD), a task on the reader's node fills its store, so that its copy is evicted,
+    // and reads the blob again: the owner (here) makes it again.
+    std::string dir = argc > 2 ? argv[2] : ".";
+    constexpr uint64_t kSize = 2ull << 20;
+    std::string node_a = *ray::Get(ray::Task(WhereAmI).SetResource("A", 0.1).Remote());
+    auto first = ray::Task(MakeNoted).SetResource("Lin", 0.5).Remote(kSize, 13, dir + "/first");
+    AwaitFile(dir + "/first");  // (not waited for here: a Wait would pull a copy)
+    std::FILE* f = std::fopen((dir + "/first").c_str(), "r");
+    char made_on[256] = {0};
+    if (f) {
+      std::fgets(made_on, sizeof made_on, f);
+      std::fclose(f);
+    }
+    const char* reader = node_a == made_on ? "B" : "A";
+    std::vector<ray::ObjectRef<ray::Blob>> refs{first};
+    auto read = [&](const char* when, bool flood) {
+      auto got = ray::Task(ReadHere).SetResource(reader, 0.5).Remote(refs, kSize, 13, flood);
+      std::printf("%s=%s\n", when, ray::Get(got, std::chrono::seconds(60))->c_str());
+    };
+    read("before", false);
+    std::printf("made\n");
+    std::fflush(stdout);
+    AwaitFile(dir + "/go");
+    read("after", true);
     return 0;
   }
   if (c == "owner_died") {

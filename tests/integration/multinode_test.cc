@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -207,9 +208,16 @@ class NodeDeathTest : public ::testing::Test {
     std::string token = ReadText(head_ + "/session_latest/token");
     for (const char* name : {"a", "b"}) {
       std::string dir = dir_.path() + "/" + name;
-      auto join = RunRay({"start", "--address", address_, "--token", token, "--num-cpus", "2",
-                          "--resources", "{\"Lin\": 1}", "--temp-dir", dir},
-                         dir_.path());
+      // Each node also has a resource named after it ("A", "B"), to pin work to it.
+      std::string resources =
+          std::string("{\"Lin\": 1, \"") + char(std::toupper(*name)) + "\": 1}";
+      std::vector<std::string> join_args = {"start", "--address", address_, "--token", token,
+                                            "--num-cpus", "2", "--resources", resources,
+                                            "--temp-dir", dir};
+      if (!node_store_.empty()) {
+        join_args.insert(join_args.end(), {"--object-store-memory", node_store_});
+      }
+      auto join = RunRay(join_args, dir_.path());
       ASSERT_EQ(join.exit_code, 0) << join.all();
       nodes_.push_back(dir);
     }
@@ -227,8 +235,9 @@ class NodeDeathTest : public ::testing::Test {
   bool KillNodeThatWrote(const std::string& path) {
     std::string id = ReadText(path);
     for (const auto& n : nodes_) {
-      // The raylet's log starts with its node id.
-      if (id.empty() || ReadText(n + "/session_latest/logs/raylet.err").find(id) == std::string::npos) {
+      // The raylet's log starts with its node id (other nodes' ids come later).
+      if (id.empty() || ReadText(n + "/session_latest/logs/raylet.err")
+                                .find("raylet " + id + " serving") == std::string::npos) {
         continue;
       }
       for (int pid : ProcessesMentioning(n)) ::kill(pid, SIGKILL);
@@ -281,6 +290,7 @@ class NodeDeathTest : public ::testing::Test {
   }
   TempDir dir_;
   std::string head_store_;  // the head's --object-store-memory ("": the default)
+  std::string node_store_;  // the other nodes' (the same)
   std::string head_, address_;
   std::vector<std::string> nodes_;  // their temp dirs
   int job_ = -1;  // a job still running at the end is killed
@@ -365,6 +375,43 @@ TEST_F(LazyRebuildTest, ObjectsWithNoCopyLeftAreMadeAgainWhenRead) {
   EXPECT_FALSE(ReadText(notes_ + "/first").empty());
   EXPECT_NE(ReadText(notes_ + "/first"), made_on);
   EXPECT_NE(ReadText(notes_ + "/second"), made_on);
+}
+
+// The same with 8 MiB stores on the other nodes, to evict a reader's copy there.
+class ThirdNodeReaderTest : public NodeDeathTest {
+ protected:
+  ThirdNodeReaderTest() { node_store_ = std::to_string(8 << 20); }
+};
+
+TEST_F(ThirdNodeReaderTest, AReaderOnAThirdNodeHasItsOwnerMakeItAgain) {
+  // The driver (the head: the owner) has a blob made on one node; a task on the other
+  // node reads it there. The first node dies: the reader's node has a copy, so nothing
+  // is made again then. The reader's copy is evicted; a task there reads the blob
+  // again: its node asks the owner, which makes it again from its lineage.
+  StartJob("third_reader");
+  std::string out_before = SpawnedOutput(dir_.path() + "/job", ".out");
+  EXPECT_EQ(KeyValue(out_before, "before"), "intact") << out_before;
+  std::string made_on = ReadText(notes_ + "/first");
+  ASSERT_FALSE(made_on.empty());
+  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+  ASSERT_TRUE(HeadSawDeathOfNodeThatWrote(notes_ + "/first"));
+  std::string head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
+  EXPECT_EQ(head_log.find("again to make it"), std::string::npos) << "nothing made again eagerly";
+  ::remove((notes_ + "/first").c_str());
+  std::string out = FinishJob();
+  EXPECT_EQ(KeyValue(out, "after"), "intact") << out;
+  head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
+  EXPECT_EQ(CountLines(head_log, "has no copy left on a live node: running task"), 1) << head_log;
+  // The reader's node evicted its copy, then asked the owner.
+  std::string reader_log;
+  for (const auto& n : nodes_) {
+    std::string log = ReadText(n + "/session_latest/logs/raylet.err");
+    if (log.find("asking its owner") != std::string::npos) reader_log = log;
+  }
+  EXPECT_GE(CountLines(reader_log, "object store full: evicted"), 1) << reader_log;
+  // Made again on the node left.
+  EXPECT_FALSE(ReadText(notes_ + "/first").empty());
+  EXPECT_NE(ReadText(notes_ + "/first"), made_on);
 }
 
 TEST_F(NodeDeathTest, AJobOfRoundsFinishesCorrectlyWhenANodeDies) {

@@ -7,9 +7,15 @@
 //         holds); then the driver Gets each and a task takes each as its argument.
 //         Prints "made=ok", "driver=ok", "argument=ok" (or what differed) and
 //         "spill_files=N", the files under TEMP_DIR's session spill directories.
+//     put_spill TEMP_DIR COUNT BYTES
+//         The driver puts COUNT objects of BYTES bytes (together more than the store
+//         holds), keeping their refs; then Gets each and a task takes each as its
+//         argument. Prints "put=ok", "driver=ok", "argument=ok" (or what differed)
+//         and "spill_files=N".
 //     refuse BYTES
-//         The driver puts objects of BYTES bytes, keeping them (and so mapping
-//         them), until the store refuses one. Prints "refused=<the error>".
+//         The driver puts objects of BYTES bytes, keeping them and the values it got
+//         back (so mapping them), until the store refuses one. Prints
+//         "refused=<the error>".
 //     copies COUNT BYTES
 //         The driver puts COUNT objects of BYTES bytes; a task on the node with the
 //         "Special" resource takes each as its argument (the node pulls a copy), then
@@ -142,11 +148,42 @@ int Spill(const std::string& temp_dir, uint64_t count, uint64_t size) {
   return 0;
 }
 
+int PutSpill(const std::string& temp_dir, uint64_t count, uint64_t size) {
+  std::vector<ray::ObjectRef<ray::Blob>> refs;
+  std::string put = "ok", driver = "ok", argument = "ok";
+  for (uint64_t i = 0; i < count && put == "ok"; ++i) {
+    try {
+      refs.push_back(ray::Put(ray::Blob(Pattern(i, size))));
+    } catch (const std::exception& e) {
+      put = e.what();
+    }
+  }
+  std::printf("spill_files=%d\n", SpillFiles(temp_dir));
+  for (uint64_t i = 0; i < refs.size() && driver == "ok"; ++i) {
+    try {
+      driver = Verify(*ray::Get(refs[i]), i, size);
+    } catch (const std::exception& e) {
+      driver = e.what();
+    }
+  }
+  for (uint64_t i = 0; i < refs.size() && argument == "ok"; ++i) {
+    try {
+      argument = *ray::Get(ray::Task(Check).Remote(refs[i], i, size));
+    } catch (const std::exception& e) {
+      argument = e.what();
+    }
+  }
+  std::printf("put=%s\ndriver=%s\nargument=%s\n", put.c_str(), driver.c_str(), argument.c_str());
+  return 0;
+}
+
 int Refuse(uint64_t size) {
   std::vector<ray::ObjectRef<ray::Blob>> kept;
+  std::vector<std::shared_ptr<ray::Blob>> read;  // each maps its object
   for (int i = 0; i < 1000; ++i) {
     try {
       kept.push_back(ray::Put(ray::Blob(Pattern(i, size))));
+      read.push_back(ray::Get(kept.back()));
     } catch (const std::exception& e) {
       std::printf("refused=%s\n", e.what());
       return 0;
@@ -238,6 +275,9 @@ RAY_MAIN(int argc, char** argv) {
   if (which == "spill" && argc == 5) {
     return Spill(argv[2], std::stoull(argv[3]), std::stoull(argv[4]));
   }
+  if (which == "put_spill" && argc == 5) {
+    return PutSpill(argv[2], std::stoull(argv[3]), std::stoull(argv[4]));
+  }
   if (which == "refuse" && argc == 3) return Refuse(std::stoull(argv[2]));
   if (which == "blocked_spill" && argc == 4) return BlockedSpill(argv[2], std::stoull(argv[3]));
   if (which == "copies" && argc == 4) return Copies(std::stoull(argv[2]), std::stoull(argv[3]));
@@ -245,7 +285,7 @@ RAY_MAIN(int argc, char** argv) {
     return Flood(std::stoull(argv[2]), std::stoull(argv[3]), std::stoull(argv[4]));
   }
   std::fprintf(stderr,
-               "usage: store_plugin spill TEMP_DIR COUNT BYTES | refuse BYTES | copies COUNT BYTES "
+               "usage: store_plugin spill TEMP_DIR COUNT BYTES | put_spill TEMP_DIR COUNT BYTES | refuse BYTES | copies COUNT BYTES "
                "| blocked_spill DIR BYTES | flood PRODUCERS COUNT BYTES\n");
   return 2;
 }
