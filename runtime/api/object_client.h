@@ -84,6 +84,10 @@ class ObjectClient {
   // the same size if there is one, else a new one.
   Result<std::shared_ptr<object_store::WritableSegment>> WriteSegment(
       const ObjectId& id, const std::vector<std::string_view>& parts, size_t size);
+  // Unmaps the oldest puts nothing here reads while they hold more than half the
+  // store: the store cannot spill an object a process maps, so a process that puts
+  // more than the store holds would be refused otherwise.
+  void UnmapIdlePuts();
 
   RayletConnection* raylet_;
   ReferenceCounter* refs_;
@@ -91,11 +95,6 @@ class ObjectClient {
   uint64_t block_epoch_ = 0;
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};
-  // Unmaps the oldest puts nothing here reads while they hold more than half the
-  // store: the store cannot spill an object a process maps, so a process that puts
-  // more than the store holds would be refused otherwise.
-  void UnmapIdlePuts();
-
   // Large objects this process put, still mapped for writing: its Gets read them
   // through this mapping, and once freed and no longer read, the segment becomes a
   // spare that a later Put of the same size fills again (no new pages to fault in).

@@ -388,16 +388,27 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
   Place(std::move(t.spec), /*may_forward=*/false);
 }
 
-void Raylet::NotifyOrigin(const std::string& task_id) {
-  if (auto origin = remote_.TakeOrigin(task_id)) {
-    peers_->NotifyFinished(*origin, protocol::TaskFinished{task_id, node_id_.Binary()});
+void Raylet::NotifyOrigin(const std::string& task_id, const std::vector<ObjectPayload>& returns) {
+  auto origin = remote_.TakeOrigin(task_id);
+  if (!origin) return;
+  protocol::TaskFinished finished{task_id, node_id_.Binary(), {}};
+  size_t bytes = 0;
+  for (const ObjectPayload& p : returns) {
+    bool small = p.state == static_cast<uint8_t>(ObjectState::kInline) ||
+                 p.state == static_cast<uint8_t>(ObjectState::kError);
+    if (!small || (bytes += p.data.size()) > protocol::kFinishedReturnsLimit) continue;
+    finished.returns.push_back(p);
   }
+  peers_->NotifyFinished(*origin, finished);
 }
 
 void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
   // Results of a task that ended on a node other than the one it was sent to (it was
-  // forwarded on) are where the report says.
+  // forwarded on) are where the report says; small ones came along.
   remote_.FinishedOn(f.task_id, f.node_id);
+  for (const ObjectPayload& p : f.returns) {
+    if (p.id.Task().Binary() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
+  }
 }
 
 void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {

@@ -333,7 +333,9 @@ class Raylet {
   void Forward(TaskSpec t, const std::string& node_id);
   void OnTaskForwarded(protocol::ForwardTask t);
   void OnTaskFinishedRemotely(const protocol::TaskFinished& f);
-  void NotifyOrigin(const std::string& task_id);
+  // Tells the node that forwarded the task here that it finished, with its small
+  // results (`returns`: the task's, as stored here).
+  void NotifyOrigin(const std::string& task_id, const std::vector<ObjectPayload>& returns);
   void OnPullRequested(const std::string& peer, const ObjectId& id);
   // Starts fetching a missing object: from the node that runs its task, from
   // `hint`, or (later, in bulk) from wherever the GCS says it is.

@@ -304,7 +304,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     AddHolds(msg->contained_refs, ObjectHolds::Object(p.id));
   }
   for (const auto& p : msg->returns) StoreObject(p);
-  NotifyOrigin(msg->task_id);
+  NotifyOrigin(msg->task_id, msg->returns);
   if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
     bool failed = std::any_of(msg->returns.begin(), msg->returns.end(), [](const auto& r) {
       return r.state == static_cast<uint8_t>(ObjectState::kError);

@@ -534,7 +534,11 @@ struct ActorKill {
 struct TaskFinished {
   std::string task_id;
   std::string node_id;  // where the results are
-  MSGPACK_DEFINE_ARRAY(task_id, node_id);
+  // Its small results (inline values and errors, up to kFinishedReturnsLimit bytes in
+  // all), so that the origin has them without pulling.
+  std::vector<ObjectPayload> returns;
+  MSGPACK_DEFINE_ARRAY(task_id, node_id, returns);
 };
+constexpr size_t kFinishedReturnsLimit = 1 << 20;
 
 }  // namespace ray::protocol

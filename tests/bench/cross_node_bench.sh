@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Tasks and actor calls to another node beside the same on the driver's node, in one
+# run: a head (the driver's node) and a second node started with `ray start` on this
+# machine, the second holding the only "Remote" resource that pins work to it. Prints
+# Ray's bodies' rates (single_client_tasks_sync/async, 1_1_actor_calls_sync/async),
+# local and remote.
+#
+#   tests/bench/cross_node_bench.sh BUILD_DIR   (env: SECONDS_EACH, each measurement's length)
+set -euo pipefail
+build=${1:?usage: cross_node_bench.sh BUILD_DIR}
+seconds=${SECONDS_EACH:-2}
+ray="$build/cli/ray"
+work=$(mktemp -d /tmp/cross_node_bench.XXXXXX)
+stop() {
+  "$ray" stop --temp-dir "$work/node" >/dev/null 2>&1 || true
+  "$ray" stop --temp-dir "$work/head" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap stop EXIT
+
+"$ray" start --head --port 0 --num-cpus 2 --temp-dir "$work/head" >"$work/head.log"
+address=$("$ray" status --json --temp-dir "$work/head" | jq -r .address)
+RAY_CLUSTER_TOKEN_FILE="$work/head/session_latest/token" \
+  "$ray" start --address "$address" --num-cpus 2 --resources '{"Remote": 1}' \
+  --temp-dir "$work/node" >"$work/node.log"
+"$ray" submit --address "$address" --temp-dir "$work/head" \
+  "$build/tests/bench/cross_node_plugin.so" Remote "$seconds" >"$work/job.out" 2>"$work/job.err" ||
+  { echo "the job failed:" >&2; tail -20 "$work/job.err" >&2; exit 1; }
+out="$work/job.out"
+value() { grep "^$1=" "$out" | tail -1 | cut -d= -f2; }
+[ "$(value node_remote)" != "$(value driver_node)" ] ||
+  { echo "the remote work ran on the driver's node" >&2; exit 1; }
+printf '%-18s %12s %12s %8s\n' metric local/s remote/s remote%
+for m in tasks_sync tasks_async actor_calls_sync actor_calls_async; do
+  l=$(value "${m}_local"); r=$(value "${m}_remote")
+  printf '%-18s %12s %12s %7.0f%%\n' "$m" "$l" "$r" "$(echo "100 * $r / $l" | bc -l)"
+done

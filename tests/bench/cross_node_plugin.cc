@@ -1,0 +1,90 @@
+// The job of cross_node_bench.sh: Ray's task and actor-call bodies (ray_perf.py's
+// single_client_tasks_sync/async and 1_1_actor_calls_sync/async), once on the
+// driver's node and once pinned to another node by a custom resource, so the two
+// figures of each come from the same run. Prints "<metric>_<where>=<calls/s>" lines.
+//
+//   args: RESOURCE [SECONDS]   RESOURCE: a resource only the other node has;
+//                              SECONDS: each measurement's length (default 2)
+
+#include <ray/api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+int Small() { return 0; }
+
+std::string Where() { return ray::GetNodeId(); }
+
+class Echo {
+ public:
+  static Echo* Create() { return new Echo(); }
+  int Small() { return 0; }
+
+std::string Where() { return ray::GetNodeId(); }
+};
+
+RAY_REMOTE(Small, Where, Echo::Create, &Echo::Small);
+
+// Calls `body` (which makes `per_call` calls) for `seconds` after a warm-up of a
+// fifth of that; calls per second.
+double Rate(double seconds, int per_call, const std::function<void()>& body) {
+  using Clock = std::chrono::steady_clock;
+  auto run_for = [&](double s) {
+    long calls = 0;
+    auto start = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - start).count() < s) {
+      body();
+      calls += per_call;
+    }
+    return calls / std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  run_for(seconds / 5);
+  return run_for(seconds);
+}
+
+}  // namespace
+
+RAY_MAIN(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: cross_node_plugin RESOURCE [SECONDS]\n");
+    return 2;
+  }
+  const std::string resource = argv[1];
+  const double seconds = argc > 2 ? std::stod(argv[2]) : 2.0;
+  std::printf("driver_node=%s\n", ray::GetNodeId().c_str());
+  for (bool remote : {false, true}) {
+    const char* where = remote ? "remote" : "local";
+    auto task = [&] {
+      auto t = ray::Task(Small);
+      if (remote) t.SetResource(resource, 0.001);
+      return t;
+    };
+    auto creator = ray::Actor(Echo::Create);
+    if (remote) creator.SetResource(resource, 0.001);
+    auto actor = creator.Remote();
+    ray::Get(actor.Task(&Echo::Small).Remote());
+    auto where_task = ray::Task(Where);
+    if (remote) where_task.SetResource(resource, 0.001);
+    std::printf("node_%s=%s\n", where, ray::Get(where_task.Remote())->c_str());
+    std::printf("tasks_sync_%s=%.0f\n", where, Rate(seconds, 1, [&] { ray::Get(task().Remote()); }));
+    std::printf("tasks_async_%s=%.0f\n", where, Rate(seconds, 1000, [&] {
+                  std::vector<ray::ObjectRef<int>> refs;
+                  for (int i = 0; i < 1000; ++i) refs.push_back(task().Remote());
+                  ray::Get(refs);
+                }));
+    std::printf("actor_calls_sync_%s=%.0f\n", where,
+                Rate(seconds, 1, [&] { ray::Get(actor.Task(&Echo::Small).Remote()); }));
+    std::printf("actor_calls_async_%s=%.0f\n", where, Rate(seconds, 1000, [&] {
+                  std::vector<ray::ObjectRef<int>> refs;
+                  for (int i = 0; i < 1000; ++i) refs.push_back(actor.Task(&Echo::Small).Remote());
+                  ray::Get(refs);
+                }));
+    std::fflush(stdout);
+  }
+  return 0;
+}
