@@ -393,11 +393,15 @@ void Raylet::NotifyOrigin(const std::string& task_id, const std::vector<ObjectPa
   if (!origin) return;
   protocol::TaskFinished finished{task_id, node_id_.Binary(), {}};
   size_t bytes = 0;
-  for (const ObjectPayload& p : returns) {
-    bool small = p.state == static_cast<uint8_t>(ObjectState::kInline) ||
-                 p.state == static_cast<uint8_t>(ObjectState::kError);
-    if (!small || (bytes += p.data.size()) > protocol::kFinishedReturnsLimit) continue;
-    finished.returns.push_back(p);
+  for (const ObjectPayload& r : returns) {
+    const StoredObject* o = objects_.Find(r.id);  // what was kept (the first, if made twice)
+    bool small = o && (o->state == ObjectState::kInline || o->state == ObjectState::kError);
+    if (!small || (bytes += o->data.size()) > protocol::kFinishedReturnsLimit) continue;
+    ObjectPayload p;
+    p.id = r.id;
+    p.state = static_cast<uint8_t>(o->state);
+    p.data = o->data;
+    finished.returns.push_back(std::move(p));
   }
   peers_->NotifyFinished(*origin, finished);
 }
@@ -412,9 +416,12 @@ void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
 }
 
 void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
-  // A copy evicted here, of an object whose lineage is not here: the asking node
-  // turns to the owner (waiting here could wait for that very node).
-  if (!Ready(id) && evicted_.count(id) && !remote_.LineageOf(id)) {
+  // A copy of a task's result evicted here, which this node can neither make again
+  // (no lineage here) nor fetch (no live node it knows of holds it): the asking node
+  // looks elsewhere, or turns to the owner (waiting here could wait for that node).
+  const std::string* known = remote_.NodeOf(id);
+  if (!id.IsPut() && !Ready(id) && evicted_.count(id) && !remote_.LineageOf(id) &&
+      !(known && placement_.Alive(*known))) {
     ObjectPayload lost;
     lost.id = id;
     lost.state = static_cast<uint8_t>(ObjectState::kError);
@@ -455,8 +462,10 @@ void Raylet::LocateUnlocated() {
   for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
     ObjectId id = ObjectId::FromBinary(ids[i]);
     bool elsewhere = false;
+    auto lost_at = lost_at_.find(id);
     for (const auto& node : (*where)[i]) {
       if (node == node_id_.Binary() || !placement_.Alive(node)) continue;
+      if (lost_at != lost_at_.end() && lost_at->second.count(node)) continue;  // evicted there
       elsewhere = true;
       if (peers_->Pull(id, node)) remote_.Located(id);
       break;
@@ -612,7 +621,7 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
   }
   // A result whose task was submitted on a node now dead: that node (its owner) kept
   // its lineage, so nobody can make it again (Ray's OwnerDiedError).
-  if (auto owner = OwnerNode(id)) {
+  if (auto owner = OwnerNode(id); owner && *owner != node_id_.Binary()) {
     if (!placement_.Alive(*owner)) {
       return "was made by a task submitted on node " + Hex(*owner) +
              ", its owner, which died: no live node holds a copy and its lineage died with "
@@ -621,7 +630,7 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
     // Its owner lives and keeps its lineage: once its copies are known to be gone
     // (a copy evicted here included), it is pulled from there, where it is made again
     // if need be.
-    if (*owner != node_id_.Binary() && (copies_gone || evicted_.count(id))) {
+    if (copies_gone || evicted_.count(id)) {
       if (peers_->Pull(id, *owner)) {
         RAY_LOG_INFO("object {} has no copy left on a live node: asking its owner, node {}",
                      id.Hex(), Hex(*owner));
@@ -638,7 +647,9 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
 
 std::optional<std::string> Raylet::OwnerNode(const ObjectId& id) const {
   if (id.IsPut()) return std::nullopt;
-  return placement_.NodeWithPrefix(SubmitterTag(id.Task()));
+  const std::string tag = SubmitterTag(id.Task());
+  if (node_id_.Binary().compare(0, tag.size(), tag) == 0) return node_id_.Binary();
+  return placement_.NodeWithPrefix(tag);
 }
 
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,

@@ -71,6 +71,9 @@ class ObjectManager {
   // Starts pulling `id` from `node_id`; false if a pull of it is already running.
   bool Pull(const ObjectId& id, const std::string& node_id);
   bool Pulling(const ObjectId& id) const { return pulls_.count(id) > 0; }
+  // Drops a pull in flight: chunks of it that come later are ignored (and the segment
+  // written so far removed).
+  void CancelPull(const ObjectId& id) { pulls_.erase(id); }
   // Sends a local object to the peer that asked for it.
   void Serve(const std::string& peer, const protocol::ObjectPayload& object);
 

@@ -254,24 +254,24 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
     new_locations_.push_back(gcs::ObjectLocation{id.Binary(), node_id_.Binary(), size});
   }
   evicted_.erase(id);
+  if (!lost_at_.empty()) lost_at_.erase(id);
+  // Made here while a pull of it runs (made again here, say): the pull is dropped.
+  if (!copy && peers_->Pulling(id)) peers_->CancelPull(id);
   objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
 }
 
 void Raylet::OnObjectPulled(const ObjectPayload& p, const std::string& from) {
-  // The node it was pulled from lost it (an evicted copy whose other copies are gone):
-  // it is made again here if its lineage is here, else asked of its owner, whose own
-  // word that it is lost is final.
-  if (p.state == static_cast<uint8_t>(ObjectState::kError) && !p.id.IsPut() &&
-      from != OwnerNode(p.id).value_or("")) {
+  // The node it was pulled from lost its copy (evicted): it is looked for again on the
+  // other nodes that have one, and once none is left made again here if its lineage is
+  // here, else asked of its owner (NoCopyLeft), whose own word that it is lost is final.
+  if (p.state == static_cast<uint8_t>(ObjectState::kError) && !p.id.IsPut()) {
     auto e = protocol::DecodeBody<ri::ErrorInfo>(p.data, "pulled error");
-    if (e.ok() && e->kind == ri::kObjectLost) {
-      auto why = NoCopyLeft(p.id, /*copies_gone=*/true);
-      if (!why) {
-        if (!peers_->Pulling(p.id)) remote_.Unlocated(p.id);  // looked for again
-        return;
-      }
-      e->message = "object " + p.id.Hex() + " " + *why;
-      StoreError(p.id, *e);
+    auto owner = OwnerNode(p.id);
+    bool elsewhere = remote_.LineageOf(p.id) ||
+                     (owner && *owner != node_id_.Binary() && *owner != from);
+    if (e.ok() && e->kind == ri::kObjectLost && elsewhere) {
+      lost_at_[p.id].insert(from);
+      if (!peers_->Pulling(p.id)) remote_.Unlocated(p.id);
       return;
     }
   }

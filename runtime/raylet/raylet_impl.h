@@ -360,7 +360,8 @@ class Raylet {
   // or nullopt while it may still come (it is being made, or its owner may make it).
   std::optional<std::string> NoCopyLeft(const ObjectId& id, bool copies_gone);
   // The node that submitted the task that makes `id` (a result's owner, which keeps
-  // its lineage), if it is known here; nullopt for puts.
+  // its lineage): this node, or another it knows of; nullopt for puts and unknown
+  // nodes.
   std::optional<std::string> OwnerNode(const ObjectId& id) const;
 
   // --- placement groups (placement_groups.cc; the GCS decides, see
@@ -441,6 +442,9 @@ class Raylet {
   // Copies evicted from the store: a reader that cannot find them elsewhere is told
   // they are lost.
   std::unordered_set<ObjectId, IdHash> evicted_;
+  // Nodes that answered a pull saying they lost their copy (evicted), by object: not
+  // asked again for it (the GCS is not told of evictions).
+  std::unordered_map<ObjectId, std::set<std::string>, IdHash> lost_at_;
   // Waiters for objects being restored from disk (see AwaitRestore).
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> restoring_;
   // Tasks whose arguments are ready, waiting for resources and a worker.

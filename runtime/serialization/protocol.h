@@ -466,8 +466,8 @@ struct Heartbeat {
 
 struct GcsReply {
   std::string error;
-  // Register and heartbeat replies: how often a GCS server started on the cluster's
-  // tables (a raylet that sees it change tells the new one what it holds).
+  // Heartbeat replies: how often a GCS server started on the cluster's tables (a
+  // raylet that sees it change tells the new one what it holds).
   int64_t gcs_starts = 0;
   MSGPACK_DEFINE_ARRAY(error, gcs_starts);
 };

@@ -313,12 +313,15 @@ RAY_MAIN(int argc, char** argv) {
     constexpr uint64_t kSize = 2ull << 20;
     std::string node_a = *ray::Get(ray::Task(WhereAmI).SetResource("A", 0.1).Remote());
     auto first = ray::Task(MakeNoted).SetResource("Lin", 0.5).Remote(kSize, 13, dir + "/first");
-    AwaitFile(dir + "/first");  // (not waited for here: a Wait would pull a copy)
-    std::FILE* f = std::fopen((dir + "/first").c_str(), "r");
+    // (Not waited for here: a Wait would pull a copy. The note may exist before its
+    // text does.)
     char made_on[256] = {0};
-    if (f) {
-      std::fgets(made_on, sizeof made_on, f);
-      std::fclose(f);
+    for (int i = 0; i < 600 && !made_on[0]; ++i) {
+      if (std::FILE* f = std::fopen((dir + "/first").c_str(), "r")) {
+        if (!std::fgets(made_on, sizeof made_on, f)) made_on[0] = 0;
+        std::fclose(f);
+      }
+      if (!made_on[0]) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     const char* reader = node_a == made_on ? "B" : "A";
     std::vector<ray::ObjectRef<ray::Blob>> refs{first};
