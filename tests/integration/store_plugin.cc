@@ -120,45 +120,11 @@ int RayletPid() {
   return found;
 }
 
-int Spill(const std::string& temp_dir, uint64_t count, uint64_t size) {
-  std::vector<ray::ObjectRef<ray::Blob>> refs;
-  for (uint64_t i = 0; i < count; ++i) refs.push_back(ray::Task(Make).Remote(i, size));
-  std::string made = "ok", driver = "ok", argument = "ok";
-  try {
-    ray::Wait(refs, refs.size());
-  } catch (const std::exception& e) {
-    made = e.what();
-  }
-  std::printf("spill_files=%d\n", SpillFiles(temp_dir));
-  for (uint64_t i = 0; i < count && driver == "ok"; ++i) {
-    try {
-      driver = Verify(*ray::Get(refs[i]), i, size);  // the mapping goes with the Blob
-    } catch (const std::exception& e) {
-      driver = e.what();
-    }
-  }
-  for (uint64_t i = 0; i < count && argument == "ok"; ++i) {
-    try {
-      argument = *ray::Get(ray::Task(Check).Remote(refs[i], i, size));
-    } catch (const std::exception& e) {
-      argument = e.what();
-    }
-  }
-  std::printf("made=%s\ndriver=%s\nargument=%s\n", made.c_str(), driver.c_str(), argument.c_str());
-  return 0;
-}
-
-int PutSpill(const std::string& temp_dir, uint64_t count, uint64_t size) {
-  std::vector<ray::ObjectRef<ray::Blob>> refs;
-  std::string put = "ok", driver = "ok", argument = "ok";
-  for (uint64_t i = 0; i < count && put == "ok"; ++i) {
-    try {
-      refs.push_back(ray::Put(ray::Blob(Pattern(i, size))));
-    } catch (const std::exception& e) {
-      put = e.what();
-    }
-  }
-  std::printf("spill_files=%d\n", SpillFiles(temp_dir));
+// Reads each object back, the i-th the pattern of seed i: in the driver (each Get's
+// mapping goes with its Blob), then as a task's argument. Prints "driver=" and
+// "argument=": "ok" or what differed first.
+void ReadBack(const std::vector<ray::ObjectRef<ray::Blob>>& refs, uint64_t size) {
+  std::string driver = "ok", argument = "ok";
   for (uint64_t i = 0; i < refs.size() && driver == "ok"; ++i) {
     try {
       driver = Verify(*ray::Get(refs[i]), i, size);
@@ -173,7 +139,35 @@ int PutSpill(const std::string& temp_dir, uint64_t count, uint64_t size) {
       argument = e.what();
     }
   }
-  std::printf("put=%s\ndriver=%s\nargument=%s\n", put.c_str(), driver.c_str(), argument.c_str());
+  std::printf("driver=%s\nargument=%s\n", driver.c_str(), argument.c_str());
+}
+
+int Spill(const std::string& temp_dir, uint64_t count, uint64_t size) {
+  std::vector<ray::ObjectRef<ray::Blob>> refs;
+  for (uint64_t i = 0; i < count; ++i) refs.push_back(ray::Task(Make).Remote(i, size));
+  std::string made = "ok";
+  try {
+    ray::Wait(refs, refs.size());
+  } catch (const std::exception& e) {
+    made = e.what();
+  }
+  std::printf("spill_files=%d\nmade=%s\n", SpillFiles(temp_dir), made.c_str());
+  ReadBack(refs, size);
+  return 0;
+}
+
+int PutSpill(const std::string& temp_dir, uint64_t count, uint64_t size) {
+  std::vector<ray::ObjectRef<ray::Blob>> refs;
+  std::string put = "ok";
+  for (uint64_t i = 0; i < count && put == "ok"; ++i) {
+    try {
+      refs.push_back(ray::Put(ray::Blob(Pattern(i, size))));
+    } catch (const std::exception& e) {
+      put = e.what();
+    }
+  }
+  std::printf("spill_files=%d\nput=%s\n", SpillFiles(temp_dir), put.c_str());
+  ReadBack(refs, size);
   return 0;
 }
 
