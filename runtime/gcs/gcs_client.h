@@ -5,6 +5,7 @@
 // known to be down, and a call that gets no answer tells the watch.
 
 #include <map>
+#include <memory>
 #include <tuple>
 #include <string>
 #include <vector>
@@ -88,6 +89,8 @@ class GcsClient {
   int timeout_ms_;
   GcsWatch* watch_ = nullptr;
   int64_t gcs_starts_ = 0;
+  class Connection;
+  std::shared_ptr<Connection> conn_;  // (copies of the client share it)
 
   // Sends one request and returns the body of a reply of type `expect`.
   Result<std::string> Exchange(protocol::MessageType type, const std::string& body,
