@@ -70,9 +70,12 @@ class CoreClient {
   // Task whose puts and submissions follow on the calling thread (workers: the task
   // it runs).
   void SetCurrentTask(const TaskId& task, const JobId& job);
-  // The runtime environment (canonical runtime_env) this process's submissions run
-  // in unless they set their own: the job's (drivers), the running task's (workers).
-  void SetRuntimeEnv(const std::string& canonical) { submitter_->SetRuntimeEnv(canonical); }
+  // What this process's submissions inherit unless they set their own (the runtime
+  // environment, the placement group that captures them): the job's (drivers), the
+  // running task's or hosted actor's (workers).
+  void SetInherited(TaskSubmitter::Inherited inherited) {
+    submitter_->SetInherited(std::move(inherited));
+  }
   // Drivers: says goodbye so the raylet frees the job's actors and objects.
   void Disconnect();
 

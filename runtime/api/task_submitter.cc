@@ -113,6 +113,12 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
         fmt::format("{} {}: {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                     spec.function, valid.message()));
   }
+  if (spec.placement_group_id.empty() && spec.kind != ri::kActorTask &&
+      !inherited_.capture_group.empty()) {
+    spec.placement_group_id = inherited_.capture_group;  // its parent's group captures it
+    spec.bundle_index = -1;
+    spec.placement_group_capture_child_tasks = true;
+  }
   if (!spec.placement_group_id.empty() && spec.kind != ri::kActorTask) {
     RAY_RETURN_IF_ERROR(InPlacementGroup(spec));
   }
@@ -131,7 +137,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   if (spec.kind == ri::kActorTask) {
     spec.runtime_env.clear();  // it runs in its actor's
   } else if (spec.runtime_env.empty()) {
-    spec.runtime_env = runtime_env_;  // the job's (or parent's), canonical already
+    spec.runtime_env = inherited_.runtime_env;  // the job's (or parent's), canonical already
   } else {
     std::string what = fmt::format("{} {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                                    spec.function);
@@ -141,7 +147,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
           what + ": runtime_env working_dir and plugins are set for the whole job "
                  "(ray run/submit --runtime-env); a task or actor may set env_vars");
     }
-    RAY_ASSIGN_OR_RETURN(RuntimeEnv parent, ParseRuntimeEnv(runtime_env_, "the job"));
+    RAY_ASSIGN_OR_RETURN(RuntimeEnv parent, ParseRuntimeEnv(inherited_.runtime_env, "the job"));
     spec.runtime_env = Canonical(Merge(parent, own));
   }
   for (const auto& arg : spec.args) {

@@ -54,8 +54,14 @@ class TaskSubmitter {
 
   // Tasks from now on belong to `job`.
   void SetJob(const JobId& job) { job_ = job; }
-  // See CoreClient::SetRuntimeEnv.
-  void SetRuntimeEnv(std::string canonical) { runtime_env_ = std::move(canonical); }
+  // What this process's submissions inherit unless they set their own: the runtime
+  // environment (canonical; "": none) and the placement group that captures them
+  // (TaskRequest::placement_group_capture_child_tasks; "": none).
+  struct Inherited {
+    std::string runtime_env;
+    std::string capture_group;
+  };
+  void SetInherited(Inherited inherited) { inherited_ = std::move(inherited); }
   // Submits a plugin's TaskRequest (msgpack) for the plugin with content hash
   // `plugin`; returns the ids of the task's results.
   Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
@@ -146,7 +152,7 @@ class TaskSubmitter {
   ReferenceCounter* refs_;
   JobId job_;
   NodeId node_;  // this process's node: its tasks' ids carry it (see NewTaskId)
-  std::string runtime_env_;  // canonical; "" none
+  Inherited inherited_;
   std::unordered_map<std::string, std::unique_ptr<DirectPeer>> peers_;  // by endpoint
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
   std::unordered_map<std::string, LeasePool> leases_;           // by resource shape

@@ -78,7 +78,7 @@ Result<std::unique_ptr<DriverSession>> DriverSession::Start(const JobOptions& o,
   RAY_ASSIGN_OR_RETURN(s->client, core::CoreClient::Connect(raylet, true, s->job, ""));
   RAY_RETURN_IF_ERROR(WhileUnavailable(
       3, [&] { return s->gcs.AddJob(s->job.Binary(), ::getpid(), o.plugin_path, ns); }));
-  s->client->SetRuntimeEnv(core::Canonical(env));  // the job's tasks and actors run in it
+  s->client->SetInherited({core::Canonical(env), ""});  // the job's tasks and actors run in it
   s->binding = std::make_unique<core::RuntimeBinding>(s->client.get(), plugin.hash());
   plugin.Attach(s->binding->api());
   return std::unique_ptr<DriverSession>(new DriverSession(std::move(s)));

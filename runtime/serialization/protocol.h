@@ -199,7 +199,8 @@ struct TaskSpec : ray::internal::TaskRequest {
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
                        contained_refs, placement_group_id, bundle_index, detached,
-                       ray_namespace, runtime_env, max_concurrency);
+                       ray_namespace, runtime_env, max_concurrency,
+                       placement_group_capture_child_tasks);
 };
 
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.

@@ -161,7 +161,10 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     // (An actor's calls run in the environment it was created in.)
     Status entered = env_.Enter(spec.runtime_env);
     if (!entered.ok()) return system_error("RuntimeEnvSetupError", entered.message());
-    client_->SetRuntimeEnv(spec.runtime_env);  // its tasks inherit it
+    // Its tasks inherit its environment, and its group if it captures them.
+    client_->SetInherited({spec.runtime_env, spec.placement_group_capture_child_tasks
+                                                 ? spec.placement_group_id
+                                                 : ""});
   }
   Loaded* loaded = nullptr;
   if (spec.kind == ri::kActorTask) {

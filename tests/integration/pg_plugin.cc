@@ -1,6 +1,6 @@
 // Jobs for the placement group suite. Each case prints "key=value" lines the test
 // checks.
-//   args: <case>    cases: lifecycle, pending, refused, leave, strategies,
+//   args: <case>    cases: lifecycle, pending, refused, leave, strategies, capture,
 //                   hold <dir> (creates a group on a "Special" node, prints where, and
 //                   keeps it until <dir>/go exists; then prints where it is now)
 
@@ -84,9 +84,28 @@ void RunStrategy(const char* key, ray::PlacementStrategy strategy, int n) {
   Eventually([] { return FreeCpus() == 6; });
 }
 
+std::string Child() { return "ran"; }
+
+// Submits Child (one CPU, no group named) and waits at most `seconds` for it: "ran",
+// or "waited" if it did not run meanwhile.
+std::string Parent(int seconds) {
+  try {
+    return *ray::Get(ray::Task(Child).Remote(), std::chrono::seconds(seconds));
+  } catch (const ray::GetTimeoutError&) {
+    return "waited";
+  }
+}
+
+class Spawner {
+ public:
+  static Spawner* Create() { return new Spawner(); }
+  std::string Spawn(int seconds) { return Parent(seconds); }
+};
+
 }  // namespace
 
-RAY_REMOTE(WhereAmI, Holder::Create, &Holder::Node);
+RAY_REMOTE(WhereAmI, Holder::Create, &Holder::Node, Child, Parent, Spawner::Create,
+           &Spawner::Spawn);
 
 RAY_MAIN(int argc, char** argv) {
   std::string c = argc > 1 ? argv[1] : "";
@@ -195,6 +214,22 @@ RAY_MAIN(int argc, char** argv) {
     }
     Print("actors_bundles", Join(pg.Info().bundle_node_ids));
     Print("actors", Join(actors));
+    return 0;
+  }
+  if (c == "capture") {
+    // A group holds every CPU of the cluster; what runs in it submits a one-CPU task
+    // naming no group: with capture_child_tasks that runs in the group, without it
+    // waits for a CPU outside it.
+    auto pg = ray::CreatePlacementGroup(Bundles(2, {{"CPU", 1}}));
+    Print("ready", pg.Wait(20) ? "yes" : "no");
+    Print("free_cpus", std::to_string(static_cast<int>(FreeCpus())));
+    Print("task_captures",
+          *ray::Get(ray::Task(Parent).SetPlacementGroup(pg, 0, true).Remote(20)));
+    auto spawner = ray::Actor(Spawner::Create).SetPlacementGroup(pg, 0, true).Remote();
+    Print("actor_captures", *ray::Get(spawner.Task(&Spawner::Spawn).Remote(20)));
+    spawner.Kill();
+    Print("task_does_not", *ray::Get(ray::Task(Parent).SetPlacementGroup(pg, 0).Remote(3)));
+    ray::RemovePlacementGroup(pg.GetID());
     return 0;
   }
   if (c == "hold") {

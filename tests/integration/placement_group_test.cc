@@ -113,6 +113,17 @@ TEST_F(PlacementGroupTest, ReservesRunsTasksAndActorsInBundlesAndRemoves) {
   EXPECT_EQ(KeyValue(out, "wait_after_remove"), "false");
 }
 
+TEST_F(PlacementGroupTest, WhatATaskOrActorThatCapturesSubmitsRunsInItsGroup) {
+  StartCluster(2, 0);
+  auto r = Submit({"capture"});
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(KeyValue(r.out, "ready"), "yes") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "free_cpus"), "0") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "task_captures"), "ran") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "actor_captures"), "ran") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "task_does_not"), "waited") << r.all();
+}
+
 TEST_F(PlacementGroupTest, AGroupThatDoesNotFitNowWaitsAndItsTasksWithIt) {
   StartCluster(4, 0);
   auto r = Submit({"pending"});

@@ -109,9 +109,13 @@ class Options {
     return static_cast<Self&>(*this);
   }
   // Runs in bundle `bundle_index` of `pg` (-1: any of its bundles): on the bundle's
-  // node, from the bundle's resources (ray/placement_group.h). Throws RayException
-  // for an empty handle or an index out of range.
-  Self& SetPlacementGroup(const PlacementGroup& pg, int bundle_index = -1) {
+  // node, from the bundle's resources (ray/placement_group.h). With
+  // `capture_child_tasks`, the tasks and actors it submits (and theirs, in turn) run
+  // in the group too, in any bundle, unless they name a group of their own (Ray's
+  // placement_group_capture_child_tasks). Throws RayException for an empty handle or
+  // an index out of range.
+  Self& SetPlacementGroup(const PlacementGroup& pg, int bundle_index = -1,
+                          bool capture_child_tasks = false) {
     if (pg.GetID().empty()) throw RayException("SetPlacementGroup: the placement group handle is empty");
     if (bundle_index < -1 || bundle_index >= static_cast<int>(pg.BundleCount())) {
       throw RayException("SetPlacementGroup: bundle index " + std::to_string(bundle_index) +
@@ -120,6 +124,7 @@ class Options {
     }
     req_.placement_group_id = pg.GetID();
     req_.bundle_index = bundle_index;
+    req_.placement_group_capture_child_tasks = capture_child_tasks;
     return static_cast<Self&>(*this);
   }
   // The runtime environment it runs in (ray/runtime_env.h), over the job's.

@@ -72,9 +72,14 @@ struct TaskRequest {
   // job's. The runtime checks it (runtime/api/runtime_env.h).
   std::string runtime_env;
   int32_t max_concurrency = 1;  // actor creation: calls run at once (ray/actor.h)
+  // In a placement group: the tasks and actors it submits (and theirs) run in the
+  // group too, in any bundle, unless they name a group of their own (Ray's
+  // placement_group_capture_child_tasks).
+  bool placement_group_capture_child_tasks = false;
   MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
                        max_restarts, actor_id, actor_name, placement_group_id, bundle_index,
-                       detached, ray_namespace, runtime_env, max_concurrency);
+                       detached, ray_namespace, runtime_env, max_concurrency,
+                       placement_group_capture_child_tasks);
 };
 
 // ray::Init's configuration, as a program hands it to the client library (ray/init.h
