@@ -66,6 +66,7 @@ using Resources = std::map<std::string, double>;
 // An actor hosting trials. `trial` is the one it runs (nullptr: idle, reusable).
 struct Actor {
   std::string id;
+  std::string placement_group;  // what it and its trainable's work run in ("": none)
   Resources resources;
   struct TrialState* trial = nullptr;
   // The last Stop sent to it: its trainable is being destroyed.
@@ -101,6 +102,32 @@ Resources Accounted(const Resources& r) {
     if (name.rfind("extra_", 0) == 0) out[name.substr(6)] += amount;
   }
   return out;
+}
+
+// The bundles a trial reserves as one placement group (see Runner::Start): first its
+// actor's request, then its extra resources in bundles of at most one of each (as
+// RLlib's rollout workers ask for one CPU each, so that they may spread over nodes).
+// None when the actor asks for nothing.
+std::vector<std::unordered_map<std::string, double>> TrialBundles(const Resources& r) {
+  std::unordered_map<std::string, double> own;
+  for (const auto& [name, amount] : ActorRequest(r)) {
+    if (amount > 0) own[name] = amount;
+  }
+  if (own.empty()) return {};
+  std::vector<std::unordered_map<std::string, double>> bundles{own};
+  Resources extra;
+  for (const auto& [name, amount] : r) {
+    if (name.rfind("extra_", 0) == 0 && amount > 0) extra[name.substr(6)] = amount;
+  }
+  while (!extra.empty()) {
+    std::unordered_map<std::string, double>& b = bundles.emplace_back();
+    for (auto it = extra.begin(); it != extra.end();) {
+      b[it->first] = std::min(1.0, it->second);
+      it->second -= b[it->first];
+      it = it->second > 1e-9 ? std::next(it) : extra.erase(it);
+    }
+  }
+  return bundles;
 }
 
 bool Fits(const Resources& need, const Resources& free) {
@@ -203,7 +230,8 @@ class Runner final : public TrialRunner {
   void KillActor(Actor* a);
   Result<std::string> Checkpoint(TrialState& s);
   void PruneCheckpoints(TrialState& s);
-  Status Unrunnable(TrialState& s);
+  // The trial cannot run on this cluster: it errors, naming why ("": its resources).
+  Status Unrunnable(TrialState& s, const std::string& why = "");
   Resources Held() const;
   void PrintStatus(bool final);
   Status SaveState(bool force);
@@ -258,6 +286,13 @@ void Runner::KillActor(Actor* a) {
   } catch (const std::exception&) {
     // Already gone.
   }
+  if (!a->placement_group.empty()) {
+    try {
+      ray::RemovePlacementGroup(a->placement_group);  // (with what ran in it)
+    } catch (const std::exception& e) {
+      Event(fmt::format("could not remove placement group {}: {}", a->placement_group, e.what()));
+    }
+  }
   actors_.erase(std::remove_if(actors_.begin(), actors_.end(),
                                [a](const auto& p) { return p.get() == a; }),
                 actors_.end());
@@ -297,8 +332,23 @@ Status Runner::Start(TrialState& s) {
     create.function = internal::kCreate;
     create.resources = ActorRequest(t.resources);
     create.max_retries = 0;
+    // The trial reserves all it needs at once, as a placement group: its actor runs in
+    // bundle 0, and what its trainable starts (an RLlib trainer's rollout workers) is
+    // captured into the group, so that no other work takes those resources meanwhile.
+    std::string group;
+    if (auto bundles = TrialBundles(t.resources); !bundles.empty()) {
+      try {
+        group = ray::CreatePlacementGroup(bundles, ray::PlacementStrategy::PACK).GetID();
+      } catch (const std::exception& e) {
+        return Unrunnable(s, std::string("its placement group was refused: ") + e.what());
+      }
+      create.placement_group_id = group;
+      create.bundle_index = 0;
+      create.placement_group_capture_child_tasks = true;
+    }
     auto ids = ri::SubmitRaw(create);
-    actors_.push_back(std::make_unique<Actor>(Actor{ids[0].substr(0, 16), t.resources, nullptr, std::nullopt}));
+    actors_.push_back(std::make_unique<Actor>(
+        Actor{ids[0].substr(0, 16), group, t.resources, nullptr, std::nullopt}));
     actor = actors_.back().get();
   }
   actor->trial = &s;
@@ -352,10 +402,10 @@ void Runner::Release(TrialState& s, TrialStatus status) {
   }
 }
 
-Status Runner::Unrunnable(TrialState& s) {
+Status Runner::Unrunnable(TrialState& s, const std::string& why) {
   s.trial.status = TrialStatus::kError;
   s.trial.error = "trial needs " + Describe(Accounted(s.trial.resources)) +
-                  " but the cluster has only " + Describe(total_) +
+                  (why.empty() ? " but the cluster has only " + Describe(total_) : ": " + why) +
                   ": lower resources_per_trial, or give the cluster more (--num-cpus, more nodes)";
   Event(fmt::format("Trial {} cannot run: {}", Name(s.trial), s.trial.error));
   scheduler_->OnTrialError(*this, s.trial);

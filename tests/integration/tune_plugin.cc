@@ -46,3 +46,41 @@ class Failing : public ray::tune::Trainable {
   int steps_ = 0;
 };
 RAY_TUNE_TRAINABLE("failing", Failing);
+
+// Starts config["children"] one-CPU actors in Setup (as an RLlib trainer starts its
+// rollout workers) and calls each once a step. Reports how many answered, and the
+// placement groups the cluster holds now: how many are CREATED and the bundles of
+// the one its trial runs in.
+class ChildActor {
+ public:
+  static ChildActor* Create() { return new ChildActor(); }
+  int Ping() { return 1; }
+};
+RAY_REMOTE(ChildActor::Create, &ChildActor::Ping);
+
+class Spawner : public ray::tune::Trainable {
+ public:
+  void Setup(const Json& config) override {
+    for (int i = 0; i < config.value("children", 0); ++i) {
+      children_.push_back(ray::Actor(ChildActor::Create).SetResource("CPU", 1).Remote());
+    }
+  }
+  Json Step() override {
+    int answered = 0;
+    for (auto& c : children_) {
+      answered += *ray::Get(c.Task(&ChildActor::Ping).Remote(), std::chrono::seconds(20));
+    }
+    int created = 0;
+    Json bundles = Json::array();
+    for (const auto& pg : ray::ListPlacementGroups()) {
+      if (pg.state != "CREATED") continue;
+      ++created;
+      for (const auto& b : pg.bundles) bundles.push_back(b);
+    }
+    return {{"children_answered", answered}, {"groups_created", created}, {"bundles", bundles}};
+  }
+
+ private:
+  std::vector<ray::ActorHandle<ChildActor>> children_;
+};
+RAY_TUNE_TRAINABLE("spawner", Spawner);

@@ -161,6 +161,26 @@ TEST_F(TuneRunTest, AFailingTrialErrorsAndTheRunFails) {
             std::string::npos);
 }
 
+TEST_F(TuneRunTest, ATrialReservesItsResourcesAsOnePlacementGroup) {
+  // One CPU for the trial's actor, one extra for the actor its trainable starts: the
+  // trial's group holds both of the cluster's CPUs, so the child runs only because the
+  // group captures it.
+  auto r = Tune(IT_TUNE_PLUGIN, {"--run", "spawner", "--name", "pg", "--config",
+                                 R"({"children": 1})", "--resources-per-trial",
+                                 R"({"cpu": 1, "extra_cpu": 1})", "--stop",
+                                 R"({"training_iteration": 2})"});
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  json trial = State("pg")["trials"][0];
+  EXPECT_EQ(trial["status"], "TERMINATED") << r.all();
+  auto results = ResultLines(trial["logdir"]);
+  ASSERT_FALSE(results.empty()) << r.all();
+  for (const auto& result : results) {
+    EXPECT_EQ(result["children_answered"], 1) << result.dump();
+    EXPECT_EQ(result["groups_created"], 1) << result.dump();
+    EXPECT_EQ(result["bundles"], json::parse(R"([{"CPU": 1.0}, {"CPU": 1.0}])")) << result.dump();
+  }
+}
+
 TEST_F(TuneRunTest, AshaStopsPoorTrialsEarly) {
   auto r = Tune(kExamples, {"--run", "quadratic", "--name", "asha", "--config",
                             R"({"x": {"grid_search": [-6, -3, 0, 1, 2, 3, 4, 7, 9]}})",
