@@ -157,10 +157,10 @@ protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const ActorId
 
 void Raylet::KillActorsOwnedBy(const std::vector<ActorId>& owned) {
   for (const auto& id : owned) {
-    if (actors_.Gone(id) || !actors_.Find(id)->remote_node.empty()) continue;
+    if (actors_.Gone(id)) continue;
     if (actors_.Find(id)->creation.detached) continue;  // outlives its creator
     RAY_LOG_INFO("actor {} dies with the worker that created it", id.Hex());
-    KillActor(id);
+    KillActor(id);  // (on its node, if it lives on another)
   }
 }
 

@@ -285,10 +285,12 @@ class Raylet {
   void SubmitActorTask(TaskSpec t);
   void PumpActor(Actor& a);
   void OnActorDied(const ActorId& actor_id, const std::string& cause);
-  // The actors a dead worker created on this node (its `owned_actors`) share its fate,
-  // as in Ray's ownership model (detached ones excepted). Those it created on other
-  // nodes live until the job ends.
+  // The actors a dead worker created (its `owned_actors`, here or on other nodes)
+  // share its fate, as in Ray's ownership model (detached ones excepted).
   void KillActorsOwnedBy(const std::vector<ActorId>& owned);
+  // Records an actor creation in its creator's `owned_actors` (workers only: a
+  // driver's actors go with its job).
+  void NoteOwner(const TaskSpec& creation);
   // Kills an actor wherever it runs: here (on its worker, or still waiting to be
   // placed), or on the node that hosts it (asked over the peer link; the GCS says
   // where, if this node does not know). no_restart: for good; else its worker is

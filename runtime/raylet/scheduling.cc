@@ -91,6 +91,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     }
     return;
   }
+  if (spec.kind == ri::kActorCreation) NoteOwner(spec);
   if (!where->empty()) {
     Forward(std::move(spec), *where);
     return;
@@ -99,14 +100,6 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     Actor& a = actors_.Entry(ActorOfCreation(spec.task_id));
     a.creation = spec;
     a.remote_node.clear();
-    auto owner = clients_.find(spec.caller);
-    if (owner != clients_.end() && !owner->second.is_driver) {
-      std::vector<ActorId>& owned = owner->second.owned_actors;
-      if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
-        actors_.PruneOwned(owned);
-      }
-      owned.push_back(ActorOfCreation(spec.task_id));
-    }
   }
   Enqueue(std::move(spec));
 }
@@ -281,6 +274,16 @@ void Raylet::Pipeline() {
       }
     }
   });
+}
+
+void Raylet::NoteOwner(const TaskSpec& creation) {
+  auto owner = clients_.find(creation.caller);
+  if (owner == clients_.end() || owner->second.is_driver) return;
+  std::vector<ActorId>& owned = owner->second.owned_actors;
+  if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
+    actors_.PruneOwned(owned);
+  }
+  owned.push_back(ActorOfCreation(creation.task_id));  // (placed again: listed twice, harmless)
 }
 
 void Raylet::TakeBackTasksAhead(Client& w) {

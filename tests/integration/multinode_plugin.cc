@@ -1,5 +1,6 @@
 // Jobs for the multi-node suite. Each case prints "key=value" lines the test checks.
-//   args: <case>    cases: placement, spread, objects, gib, readers, actor, unschedulable,
+//   args: <case>    cases: placement, spread, objects, gib, readers, actor, owned_elsewhere,
+//                   unschedulable,
 //                   rounds [seconds] [task_ms], lineage <dir>, lost_put <dir>,
 //                   owner_died <dir>, lazy <dir>, third_reader <dir>
 
@@ -144,6 +145,17 @@ class Pinned {
   int total_ = 0;
 };
 
+// An actor that creates a Pinned actor on the "Special" node (another node than its
+// own, the head's): the child is its, and shares its fate.
+class Maker {
+ public:
+  static Maker* Create() { return new Maker(); }
+  std::string Node() { return ray::GetNodeId(); }
+  ray::ActorHandle<Pinned> MakeChild() {
+    return ray::Actor(Pinned::Create).SetResource("Special", 1).Remote();
+  }
+};
+
 // Calls an actor through a handle it was given.
 int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
   return *ray::Get(actor.Task(&Pinned::Add).Remote(x));
@@ -151,6 +163,7 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 
 }  // namespace
 
+RAY_REMOTE(Maker::Create, &Maker::Node, &Maker::MakeChild);
 RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add,
            CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo, ReadHere);
 
@@ -215,6 +228,27 @@ RAY_MAIN(int argc, char** argv) {
     int first = *ray::Get(actor.Task(&Pinned::Add).Remote(1));
     int second = *ray::Get(ray::Task(CallThrough).Remote(actor, 10));
     std::printf("actor_calls=%d,%d\n", first, second);
+    return 0;
+  }
+  if (c == "owned_elsewhere") {
+    // An actor on the head makes one on the Special node; killing the maker kills its
+    // child there too (within 10 s).
+    // (Placed where the driver is, on the head, which has room for it.)
+    auto maker = ray::Actor(Maker::Create).SetResource("CPU", 1).Remote();
+    std::printf("maker_node=%s\n", ray::Get(maker.Task(&Maker::Node).Remote())->c_str());
+    auto child = *ray::Get(maker.Task(&Maker::MakeChild).Remote());
+    std::printf("child_node=%s\n", ray::Get(child.Task(&Pinned::Node).Remote())->c_str());
+    maker.Kill();
+    std::string after = "alive";
+    for (int i = 0; i < 100 && after == "alive"; ++i) {
+      try {
+        ray::Get(child.Task(&Pinned::Add).Remote(1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      } catch (const ray::ActorDiedError&) {
+        after = "died";
+      }
+    }
+    std::printf("child_after_maker_killed=%s\n", after.c_str());
     return 0;
   }
   if (c == "rounds") {

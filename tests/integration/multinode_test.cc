@@ -163,6 +163,14 @@ TEST_F(MultiNodeTest, ActorsLiveWhereTheirResourcesAreAndHandlesTravel) {
   EXPECT_EQ(KeyValue(r.out, "actor_calls"), "1,11");
 }
 
+TEST_F(MultiNodeTest, AnActorsChildOnAnotherNodeDiesWithIt) {
+  auto r = Submit("owned_elsewhere");
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  EXPECT_EQ(KeyValue(r.out, "child_node"), worker_id_);
+  EXPECT_NE(KeyValue(r.out, "maker_node"), worker_id_);
+  EXPECT_EQ(KeyValue(r.out, "child_after_maker_killed"), "died") << r.all();
+}
+
 TEST_F(MultiNodeTest, WorkNoNodeCanFitIsRefusedNamingTheCluster) {
   auto r = Submit("unschedulable");
   ASSERT_EQ(r.exit_code, 0) << r.all();
