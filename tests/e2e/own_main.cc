@@ -3,7 +3,8 @@
 // MODE: run (squares and a counter actor, then Shutdown), twice (Init twice), early (a
 // task before Init), missing (a code_search_path that does not exist), exit (no
 // Shutdown: the program just returns), callback (Shutdown from a Then callback is
-// refused, and the job goes on).
+// refused, and the job goes on), flags (Init(config, argc, argv): the arguments after
+// MODE are Ray's flags, and the address is not taken from argv[2]).
 
 #include <ray/api.h>
 
@@ -43,12 +44,16 @@ int Work() {
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "run";
   ray::RayConfig config;
-  if (argc > 2) config.address = argv[2];
+  if (argc > 2 && mode != "flags") config.address = argv[2];
   try {
     if (mode == "early") return Work();
     if (mode == "missing") config.code_search_path = {"/nonexistent/tasks.so"};
     std::printf("initialized before Init: %d\n", ray::IsInitialized());
-    ray::Init(config);
+    if (mode == "flags") {
+      ray::Init(config, argc, argv);
+    } else {
+      ray::Init(config);
+    }
     std::printf("initialized after Init: %d\n", ray::IsInitialized());
     if (mode == "twice") ray::Init(config);
     if (mode == "callback") {

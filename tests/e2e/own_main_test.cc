@@ -71,6 +71,38 @@ TEST(OwnMainTest, JoinsARunningClusterAndLeavesItRunning) {
   EXPECT_EQ(RunRay({"stop", "--temp-dir", dir.path()}, dir.path()).exit_code, 0);
 }
 
+TEST(OwnMainTest, RaysCommandLineFlagsChooseTheClusterAndAreCheckedByName) {
+  TempDir dir;
+  RunResult start = RunRay({"start", "--head", "--port", "0", "--num-cpus", "2", "--temp-dir",
+                            dir.path()},
+                           dir.path());
+  ASSERT_EQ(start.exit_code, 0) << start.all();
+  RunResult joined = RunProgram(dir, {"flags", "--ray_address", "auto", "--verbose"});
+  EXPECT_EQ(joined.exit_code, 0) << joined.all();
+  EXPECT_NE(joined.out.find("sum of squares 285, counter 15"), std::string::npos) << joined.all();
+  EXPECT_EQ(Sessions(dir.path()).size(), 1u) << "it joined the running node";
+  EXPECT_EQ(RunRay({"stop", "--temp-dir", dir.path()}, dir.path()).exit_code, 0);
+
+  RunResult none = RunProgram(dir, {"flags", "--ray_address=auto"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no running ray node under " + dir.path()), std::string::npos)
+      << none.all();
+  RunResult missing = RunProgram(dir, {"flags", "--ray_code_search_path=/nonexistent/a.so"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no plugin at /nonexistent/a.so"), std::string::npos) << missing.all();
+  RunResult password = RunProgram(dir, {"flags", "--ray_redis_password=secret"});
+  EXPECT_EQ(password.exit_code, 2);
+  EXPECT_NE(password.err.find("--ray_redis_password is not supported"), std::string::npos)
+      << password.all();
+  RunResult unknown = RunProgram(dir, {"flags", "--ray_job_id", "01000000"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--ray_job_id is not supported"), std::string::npos) << unknown.all();
+  RunResult dangling = RunProgram(dir, {"flags", "--ray_address"});
+  EXPECT_EQ(dangling.exit_code, 2);
+  EXPECT_NE(dangling.err.find("--ray_address needs a value"), std::string::npos) << dangling.all();
+  EXPECT_TRUE(AwaitNoProcessesMentioning(dir.path()).empty());
+}
+
 TEST(OwnMainTest, SaysWhatIsWrong) {
   TempDir dir;
   RunResult twice = RunProgram(dir, {"twice"});

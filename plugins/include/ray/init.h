@@ -96,6 +96,47 @@ inline void Init(const RayConfig& config) {
 
 inline void Init() { Init(RayConfig{}); }
 
+// Init with Ray's command-line flags over `config`, as Ray's C++ API reads them:
+// `--ray_address=HOST:PORT` (or "auto") and `--ray_code_search_path=A.so[:B.so]`, each
+// also as two arguments (`--ray_address HOST:PORT`). Arguments not starting with
+// `--ray_` are the program's, left alone. Ray's other `--ray_*` flags are refused by
+// name (RayException): `--ray_redis_password` because a token on a command line shows
+// in `ps` (RayConfig::token, or the node's token file, instead).
+inline void Init(RayConfig& config, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--ray_", 0) != 0) continue;
+    std::string name = arg.substr(0, arg.find('='));
+    std::string value;
+    if (name.size() < arg.size()) {
+      value = arg.substr(name.size() + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      throw RayException("ray::Init: " + name + " needs a value");
+    }
+    if (name == "--ray_address") {
+      config.address = value;
+    } else if (name == "--ray_code_search_path") {
+      config.code_search_path.clear();
+      for (size_t start = 0; start <= value.size();) {
+        size_t end = value.find(':', start);
+        if (end == std::string::npos) end = value.size();
+        if (end > start) config.code_search_path.push_back(value.substr(start, end - start));
+        start = end + 1;
+      }
+    } else if (name == "--ray_redis_password") {
+      throw RayException("ray::Init: --ray_redis_password is not supported: a token on a "
+                         "command line shows in ps; set RayConfig::token, or let Init read "
+                         "the token of a node on this machine");
+    } else {
+      throw RayException("ray::Init: " + name +
+                         " is not supported (supported: --ray_address, --ray_code_search_path)");
+    }
+  }
+  Init(config);
+}
+
 inline void Shutdown() {
   if (!IsInitialized() || !ray_client_shutdown) return;
   char error[1024] = {0};
