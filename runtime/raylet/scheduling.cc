@@ -47,6 +47,8 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     SubmitActorTask(std::move(spec));
     return;
   }
+  // (Before it may wait anywhere: its creator owns it from now on, wherever it runs.)
+  if (spec.kind == ri::kActorCreation) NoteOwner(spec);
   ResourceSet need = ResourcesOf(spec);
   std::optional<std::string> where;
   if (may_forward) {
@@ -91,7 +93,6 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     }
     return;
   }
-  if (spec.kind == ri::kActorCreation) NoteOwner(spec);
   if (!where->empty()) {
     Forward(std::move(spec), *where);
     return;

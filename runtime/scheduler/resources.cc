@@ -56,7 +56,9 @@ double ResourceSet::Amount(const std::string& name) const {
 
 ResourceSet ResourceSet::CpuOnly() const {
   ResourceSet s;
-  if (auto it = amounts_.find("CPU"); it != amounts_.end()) s.amounts_["CPU"] = it->second;
+  for (const auto& [name, units] : amounts_) {
+    if (name == "CPU" || name.rfind("CPU_group_", 0) == 0) s.amounts_[name] = units;
+  }
   return s;
 }
 

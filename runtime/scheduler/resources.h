@@ -29,7 +29,9 @@ class ResourceSet {
   void DropZerosOf(const ResourceSet& names);
   // The amount of one resource (0 if absent).
   double Amount(const std::string& name) const;
-  // Only the "CPU" part of this set.
+  // Only the CPUs of this set: "CPU", and a placement group's CPUs ("CPU_group_...":
+  // what a task in a bundle holds instead), so that a task blocked in Get lends the
+  // CPU it holds, in a group or not.
   ResourceSet CpuOnly() const;
   bool empty() const { return amounts_.empty(); }
   // {"CPU": 2, "GPU": 0.5}

@@ -105,27 +105,34 @@ Resources Accounted(const Resources& r) {
 }
 
 // The bundles a trial reserves as one placement group (see Runner::Start): first its
-// actor's request, then its extra resources in bundles of at most one of each (as
-// RLlib's rollout workers ask for one CPU each, so that they may spread over nodes).
-// None when the actor asks for nothing.
+// actor's request, then its extra resources: CPUs and GPUs in bundles of at most one
+// of each (as RLlib's rollout workers ask for one CPU each, so that they may spread
+// over nodes), any other extra resource whole in the first of them. None when the
+// actor asks for nothing or the trial has no extra resources.
 std::vector<std::unordered_map<std::string, double>> TrialBundles(const Resources& r) {
+  constexpr double kMaxUnitBundles = 1024;
   std::unordered_map<std::string, double> own;
   for (const auto& [name, amount] : ActorRequest(r)) {
     if (amount > 0) own[name] = amount;
   }
-  if (own.empty()) return {};
-  std::vector<std::unordered_map<std::string, double>> bundles{own};
-  Resources extra;
+  Resources units, whole;
   for (const auto& [name, amount] : r) {
-    if (name.rfind("extra_", 0) == 0 && amount > 0) extra[name.substr(6)] = amount;
+    if (name.rfind("extra_", 0) != 0 || amount <= 0) continue;
+    std::string base = name.substr(6);
+    bool split = (base == "CPU" || base == "GPU") && amount <= kMaxUnitBundles;
+    (split ? units : whole)[base] = amount;
   }
-  while (!extra.empty()) {
-    std::unordered_map<std::string, double>& b = bundles.emplace_back();
-    for (auto it = extra.begin(); it != extra.end();) {
+  if (own.empty() || (units.empty() && whole.empty())) return {};
+  std::vector<std::unordered_map<std::string, double>> bundles{own};
+  bundles.emplace_back(whole.begin(), whole.end());
+  while (!units.empty()) {
+    std::unordered_map<std::string, double>& b = bundles.back();
+    for (auto it = units.begin(); it != units.end();) {
       b[it->first] = std::min(1.0, it->second);
       it->second -= b[it->first];
-      it = it->second > 1e-9 ? std::next(it) : extra.erase(it);
+      it = it->second > 1e-9 ? std::next(it) : units.erase(it);
     }
+    if (!units.empty()) bundles.emplace_back();
   }
   return bundles;
 }
@@ -332,16 +339,26 @@ Status Runner::Start(TrialState& s) {
     create.function = internal::kCreate;
     create.resources = ActorRequest(t.resources);
     create.max_retries = 0;
-    // The trial reserves all it needs at once, as a placement group: its actor runs in
-    // bundle 0, and what its trainable starts (an RLlib trainer's rollout workers) is
-    // captured into the group, so that no other work takes those resources meanwhile.
+    // A trial with extra resources reserves all it needs at once, as a placement
+    // group: its actor runs in bundle 0, and what its trainable starts (an RLlib
+    // trainer's rollout workers) is captured into the group, so that no other work
+    // takes those resources meanwhile. (A trial without extras reserves nothing more
+    // than its actor: what its trainable starts runs wherever there is room.)
     std::string group;
     if (auto bundles = TrialBundles(t.resources); !bundles.empty()) {
       try {
         group = ray::CreatePlacementGroup(bundles, ray::PlacementStrategy::PACK).GetID();
       } catch (const std::exception& e) {
-        return Unrunnable(s, std::string("its placement group was refused: ") + e.what());
+        std::string why = e.what();
+        if (why.find("cannot be placed") != std::string::npos ||
+            why.find("bundle") != std::string::npos) {
+          return Unrunnable(s, "its placement group was refused: " + why);
+        }
+        // (The GCS did not answer, say: the trial runs without a reservation.)
+        Event(fmt::format("Trial {} runs without a placement group: {}", Name(t), why));
       }
+    }
+    if (!group.empty()) {
       create.placement_group_id = group;
       create.bundle_index = 0;
       create.placement_group_capture_child_tasks = true;

@@ -97,9 +97,12 @@ TEST(OwnMainTest, RaysCommandLineFlagsChooseTheClusterAndAreCheckedByName) {
   RunResult unknown = RunProgram(dir, {"flags", "--ray_job_id", "01000000"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("--ray_job_id is not supported"), std::string::npos) << unknown.all();
-  RunResult dangling = RunProgram(dir, {"flags", "--ray_address"});
+  RunResult dangling = RunProgram(dir, {"flags", "--ray_address", "--verbose"});
   EXPECT_EQ(dangling.exit_code, 2);
   EXPECT_NE(dangling.err.find("--ray_address needs a value"), std::string::npos) << dangling.all();
+  // After "--", the program's own: not read as Ray's (else this would be refused).
+  RunResult after = RunProgram(dir, {"flags", "--", "--ray_job_id", "01000000"});
+  EXPECT_EQ(after.exit_code, 0) << after.all();
   EXPECT_TRUE(AwaitNoProcessesMentioning(dir.path()).empty());
 }
 

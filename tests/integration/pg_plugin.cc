@@ -230,6 +230,13 @@ RAY_MAIN(int argc, char** argv) {
     spawner.Kill();
     Print("task_does_not", *ray::Get(ray::Task(Parent).SetPlacementGroup(pg, 0).Remote(3)));
     ray::RemovePlacementGroup(pg.GetID());
+    // A group of one bundle, the parent in any bundle (so holding the group's one CPU):
+    // waiting in Get it lends that CPU to its child.
+    auto one = ray::CreatePlacementGroup(Bundles(1, {{"CPU", 1}}));
+    Print("one_ready", one.Wait(20) ? "yes" : "no");
+    Print("one_bundle_captures",
+          *ray::Get(ray::Task(Parent).SetPlacementGroup(one, -1, true).Remote(20)));
+    ray::RemovePlacementGroup(one.GetID());
     return 0;
   }
   if (c == "hold") {

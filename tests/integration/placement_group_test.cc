@@ -122,6 +122,8 @@ TEST_F(PlacementGroupTest, WhatATaskOrActorThatCapturesSubmitsRunsInItsGroup) {
   EXPECT_EQ(KeyValue(r.out, "task_captures"), "ran") << r.all();
   EXPECT_EQ(KeyValue(r.out, "actor_captures"), "ran") << r.all();
   EXPECT_EQ(KeyValue(r.out, "task_does_not"), "waited") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "one_ready"), "yes") << r.all();
+  EXPECT_EQ(KeyValue(r.out, "one_bundle_captures"), "ran") << r.all();
 }
 
 TEST_F(PlacementGroupTest, AGroupThatDoesNotFitNowWaitsAndItsTasksWithIt) {

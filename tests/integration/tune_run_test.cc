@@ -179,6 +179,16 @@ TEST_F(TuneRunTest, ATrialReservesItsResourcesAsOnePlacementGroup) {
     EXPECT_EQ(result["groups_created"], 1) << result.dump();
     EXPECT_EQ(result["bundles"], json::parse(R"([{"CPU": 1.0}, {"CPU": 1.0}])")) << result.dump();
   }
+  // Without extra resources a trial reserves nothing beyond its actor: what its
+  // trainable starts runs wherever there is room.
+  r = Tune(IT_TUNE_PLUGIN, {"--run", "spawner", "--name", "nopg", "--config", R"({"children": 1})",
+                            "--resources-per-trial", R"({"cpu": 1})", "--stop",
+                            R"({"training_iteration": 1})"});
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  auto plain = ResultLines(State("nopg")["trials"][0]["logdir"]);
+  ASSERT_FALSE(plain.empty()) << r.all();
+  EXPECT_EQ(plain[0]["children_answered"], 1) << plain[0].dump();
+  EXPECT_EQ(plain[0]["groups_created"], 0) << plain[0].dump();
 }
 
 TEST_F(TuneRunTest, AshaStopsPoorTrialsEarly) {

@@ -80,6 +80,10 @@ TEST(ResourceSetTest, CpuOnly) {
   auto s = ResourceSet::FromDoubles({{"CPU", 2}, {"GPU", 1}, {"memory", 100}});
   EXPECT_EQ(s.CpuOnly().ToDoubles(), (Amounts{{"CPU", 2}}));
   EXPECT_TRUE(ResourceSet::FromDoubles({{"GPU", 1}}).CpuOnly().empty());
+  // A task in a placement group holds its group's CPUs instead.
+  auto in_group = ResourceSet::FromDoubles(
+      {{"CPU_group_0_ab", 1}, {"CPU_group_ab", 1}, {"GPU_group_ab", 1}, {"memory", 5}});
+  EXPECT_EQ(in_group.CpuOnly().ToDoubles(), (Amounts{{"CPU_group_0_ab", 1}, {"CPU_group_ab", 1}}));
 }
 
 TEST(ResourceSetTest, ToStringFormat) {

@@ -99,18 +99,19 @@ inline void Init() { Init(RayConfig{}); }
 // Init with Ray's command-line flags over `config`, as Ray's C++ API reads them:
 // `--ray_address=HOST:PORT` (or "auto") and `--ray_code_search_path=A.so[:B.so]`, each
 // also as two arguments (`--ray_address HOST:PORT`). Arguments not starting with
-// `--ray_` are the program's, left alone. Ray's other `--ray_*` flags are refused by
-// name (RayException): `--ray_redis_password` because a token on a command line shows
-// in `ps` (RayConfig::token, or the node's token file, instead).
+// `--ray_`, and all after a `--`, are the program's, left alone. Ray's other `--ray_*`
+// flags are refused by name (RayException): `--ray_redis_password` because a token on
+// a command line shows in `ps` (RayConfig::token, or the node's token file, instead).
 inline void Init(RayConfig& config, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--") break;
     if (arg.rfind("--ray_", 0) != 0) continue;
     std::string name = arg.substr(0, arg.find('='));
     std::string value;
     if (name.size() < arg.size()) {
       value = arg.substr(name.size() + 1);
-    } else if (i + 1 < argc) {
+    } else if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
       value = argv[++i];
     } else {
       throw RayException("ray::Init: " + name + " needs a value");
