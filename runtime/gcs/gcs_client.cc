@@ -55,6 +55,10 @@ class GcsClient::Connection {
     std::lock_guard<std::mutex> lock(mu_);
     if (!dealer_) {
       auto d = std::make_unique<transport::Dealer>();
+      // Kept open between calls: ZeroMQ's heartbeats notice a connection dropped on
+      // the way (and reconnect) before the next call waits out its timeout on it.
+      d->socket().set(zmq::sockopt::heartbeat_ivl, 1000);
+      d->socket().set(zmq::sockopt::heartbeat_timeout, 3000);
       RAY_RETURN_IF_ERROR(d->Connect(endpoint));
       dealer_ = std::move(d);
     }
