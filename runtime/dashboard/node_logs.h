@@ -17,7 +17,7 @@
 
 #include "runtime/base/status.h"
 #include "runtime/serialization/protocol.h"
-#include "runtime/transport/transport.h"
+#include "runtime/transport/channel.h"
 
 namespace ray::dashboard {
 
@@ -32,16 +32,13 @@ class NodeLogs {
                              const protocol::LogsRequest& request, int timeout_ms);
 
  private:
-  struct Connection {
-    std::mutex mu;
-    std::unique_ptr<transport::Dealer> dealer;
-    uint64_t next_request = 1;
-  };
-  std::shared_ptr<Connection> ConnectionTo(const std::string& peer_address);
+  // The kept connection to a raylet's peer socket (made on first use: it says hello
+  // with the cluster token).
+  transport::Channel& ChannelTo(const std::string& peer_address);
 
   std::string token_;
   std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Connection>> connections_;  // by address
+  std::map<std::string, std::unique_ptr<transport::Channel>> channels_;  // by address
 };
 
 }  // namespace ray::dashboard

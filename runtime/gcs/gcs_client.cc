@@ -1,13 +1,11 @@
 #include "runtime/gcs/gcs_client.h"
 
-#include <algorithm>
-#include <chrono>
 #include <memory>
-#include <mutex>
 #include <tuple>
 #include <utility>
 
 #include "runtime/transport/curve.h"
+#include "runtime/transport/channel.h"
 #include "runtime/transport/transport.h"
 
 namespace ray::gcs {
@@ -45,65 +43,13 @@ Status FromReplyError(const std::string& error) {
 
 }  // namespace
 
-// One socket for the client's calls, kept between them: a call is one round trip on
-// it, not a TCP connect and handshake (and CURVE's, between hosts) on a fresh one.
-// Calls from several threads take turns.
-class GcsClient::Connection {
- public:
-  Result<std::string> Exchange(const std::string& endpoint, MessageType type,
-                               const std::string& body, int timeout_ms) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!dealer_) {
-      auto d = std::make_unique<transport::Dealer>();
-      // Kept open between calls: ZeroMQ's heartbeats notice a connection dropped on
-      // the way (and reconnect) before the next call waits out its timeout on it.
-      d->socket().set(zmq::sockopt::heartbeat_ivl, 1000);
-      d->socket().set(zmq::sockopt::heartbeat_timeout, 3000);
-      RAY_RETURN_IF_ERROR(d->Connect(endpoint));
-      dealer_ = std::move(d);
-    }
-    const uint64_t id = ++last_request_;
-    dealer_->Send(protocol::Encode(type, id, body));
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    while (true) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      auto reply = dealer_->Recv(static_cast<int>(std::max<int64_t>(left.count(), 0)));
-      if (!reply) {
-        // (A reply still on its way goes with the socket: the next call gets a new one.)
-        dealer_.reset();
-        return Status::Unavailable("no reply from " + endpoint + " within " +
-                                   std::to_string(timeout_ms) + " ms");
-      }
-      auto env = protocol::DecodeEnvelope(*reply);
-      if (env.ok() && env->request_id != id) continue;  // (not ours: dropped)
-      return std::move(*reply);
-    }
-  }
-  void Drop() {
-    std::lock_guard<std::mutex> lock(mu_);
-    dealer_.reset();
-  }
-
- private:
-  std::mutex mu_;
-  std::unique_ptr<transport::Dealer> dealer_;
-  uint64_t last_request_ = 0;
-};
-
 Result<std::string> GcsClient::Exchange(MessageType type, const std::string& body,
                                         MessageType expect) {
   const std::string& endpoint = endpoint_;
   if (watch_ != nullptr && !watch_->Up()) {
     return Status::Unavailable("GCS at " + endpoint + " is down (waiting for it to come back)");
   }
-  Result<std::string> frame = Status::Internal("unset");
-  try {
-    frame = conn_->Exchange(endpoint, type, body, timeout_ms_);
-  } catch (const zmq::error_t& e) {
-    conn_->Drop();
-    frame = Status::Unavailable("GCS at " + endpoint + ": " + e.what());
-  }
+  Result<std::string> frame = channel_->Request(type, body, timeout_ms_);
   if (!frame.ok()) {
     if (watch_ != nullptr && frame.status().code() == StatusCode::kUnavailable) {
       watch_->MarkDown();
@@ -139,7 +85,9 @@ GcsClient::GcsClient(std::string endpoint, std::string token, int timeout_ms)
     : endpoint_(std::move(endpoint)),
       token_(std::move(token)),
       timeout_ms_(timeout_ms),
-      conn_(std::make_shared<Connection>()) {
+      // (ZeroMQ's heartbeats notice a connection dropped on the way between calls.)
+      channel_(std::make_shared<transport::Channel>(
+          endpoint_, transport::ChannelOptions{"GCS at " + endpoint_, "", "", 1000})) {
   transport::UseClusterToken(token_);  // the keys of sockets between hosts
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/gcs/gcs_records.h"
 #include "runtime/gcs/gcs_watch.h"
 #include "runtime/serialization/protocol.h"
+#include "runtime/transport/channel.h"
 
 namespace ray::gcs {
 
@@ -89,8 +90,8 @@ class GcsClient {
   int timeout_ms_;
   GcsWatch* watch_ = nullptr;
   int64_t gcs_starts_ = 0;
-  class Connection;
-  std::shared_ptr<Connection> conn_;  // (copies of the client share it)
+  // One connection for the client's calls (copies of the client share it).
+  std::shared_ptr<transport::Channel> channel_;
 
   // Sends one request and returns the body of a reply of type `expect`.
   Result<std::string> Exchange(protocol::MessageType type, const std::string& body,

@@ -18,6 +18,19 @@ RunResult RunProgram(const TempDir& dir, std::vector<std::string> args, int time
   return RunCommand(argv, dir.path(), timeout_s);
 }
 
+// A head node of 2 CPUs under `dir`, for the program to join.
+RunResult StartHead(const TempDir& dir) {
+  return RunRay({"start", "--head", "--port", "0", "--num-cpus", "2", "--temp-dir", dir.path()},
+                dir.path());
+}
+
+// Runs the program with `args`, which must fail (exit code 2) saying `says`.
+void ExpectFails(const TempDir& dir, const std::vector<std::string>& args, const std::string& says) {
+  RunResult r = RunProgram(dir, args);
+  EXPECT_EQ(r.exit_code, 2) << r.all();
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.all();
+}
+
 TEST(OwnMainTest, StartsAClusterRunsTasksAndActorsAndStopsIt) {
   TempDir dir;
   RunResult r = RunProgram(dir, {"run"});
@@ -54,9 +67,7 @@ TEST(OwnMainTest, ShutdownFromACallbackIsRefusedAndTheJobGoesOn) {
 
 TEST(OwnMainTest, JoinsARunningClusterAndLeavesItRunning) {
   TempDir dir;
-  RunResult start = RunRay({"start", "--head", "--port", "0", "--num-cpus", "2", "--temp-dir",
-                            dir.path()},
-                           dir.path());
+  RunResult start = StartHead(dir);
   ASSERT_EQ(start.exit_code, 0) << start.all();
   for (const std::string address : {"", "auto"}) {
     RunResult r = RunProgram(dir, {"run", address});
@@ -73,9 +84,7 @@ TEST(OwnMainTest, JoinsARunningClusterAndLeavesItRunning) {
 
 TEST(OwnMainTest, RaysCommandLineFlagsChooseTheClusterAndAreCheckedByName) {
   TempDir dir;
-  RunResult start = RunRay({"start", "--head", "--port", "0", "--num-cpus", "2", "--temp-dir",
-                            dir.path()},
-                           dir.path());
+  RunResult start = StartHead(dir);
   ASSERT_EQ(start.exit_code, 0) << start.all();
   RunResult joined = RunProgram(dir, {"flags", "--ray_address", "auto", "--verbose"});
   EXPECT_EQ(joined.exit_code, 0) << joined.all();
@@ -83,23 +92,13 @@ TEST(OwnMainTest, RaysCommandLineFlagsChooseTheClusterAndAreCheckedByName) {
   EXPECT_EQ(Sessions(dir.path()).size(), 1u) << "it joined the running node";
   EXPECT_EQ(RunRay({"stop", "--temp-dir", dir.path()}, dir.path()).exit_code, 0);
 
-  RunResult none = RunProgram(dir, {"flags", "--ray_address=auto"});
-  EXPECT_EQ(none.exit_code, 2);
-  EXPECT_NE(none.err.find("no running ray node under " + dir.path()), std::string::npos)
-      << none.all();
-  RunResult missing = RunProgram(dir, {"flags", "--ray_code_search_path=/nonexistent/a.so"});
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("no plugin at /nonexistent/a.so"), std::string::npos) << missing.all();
-  RunResult password = RunProgram(dir, {"flags", "--ray_redis_password=secret"});
-  EXPECT_EQ(password.exit_code, 2);
-  EXPECT_NE(password.err.find("--ray_redis_password is not supported"), std::string::npos)
-      << password.all();
-  RunResult unknown = RunProgram(dir, {"flags", "--ray_job_id", "01000000"});
-  EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("--ray_job_id is not supported"), std::string::npos) << unknown.all();
-  RunResult dangling = RunProgram(dir, {"flags", "--ray_address", "--verbose"});
-  EXPECT_EQ(dangling.exit_code, 2);
-  EXPECT_NE(dangling.err.find("--ray_address needs a value"), std::string::npos) << dangling.all();
+  ExpectFails(dir, {"flags", "--ray_address=auto"}, "no running ray node under " + dir.path());
+  ExpectFails(dir, {"flags", "--ray_code_search_path=/nonexistent/a.so"},
+              "no plugin at /nonexistent/a.so");
+  ExpectFails(dir, {"flags", "--ray_redis_password=secret"},
+              "--ray_redis_password is not supported");
+  ExpectFails(dir, {"flags", "--ray_job_id", "01000000"}, "--ray_job_id is not supported");
+  ExpectFails(dir, {"flags", "--ray_address", "--verbose"}, "--ray_address needs a value");
   // After "--", the program's own: not read as Ray's (else this would be refused).
   RunResult after = RunProgram(dir, {"flags", "--", "--ray_job_id", "01000000"});
   EXPECT_EQ(after.exit_code, 0) << after.all();
@@ -108,27 +107,11 @@ TEST(OwnMainTest, RaysCommandLineFlagsChooseTheClusterAndAreCheckedByName) {
 
 TEST(OwnMainTest, SaysWhatIsWrong) {
   TempDir dir;
-  RunResult twice = RunProgram(dir, {"twice"});
-  EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_NE(twice.err.find("ray::Init: already initialized"), std::string::npos) << twice.all();
-
-  RunResult early = RunProgram(dir, {"early"});
-  EXPECT_EQ(early.exit_code, 2);
-  EXPECT_NE(early.err.find("call ray::Init() first"), std::string::npos) << early.all();
-
-  RunResult missing = RunProgram(dir, {"missing"});
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("no plugin at /nonexistent/tasks.so"), std::string::npos)
-      << missing.all();
-
-  RunResult none = RunProgram(dir, {"run", "auto"});
-  EXPECT_EQ(none.exit_code, 2);
-  EXPECT_NE(none.err.find("no running ray node under " + dir.path()), std::string::npos)
-      << none.all();
-
-  RunResult bad = RunProgram(dir, {"run", "nohost"});
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("must be HOST:PORT, got 'nohost'"), std::string::npos) << bad.all();
+  ExpectFails(dir, {"twice"}, "ray::Init: already initialized");
+  ExpectFails(dir, {"early"}, "call ray::Init() first");
+  ExpectFails(dir, {"missing"}, "no plugin at /nonexistent/tasks.so");
+  ExpectFails(dir, {"run", "auto"}, "no running ray node under " + dir.path());
+  ExpectFails(dir, {"run", "nohost"}, "must be HOST:PORT, got 'nohost'");
   EXPECT_TRUE(AwaitNoProcessesMentioning(dir.path()).empty());
 }
 

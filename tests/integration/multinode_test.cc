@@ -297,6 +297,16 @@ class NodeDeathTest : public ::testing::Test {
     }
     return false;
   }
+  // Kills the node that made <notes>/first, whose objects have copies elsewhere, and
+  // waits for the head to mark it DEAD: nothing is made again then. Removes the note
+  // (a task made again writes it anew).
+  void KillTheMakerWhileCopiesLive() {
+    ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+    ASSERT_TRUE(HeadSawDeathOfNodeThatWrote(notes_ + "/first"));
+    std::string head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
+    EXPECT_EQ(head_log.find("again to make it"), std::string::npos) << "nothing made again eagerly";
+    ::remove((notes_ + "/first").c_str());
+  }
   TempDir dir_;
   std::string head_store_;  // the head's --object-store-memory ("": the default)
   std::string node_store_;  // the other nodes' (the same)
@@ -369,15 +379,11 @@ TEST_F(LazyRebuildTest, ObjectsWithNoCopyLeftAreMadeAgainWhenRead) {
   EXPECT_EQ(KeyValue(out_before, "before"), "intact") << out_before;
   std::string made_on = ReadText(notes_ + "/first");
   ASSERT_EQ(ReadText(notes_ + "/second"), made_on) << "both tasks run on one node";
-  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
-  ASSERT_TRUE(HeadSawDeathOfNodeThatWrote(notes_ + "/first"));
-  std::string head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
-  EXPECT_EQ(head_log.find("again to make it"), std::string::npos) << "nothing made again eagerly";
-  ::remove((notes_ + "/first").c_str());
+  ASSERT_NO_FATAL_FAILURE(KillTheMakerWhileCopiesLive());
   ::remove((notes_ + "/second").c_str());
   std::string out = FinishJob();
   EXPECT_EQ(KeyValue(out, "after"), "intact") << out;
-  head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
+  std::string head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
   EXPECT_TRUE(std::regex_search(head_log, std::regex("object store full: evicted [1-9]")))
       << head_log;
   EXPECT_EQ(CountLines(head_log, "has no copy left on a live node: running task"), 2) << head_log;
@@ -403,14 +409,10 @@ TEST_F(ThirdNodeReaderTest, AReaderOnAThirdNodeHasItsOwnerMakeItAgain) {
   EXPECT_EQ(KeyValue(out_before, "before"), "intact") << out_before;
   std::string made_on = ReadText(notes_ + "/first");
   ASSERT_FALSE(made_on.empty());
-  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
-  ASSERT_TRUE(HeadSawDeathOfNodeThatWrote(notes_ + "/first"));
-  std::string head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
-  EXPECT_EQ(head_log.find("again to make it"), std::string::npos) << "nothing made again eagerly";
-  ::remove((notes_ + "/first").c_str());
+  ASSERT_NO_FATAL_FAILURE(KillTheMakerWhileCopiesLive());
   std::string out = FinishJob();
   EXPECT_EQ(KeyValue(out, "after"), "intact") << out;
-  head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
+  std::string head_log = ReadText(head_ + "/session_latest/logs/raylet.err");
   EXPECT_EQ(CountLines(head_log, "has no copy left on a live node: running task"), 1) << head_log;
   // The reader's node evicted its copy, then asked the owner.
   std::string reader_log;
