@@ -462,10 +462,9 @@ void Raylet::LocateUnlocated() {
   for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
     ObjectId id = ObjectId::FromBinary(ids[i]);
     bool elsewhere = false;
-    auto lost_at = lost_at_.find(id);
     for (const auto& node : (*where)[i]) {
       if (node == node_id_.Binary() || !placement_.Alive(node)) continue;
-      if (lost_at != lost_at_.end() && lost_at->second.count(node)) continue;  // evicted there
+      if (remote_.WasLostAt(id, node)) continue;  // evicted there
       elsewhere = true;
       if (peers_->Pull(id, node)) remote_.Located(id);
       break;

@@ -254,7 +254,7 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
     new_locations_.push_back(gcs::ObjectLocation{id.Binary(), node_id_.Binary(), size});
   }
   evicted_.erase(id);
-  if (!lost_at_.empty()) lost_at_.erase(id);
+  remote_.Stored(id);
   // Made here while a pull of it runs (made again here, say): the pull is dropped.
   if (!copy && peers_->Pulling(id)) peers_->CancelPull(id);
   objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
@@ -270,7 +270,7 @@ void Raylet::OnObjectPulled(const ObjectPayload& p, const std::string& from) {
     bool elsewhere = remote_.LineageOf(p.id) ||
                      (owner && *owner != node_id_.Binary() && *owner != from);
     if (e.ok() && e->kind == ri::kObjectLost && elsewhere) {
-      lost_at_[p.id].insert(from);
+      remote_.LostAt(p.id, from);
       if (!peers_->Pulling(p.id)) remote_.Unlocated(p.id);
       return;
     }

@@ -444,9 +444,6 @@ class Raylet {
   // Copies evicted from the store: a reader that cannot find them elsewhere is told
   // they are lost.
   std::unordered_set<ObjectId, IdHash> evicted_;
-  // Nodes that answered a pull saying they lost their copy (evicted), by object: not
-  // asked again for it (the GCS is not told of evictions).
-  std::unordered_map<ObjectId, std::set<std::string>, IdHash> lost_at_;
   // Waiters for objects being restored from disk (see AwaitRestore).
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> restoring_;
   // Tasks whose arguments are ready, waiting for resources and a worker.

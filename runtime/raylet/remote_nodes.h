@@ -11,6 +11,7 @@
 // Bookkeeping only: no sockets, no clock; the raylet owns one (not thread-safe).
 
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -65,6 +66,16 @@ class RemoteNodes {
   // An object waited for here whose node is not known yet.
   void Unlocated(const ObjectId& id) { unlocated_.insert(id); }
   void Located(const ObjectId& id) { unlocated_.erase(id); }
+  // Node `node` answered a pull of `id` saying it lost its copy (evicted): it is not
+  // asked for `id` again (the GCS is not told of evictions) until `id` is stored here.
+  void LostAt(const ObjectId& id, const std::string& node) { lost_at_[id].insert(node); }
+  bool WasLostAt(const ObjectId& id, const std::string& node) const {
+    auto it = lost_at_.find(id);
+    return it != lost_at_.end() && it->second.count(node) > 0;
+  }
+  void Stored(const ObjectId& id) {
+    if (!lost_at_.empty()) lost_at_.erase(id);
+  }
   // The objects to look up (binary ids), after dropping those for which drop(id) says
   // they need no look-up any more.
   template <typename Drop>
@@ -81,6 +92,7 @@ class RemoteNodes {
   std::unordered_map<std::string, std::pair<protocol::TaskSpec, std::string>> lineage_;
   std::unordered_set<ObjectId, IdHash> unlocated_;
   std::unordered_set<std::string> rebuilding_;  // task ids (see Rebuilding)
+  std::unordered_map<ObjectId, std::set<std::string>, IdHash> lost_at_;  // see LostAt
 };
 
 template <typename Drop>

@@ -138,5 +138,19 @@ TEST(RemoteNodesTest, LineageOutlivesTheNodeAndEndsWithTheJob) {
   EXPECT_NE(remote.LineageOf(Return(t, 1)), nullptr) << "other jobs' lineage stays";
 }
 
+TEST(RemoteNodesTest, ANodeThatLostItsCopyIsNotAskedAgainUntilTheObjectIsStored) {
+  RemoteNodes remote;
+  auto t = Task(1);
+  const ObjectId id = Return(t, 1);
+  remote.LostAt(id, "b");
+  EXPECT_TRUE(remote.WasLostAt(id, "b"));
+  EXPECT_FALSE(remote.WasLostAt(id, "c"));
+  remote.Stored(id);
+  EXPECT_FALSE(remote.WasLostAt(id, "b"));
+  remote.LostAt(id, "b");
+  remote.ForgetJob(std::string("jjjj"));
+  EXPECT_FALSE(remote.WasLostAt(id, "b")) << "forgotten with its job";
+}
+
 }  // namespace
 }  // namespace ray::raylet
