@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <unordered_set>
 
 #include "runtime/base/clock.h"
 
@@ -18,6 +17,8 @@ namespace {
 constexpr size_t kMaxSpareBytes = 1ull << 30;
 // Times a Get asks for an object whose segment keeps vanishing before it is mapped.
 constexpr int kMaxGetAttempts = 4;
+// Ready objects a process remembers without their values (ready_in_store_).
+constexpr size_t kMaxReadyInStore = 100000;
 }  // namespace
 
 ObjectClient::ObjectClient(RayletConnection* raylet, ReferenceCounter* refs)
@@ -240,11 +241,13 @@ ObjectPayload ObjectClient::ArgPayload(const ObjectId& id) const {
 
 Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, size_t num,
                                              int64_t timeout_ms) {
-  std::unordered_set<ObjectId, IdHash> unique(ids.begin(), ids.end());
-  if (unique.size() != ids.size()) return Status::InvalidArgument("Wait: object ids must be unique");
+  if (!AllUnique(ids)) return Status::InvalidArgument("Wait: object ids must be unique");
   if (num > ids.size()) return Status::InvalidArgument("Wait: num exceeds the number of objects");
   const int64_t deadline = DeadlineAfter(timeout_ms);
-  if (direct_.AnyPending() && !raylet_->Pump(0)) return Status::Unavailable("the raylet died");
+  // Answered from what this process holds when it can: the frames waiting on its
+  // sockets are read only when that is not enough (a loop of Waits over results
+  // arriving would otherwise read them one by one, each a round of wake-ups).
+  bool pumped = false;
   std::vector<bool> ready(ids.size());
   std::vector<bool> raylet_ready(ids.size());  // what the raylet said was ready (stays so)
   // Report at most `num` ready, in input order (Ray's contract).
@@ -257,8 +260,9 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
     size_t count = 0;
     protocol::WaitRequest req;
     std::vector<size_t> asked, in_flight;  // positions: the raylet's, direct calls'
-    for (size_t i = 0; i < ids.size(); ++i) {
-      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr;
+    // Positions past the num-th ready one stay unready: they need no look.
+    for (size_t i = 0; i < ids.size() && count < num; ++i) {
+      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr || ready_in_store_.count(ids[i]);
       if (ready[i]) {
         ++count;
       } else if (direct_.Pending(ids[i])) {
@@ -269,9 +273,13 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
       }
     }
     int wait = MillisLeft(deadline);
-    if (count >= num || (wait == 0 && asked.empty())) return answer();
+    if (count >= num) return answer();
     if (asked.empty()) {
-      if (!raylet_->Pump(wait)) return Status::Unavailable("the raylet died");
+      // Only direct results can still come: handle the frames waiting (the first
+      // time), then wait for more.
+      if (wait == 0 && (pumped || in_flight.empty())) return answer();
+      if (!raylet_->Pump(pumped ? wait : 0)) return Status::Unavailable("the raylet died");
+      pumped = true;
       continue;
     }
     // The raylet answers for the rest, unless a direct result arriving meanwhile
@@ -291,7 +299,11 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
     if (!body) continue;
     RAY_ASSIGN_OR_RETURN(auto reply, protocol::DecodeBody<protocol::WaitReply>(*body, "WaitReply"));
     if (reply.ready.size() != asked.size()) return Status::Internal("malformed WaitReply");
-    for (size_t k = 0; k < asked.size(); ++k) raylet_ready[asked[k]] = reply.ready[k];
+    if (ready_in_store_.size() > kMaxReadyInStore) ready_in_store_.clear();
+    for (size_t k = 0; k < asked.size(); ++k) {
+      raylet_ready[asked[k]] = reply.ready[k];
+      if (reply.ready[k]) ready_in_store_.insert(ids[asked[k]]);
+    }
     if (wait == 0) {  // a poll: one answer is all
       for (size_t i = 0; i < ids.size(); ++i) ready[i] = raylet_ready[i] || LocalValue(ids[i]);
       return answer();
@@ -353,6 +365,7 @@ std::string ObjectClient::TakeFrees(bool all) {
     if (direct_.Forget(id)) continue;
     frees.ids.push_back(id);
     cache_.Erase(id);
+    ready_in_store_.erase(id);
     auto w = written_.find(id);
     if (w == written_.end()) continue;
     written_bytes_ -= w->second->size();

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/api/direct_results.h"
@@ -95,6 +96,11 @@ class ObjectClient {
   uint64_t block_epoch_ = 0;
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};
+  // Objects the raylet said were ready, not fetched: Wait counts them without asking
+  // again (a loop of Waits over results of tasks the raylet ran asks once per batch
+  // that became ready, not once per Wait). Forgotten when their ref goes, or all at
+  // once when there are too many (it only saves asking).
+  std::unordered_set<ObjectId, IdHash> ready_in_store_;
   // Large objects this process put, still mapped for writing: its Gets read them
   // through this mapping, and once freed and no longer read, the segment becomes a
   // spare that a later Put of the same size fills again (no new pages to fault in).

@@ -69,4 +69,29 @@ JobId TaskJob(const TaskId& task) {
   return JobId::FromBinary(std::string_view(reinterpret_cast<const char*>(task.data()), JobId::kSize));
 }
 
+bool AllUnique(const std::vector<ObjectId>& ids) {
+  if (ids.size() < 2) return true;
+  // Linear probing over positions; a thread keeps its table between calls.
+  thread_local std::vector<uint32_t> slots;  // a position + 1; 0: free
+  size_t capacity = 16;
+  while (capacity < 2 * ids.size()) capacity <<= 1;
+  slots.assign(capacity, 0);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    // Mixed (splitmix64's finalizer): a task's results differ only in a few bytes.
+    uint64_t slot = ids[i].Hash();
+    slot = (slot ^ (slot >> 30)) * 0xBF58476D1CE4E5B9ull;
+    slot = (slot ^ (slot >> 27)) * 0x94D049BB133111EBull;
+    slot ^= slot >> 31;
+    for (;; ++slot) {
+      uint32_t& s = slots[slot & (capacity - 1)];
+      if (s == 0) {
+        s = static_cast<uint32_t>(i + 1);
+        break;
+      }
+      if (ids[s - 1] == ids[i]) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace ray

@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ray {
 
@@ -93,6 +94,10 @@ TaskId NewTaskId(const JobId& job, const NodeId& submitter = NodeId());
 JobId TaskJob(const TaskId& task);
 // The node tag of `task` (kNodeTagSize bytes): a prefix of its submitter's node id.
 std::string SubmitterTag(const TaskId& task);
+
+// Whether no id appears twice in `ids`: O(n), no allocation after a thread's first
+// calls (Wait checks its list on every call).
+bool AllUnique(const std::vector<ObjectId>& ids);
 
 struct IdHash {
   template <typename T>

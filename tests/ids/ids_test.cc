@@ -138,5 +138,22 @@ TEST(IdsTest, ShortIdHashDependsOnlyOnItsBytes) {
   for (const auto& j : jobs) EXPECT_EQ(jobs.count(JobId::FromBinary(j.Binary())), 1u);
 }
 
+// A task's results and puts differ only in their index bytes; all are told apart,
+// and a repeat is found wherever it is.
+TEST(IdsTest, AllUniqueFindsARepeatAmongOneTasksIds) {
+  TaskId task = TaskId::FromRandom();
+  std::vector<ObjectId> ids;
+  for (uint32_t i = 1; i <= 3000; ++i) {
+    ids.push_back(ObjectId::ForTaskReturn(task, i));
+    ids.push_back(ObjectId::ForPut(task, i));
+  }
+  EXPECT_TRUE(AllUnique(ids));
+  EXPECT_TRUE(AllUnique({}));
+  EXPECT_TRUE(AllUnique({ids[0]}));
+  ids.push_back(ids[4321]);
+  EXPECT_FALSE(AllUnique(ids));
+  EXPECT_FALSE(AllUnique({ids[7], ids[7]}));
+}
+
 }  // namespace
 }  // namespace ray

@@ -449,6 +449,9 @@ void Wait(const std::string&) {
   auto dup = ExpectThrow<ray::RayException>([&] { ray::Wait(std::vector{puts[0], puts[0]}, 1); },
                                             "duplicate refs");
   CHECK_THAT(std::string(dup.what()).find("unique") != std::string::npos, dup.what());
+  // Found even where the answer is known before the second copy is reached.
+  ExpectThrow<ray::RayException>([&] { ray::Wait(std::vector{puts[0], puts[1], puts[0]}, 1); },
+                                 "a duplicate after the first ready ref");
 }
 
 // Get with a timeout throws GetTimeoutError, promptly.

@@ -21,6 +21,7 @@
 
 #include <msgpack.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -44,6 +45,47 @@
 
 namespace ray {
 
+namespace internal {
+// The id an ObjectRef and all its copies share. The runtime counts one reference for
+// it while any copy lives, so a copy costs an atomic increment, not a call into the
+// runtime (Wait and Get hand back copies of long lists of refs). Thread-safe as a
+// shared_ptr is: copies may live and die on different threads.
+class SharedRefId {
+ public:
+  SharedRefId() = default;
+  explicit SharedRefId(std::string id) {
+    if (id.empty()) return;
+    block_ = new Block{std::move(id), {1}};
+    RefDelta(block_->id, +1);
+  }
+  SharedRefId(const SharedRefId& o) noexcept : block_(o.block_) {
+    if (block_) block_->copies.fetch_add(1, std::memory_order_relaxed);
+  }
+  SharedRefId(SharedRefId&& o) noexcept : block_(o.block_) { o.block_ = nullptr; }
+  SharedRefId& operator=(SharedRefId o) noexcept {
+    std::swap(block_, o.block_);
+    return *this;
+  }
+  ~SharedRefId() {
+    if (block_ && block_->copies.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      RefDelta(block_->id, -1);
+      delete block_;
+    }
+  }
+  const std::string& Binary() const {
+    static const std::string kNone;
+    return block_ ? block_->id : kNone;
+  }
+
+ private:
+  struct Block {
+    std::string id;
+    std::atomic<uint32_t> copies;
+  };
+  Block* block_ = nullptr;
+};
+}  // namespace internal
+
 // A reference to an object. While any ObjectRef to the object is alive, in this
 // process or another it was passed to (serialized into a value, a task argument or a
 // result), the object is kept.
@@ -51,39 +93,20 @@ template <typename T>
 class ObjectRef {
  public:
   ObjectRef() = default;
-  explicit ObjectRef(std::string id) : id_(std::move(id)) { internal::RefDelta(id_, +1); }
-  ObjectRef(const ObjectRef& o) : id_(o.id_) { internal::RefDelta(id_, +1); }
-  ObjectRef(ObjectRef&& o) noexcept : id_(std::move(o.id_)) { o.id_.clear(); }
-  ObjectRef& operator=(const ObjectRef& o) {
-    if (this != &o) {
-      internal::RefDelta(o.id_, +1);
-      internal::RefDelta(id_, -1);
-      id_ = o.id_;
-    }
-    return *this;
-  }
-  ObjectRef& operator=(ObjectRef&& o) noexcept {
-    if (this != &o) {
-      internal::RefDelta(id_, -1);
-      id_ = std::move(o.id_);
-      o.id_.clear();
-    }
-    return *this;
-  }
-  ~ObjectRef() { internal::RefDelta(id_, -1); }
+  explicit ObjectRef(std::string id) : id_(std::move(id)) {}
   // The 20-byte id.
-  const std::string& Binary() const { return id_; }
+  const std::string& Binary() const { return id_.Binary(); }
   // The id as 40 hex characters.
   std::string ID() const {
     static const char* kDigits = "0123456789abcdef";
     std::string out;
-    for (unsigned char c : id_) {
+    for (unsigned char c : Binary()) {
       out += kDigits[c >> 4];
       out += kDigits[c & 15];
     }
     return out;
   }
-  bool operator==(const ObjectRef& o) const { return id_ == o.id_; }
+  bool operator==(const ObjectRef& o) const { return Binary() == o.Binary(); }
 
   // Calls on_value(value) once the object exists, or on_error(the exception ray::Get
   // would throw) if it failed, on the runtime's callback thread (see above). Without
@@ -96,9 +119,9 @@ class ObjectRef {
   // msgpack: [id], as MSGPACK_DEFINE(id_) would write it.
   template <typename Packer>
   void msgpack_pack(Packer& pk) const {
-    internal::RefEscaped(id_);
+    internal::RefEscaped(Binary());
     pk.pack_array(1);
-    pk.pack(id_);
+    pk.pack(Binary());
   }
   void msgpack_unpack(const msgpack::object& o) {
     if (o.type != msgpack::type::ARRAY || o.via.array.size != 1) throw msgpack::type_error();
@@ -106,7 +129,7 @@ class ObjectRef {
   }
 
  private:
-  std::string id_;
+  internal::SharedRefId id_;
 };
 
 template <typename T>
@@ -296,12 +319,15 @@ WaitResult<T> Wait(const std::vector<ObjectRef<T>>& refs, size_t num, int64_t ti
   }
   const auto& api = internal::CheckedApi();
   std::string packed;
+  packed.reserve(refs.size() * RAY_OBJECT_ID_SIZE);
   for (const auto& r : refs) packed += r.Binary();
   std::vector<uint8_t> ready(refs.size());
   if (api.wait(api.ctx, packed.data(), refs.size(), num, timeout_ms, ready.data()) != 0) {
     internal::ThrowRuntimeError("cannot wait for objects");
   }
   WaitResult<T> out;
+  out.ready.reserve(num);
+  out.unready.reserve(refs.size());
   for (size_t i = 0; i < refs.size(); ++i) (ready[i] ? out.ready : out.unready).push_back(refs[i]);
   return out;
 }
