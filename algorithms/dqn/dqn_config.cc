@@ -14,7 +14,7 @@ Result<DQNConfig> DQNConfig::FromJson(const std::string& json) {
       {"num_atoms", IntKey(&c.num_atoms)},
       {"v_min", DoubleKey(&c.v_min)},
       {"v_max", DoubleKey(&c.v_max)},
-      {"noisy", OnlyValueKey(false, "noisy networks")},
+      {"noisy", BoolKey(&c.noisy)},
       {"sigma0", DoubleKey(&c.sigma0)},
       {"dueling", BoolKey(&c.dueling)},
       {"double_q", BoolKey(&c.double_q)},
@@ -37,10 +37,9 @@ Status DQNConfig::Validate() const {
   RAY_RETURN_IF_ERROR(ValidateCommon());
   auto bad = [](const std::string& m) { return Status::InvalidArgument("config key " + m); };
   if (num_atoms < 1) return bad("'num_atoms' must be >= 1");
-  if (num_atoms > 1) {
-    return bad("'num_atoms' = " + std::to_string(num_atoms) +
-               " (distributional DQN) is not supported yet; only 1 is");
-  }
+  if (num_atoms > 1 && !(v_min < v_max)) return bad("'num_atoms' > 1 needs 'v_min' below 'v_max'");
+  if (num_atoms > 1000) return bad("'num_atoms' must be <= 1000");
+  if (noisy && !(sigma0 > 0)) return bad("'noisy' needs 'sigma0' > 0");
   RAY_RETURN_IF_ERROR(replay.Validate());
   if (exploration_fraction < 0 || exploration_fraction > 1) return bad("'exploration_fraction' must be in [0, 1]");
   if (exploration_final_eps < 0 || exploration_final_eps > 1) return bad("'exploration_final_eps' must be in [0, 1]");
@@ -60,7 +59,7 @@ std::string DQNConfig::ToJson() const {
   j.erase("grad_clip");
   j.update(replay.ToJson());
   j.update({
-      {"num_atoms", num_atoms}, {"v_min", v_min}, {"v_max", v_max}, {"noisy", false}, {"sigma0", sigma0},
+      {"num_atoms", num_atoms}, {"v_min", v_min}, {"v_max", v_max}, {"noisy", noisy}, {"sigma0", sigma0},
       {"dueling", dueling}, {"double_q", double_q}, {"hiddens", hiddens},
       {"exploration_fraction", exploration_fraction}, {"exploration_final_eps", exploration_final_eps},
       {"soft_q", false}, {"softmax_temp", softmax_temp}, {"parameter_noise", false},

@@ -1,10 +1,10 @@
 #pragma once
 // DQN's config: RLlib 0.7's DQN DEFAULT_CONFIG (catalog §6, "DQN / Rainbow") over
 // COMMON_CONFIG. Keys this implementation does not support are refused with a message
-// naming them: num_atoms > 1 (distributional), noisy, soft_q, parameter_noise,
-// per_worker_exploration, worker_side_prioritization, compress_observations and a
-// non-empty evaluation_config. v_min, v_max, sigma0 and softmax_temp are accepted:
-// as in RLlib they only matter with num_atoms > 1, noisy or soft_q. Torch-free.
+// naming them: soft_q, parameter_noise, per_worker_exploration,
+// worker_side_prioritization, compress_observations and a non-empty
+// evaluation_config. v_min and v_max matter only with num_atoms > 1, sigma0 only
+// with noisy, softmax_temp not at all (as in RLlib, only soft_q reads it). Torch-free.
 
 #include <string>
 #include <vector>

@@ -23,32 +23,132 @@ torch::nn::Sequential Layers(int in, const std::vector<int>& sizes, const std::s
 
 int LastWidth(int in, const std::vector<int>& sizes) { return sizes.empty() ? in : sizes.back(); }
 
-// Trunk (the model config) -> advantage head [-> state-value head] -> Q values.
+// A linear layer with factorised Gaussian noise on its weights (Fortunato et al.
+// 2017; RLlib 0.7's noisy_layer): y = x (W + sigma_W . f(e_in) f(e_out)) + b +
+// sigma_b . f(e_out), f(e) = sign(e) sqrt|e|, fresh noise e ~ N(0, 1) on every forward
+// with `noise`. W: Xavier, b: 0, sigma_W ~ U(+-1/sqrt(in)), sigma_b = sigma0/sqrt(in).
+class NoisyLinearImpl : public torch::nn::Module {
+ public:
+  NoisyLinearImpl(int in, int out, double sigma0) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+    w_ = register_parameter("w", torch::empty({out, in}));
+    b_ = register_parameter("b", torch::zeros({out}));
+    sigma_w_ = register_parameter("sigma_w", torch::empty({out, in}));
+    sigma_b_ = register_parameter("sigma_b", torch::full({out}, sigma0 * bound));
+    torch::NoGradGuard no_grad;
+    torch::nn::init::xavier_uniform_(w_);
+    sigma_w_.uniform_(-bound, bound);
+  }
+  torch::Tensor forward(const torch::Tensor& x, bool noise) {
+    if (!noise) return torch::nn::functional::linear(x, w_, b_);
+    auto f = [](const torch::Tensor& e) { return e.sign() * e.abs().sqrt(); };
+    torch::Tensor e_in = f(torch::randn({w_.size(1)})), e_out = f(torch::randn({w_.size(0)}));
+    return torch::nn::functional::linear(x, w_ + sigma_w_ * torch::outer(e_out, e_in),
+                                         b_ + sigma_b_ * e_out);
+  }
+
+ private:
+  torch::Tensor w_, b_, sigma_w_, sigma_b_;
+};
+TORCH_MODULE(NoisyLinear);
+
+// A noisy head: `hiddens` relu layers of noisy units, then a noisy output of `out`.
+class NoisyHeadImpl : public torch::nn::Module {
+ public:
+  NoisyHeadImpl(int in, std::vector<int> sizes, int out, double sigma0) {
+    sizes.push_back(out);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      layers_.push_back(register_module(std::to_string(i), NoisyLinear(in, sizes[i], sigma0)));
+      in = sizes[i];
+    }
+  }
+  torch::Tensor forward(torch::Tensor x, bool noise) {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      x = layers_[i]->forward(x, noise);
+      if (i + 1 < layers_.size()) x = torch::relu(x);
+    }
+    return x;
+  }
+
+ private:
+  std::vector<NoisyLinear> layers_;
+};
+TORCH_MODULE(NoisyHead);
+
+// A head of the Q network: `hiddens` relu layers, then a linear output of `out`
+// units; plain or noisy (config.noisy).
+struct Head {
+  torch::nn::Sequential plain{nullptr};
+  NoisyHead noisy{nullptr};
+
+  Head() = default;
+  Head(torch::nn::Module& owner, const std::string& name, int in, int out, const DQNConfig& c) {
+    if (c.noisy) {
+      noisy = owner.register_module(name, NoisyHead(in, c.hiddens, out, c.sigma0));
+      return;
+    }
+    plain = owner.register_module(name, Layers(in, c.hiddens, "relu"));
+    plain->push_back(torch::nn::Linear(LastWidth(in, c.hiddens), out));
+  }
+  torch::Tensor operator()(const torch::Tensor& x, bool noise) {
+    return plain ? plain->forward(x) : noisy->forward(x, noise);
+  }
+};
+
+// Trunk (the model config) -> advantage head [-> state-value head] -> Q values, or
+// with num_atoms > 1 the logits of each action's return distribution over the atoms.
 class QNetworkImpl : public torch::nn::Module {
  public:
-  QNetworkImpl(int obs_dim, int num_actions, const DQNConfig& c) : dueling_(c.dueling) {
+  QNetworkImpl(int obs_dim, int num_actions, const DQNConfig& c)
+      : dueling_(c.dueling), actions_(num_actions), atoms_(c.num_atoms) {
     const auto& m = c.model;
     trunk_ = register_module("trunk", Layers(obs_dim, m.fcnet_hiddens, m.fcnet_activation));
     const int features = LastWidth(obs_dim, m.fcnet_hiddens);
-    adv_ = register_module("advantage", Layers(features, c.hiddens, "relu"));
-    adv_->push_back(torch::nn::Linear(LastWidth(features, c.hiddens), num_actions));
-    if (dueling_) {
-      value_ = register_module("value", Layers(features, c.hiddens, "relu"));
-      value_->push_back(torch::nn::Linear(LastWidth(features, c.hiddens), 1));
-    }
+    adv_ = Head(*this, "advantage", features, num_actions * atoms_, c);
+    if (dueling_) value_ = Head(*this, "value", features, atoms_, c);
+    support_ = torch::linspace(c.v_min, c.v_max, atoms_);
   }
-  torch::Tensor forward(torch::Tensor obs) {
+  // [rows, actions] Q values (num_atoms 1), or [rows, actions, atoms] logits. Dueling
+  // adds the state value to the centred advantages (per atom with num_atoms > 1).
+  torch::Tensor forward(torch::Tensor obs, bool noise) {
     torch::Tensor x = trunk_->size() ? trunk_->forward(obs) : obs;
-    torch::Tensor a = adv_->forward(x);
+    torch::Tensor a = adv_(x, noise);
+    if (atoms_ > 1) a = a.view({-1, actions_, atoms_});
     if (!dueling_) return a;
-    return value_->forward(x) + a - a.mean(1, /*keepdim=*/true);
+    torch::Tensor v = value_(x, noise);
+    if (atoms_ > 1) v = v.unsqueeze(1);
+    return v + a - a.mean(1, /*keepdim=*/true);
+  }
+  // Q values from forward's output: the expected return under each distribution.
+  torch::Tensor Q(const torch::Tensor& out) const {
+    return atoms_ > 1 ? (torch::softmax(out, -1) * support_).sum(-1) : out;
   }
 
  private:
   bool dueling_;
-  torch::nn::Sequential trunk_{nullptr}, adv_{nullptr}, value_{nullptr};
+  int actions_, atoms_;
+  torch::nn::Sequential trunk_{nullptr};
+  Head adv_, value_;
+  torch::Tensor support_;  // the atoms' returns: v_min .. v_max
 };
 TORCH_MODULE(QNetwork);
+
+// ProjectOntoSupport on tensors: rewards and dones [rows], probs [rows, atoms].
+torch::Tensor Project(const torch::Tensor& rewards, const torch::Tensor& dones, const torch::Tensor& probs,
+                      double discount, double v_min, double v_max) {
+  const int64_t atoms = probs.size(1);
+  const double dz = (v_max - v_min) / static_cast<double>(atoms - 1);
+  auto z = torch::linspace(v_min, v_max, atoms).unsqueeze(0);
+  auto r_tau = (rewards.unsqueeze(1) + discount * (1 - dones).unsqueeze(1) * z).clamp(v_min, v_max);
+  auto b = ((r_tau - v_min) / dz).clamp(0, static_cast<double>(atoms - 1));
+  auto lb = b.floor(), ub = b.ceil();
+  // Where b is a whole number lb == ub: its mass goes to that atom whole.
+  auto whole = (ub - lb < 0.5).to(torch::kFloat32);
+  auto m = torch::zeros_like(probs);
+  m.scatter_add_(1, lb.to(torch::kLong), probs * (ub - b + whole));
+  m.scatter_add_(1, ub.to(torch::kLong), probs * (b - lb));
+  return m;
+}
 
 std::vector<float> Flatten(const std::vector<torch::Tensor>& tensors) {
   std::vector<float> flat;
@@ -133,14 +233,20 @@ std::vector<float> DQNPolicy::QValues(const std::vector<float>& obs, bool target
     throw std::invalid_argument("DQN: " + std::to_string(obs.size()) +
                                 " floats is not a positive multiple of obs_dim " + std::to_string(spec_.obs_dim));
   }
+  return Q(obs, target, /*noise=*/false);
+}
+
+std::vector<float> DQNPolicy::Q(const std::vector<float>& obs, bool target, bool noise) const {
   torch::NoGradGuard no_grad;
   auto input = ToTensor(obs, static_cast<int64_t>(obs.size()) / spec_.obs_dim, spec_.obs_dim);
-  return ToVector(target ? nets_->target->forward(input) : nets_->online->forward(input));
+  QNetwork& net = target ? nets_->target : nets_->online;
+  return ToVector(net->Q(net->forward(input, noise)));
 }
 
 ActionBatch DQNPolicy::ComputeActions(const std::vector<float>& obs, bool explore) {
   ActionBatch out;
   out.action_dist_inputs = QValues(obs);
+  if (explore && config_.noisy) out.action_dist_inputs = Q(obs, /*target=*/false, /*noise=*/true);
   const int n = spec_.num_actions;
   const int64_t rows = static_cast<int64_t>(obs.size()) / spec_.obs_dim;
   out.dist_dim = n;
@@ -169,7 +275,22 @@ struct QLoss {
 
 }  // namespace
 
-// The loss of RLlib's QLoss (num_atoms 1) on a replayed batch, with grad.
+std::vector<float> ProjectOntoSupport(const std::vector<float>& rewards, const std::vector<float>& dones,
+                                      const std::vector<float>& probs, double discount, double v_min,
+                                      double v_max) {
+  const auto rows = static_cast<int64_t>(rewards.size());
+  if (rows == 0 || dones.size() != rewards.size() || probs.size() % rewards.size() != 0 ||
+      probs.size() / rewards.size() < 2) {
+    throw std::invalid_argument("ProjectOntoSupport: rewards, dones and probs do not fit 2 or more atoms a row");
+  }
+  const auto atoms = static_cast<int64_t>(probs.size()) / rows;
+  return ToVector(Project(ToTensor(rewards, rows, 1).squeeze(1), ToTensor(dones, rows, 1).squeeze(1),
+                          ToTensor(probs, rows, atoms), discount, v_min, v_max));
+}
+
+// The loss of RLlib's QLoss on a replayed batch, with grad: the Huber loss of the TD
+// error (num_atoms 1), or the cross-entropy between the projected target distribution
+// and the taken action's (num_atoms > 1; it is also the "TD error" the priorities use).
 static QLoss ComputeLoss(const SampleBatch& b, const PolicySpec& spec, const DQNConfig& c, QNetwork& online,
                          QNetwork& target) {
   b.Validate();
@@ -192,18 +313,36 @@ static QLoss ComputeLoss(const SampleBatch& b, const PolicySpec& spec, const DQN
   auto dones = ToTensor(done, n, 1).squeeze(1);
   auto weights = b.weights.empty() ? torch::ones({n}) : ToTensor(b.weights, n, 1).squeeze(1);
 
+  const double discount = std::pow(c.gamma, c.replay.n_step);
+  const bool noise = c.noisy;
   QLoss out;
-  out.q_selected = online->forward(obs).gather(1, actions).squeeze(1);
-  torch::Tensor target_value;
+  torch::Tensor out_t = online->forward(obs, noise);
+  torch::Tensor out_tp1, best;
   {
     torch::NoGradGuard no_grad;
-    auto q_tp1 = target->forward(new_obs);
-    auto best = c.double_q ? online->forward(new_obs).argmax(1, true) : q_tp1.argmax(1, true);
-    auto q_tp1_best = q_tp1.gather(1, best).squeeze(1);
-    target_value = rewards + std::pow(c.gamma, c.replay.n_step) * (1 - dones) * q_tp1_best;
+    out_tp1 = target->forward(new_obs, noise);
+    best = (c.double_q ? online->Q(online->forward(new_obs, noise)) : target->Q(out_tp1)).argmax(1, true);
   }
-  out.td = out.q_selected - target_value;
-  out.loss = (weights * Huber(out.td)).mean();
+  if (c.num_atoms == 1) {
+    out.q_selected = out_t.gather(1, actions).squeeze(1);
+    auto target_value = rewards + discount * (1 - dones) * out_tp1.gather(1, best).squeeze(1);
+    out.td = out.q_selected - target_value;
+    out.loss = (weights * Huber(out.td)).mean();
+    return out;
+  }
+  const int64_t atoms = c.num_atoms;
+  auto of = [&](const torch::Tensor& t, const torch::Tensor& a) {  // [rows, atoms] of action a
+    return t.gather(1, a.view({n, 1, 1}).expand({n, 1, atoms})).squeeze(1);
+  };
+  torch::Tensor logits = of(out_t, actions);
+  torch::Tensor m;
+  {
+    torch::NoGradGuard no_grad;
+    m = Project(rewards, dones, torch::softmax(of(out_tp1, best), -1), discount, c.v_min, c.v_max);
+  }
+  out.q_selected = (torch::softmax(logits, -1) * torch::linspace(c.v_min, c.v_max, atoms)).sum(-1);
+  out.td = -(m * torch::log_softmax(logits, -1)).sum(-1);
+  out.loss = (weights * out.td).mean();
   return out;
 }
 

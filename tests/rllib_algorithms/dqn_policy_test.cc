@@ -65,7 +65,8 @@ TEST(DQNConfigTest, DefaultsAreRLlibs) {
 }
 
 TEST(DQNConfigTest, RefusesUnsupportedKeysByName) {
-  for (const char* json : {R"({"num_atoms": 51})", R"({"noisy": true})", R"({"soft_q": true})",
+  for (const char* json : {R"({"num_atoms": 0})", R"({"v_min": 15, "num_atoms": 51})",
+                           R"({"sigma0": 0, "noisy": true})", R"({"soft_q": true})",
                            R"({"parameter_noise": true})", R"({"per_worker_exploration": true})",
                            R"({"worker_side_prioritization": true})", R"({"compress_observations": true})",
                            R"({"n_step": 0})", R"({"buffer_size": 0})", R"({"exploration_final_eps": 2})",
@@ -75,8 +76,12 @@ TEST(DQNConfigTest, RefusesUnsupportedKeysByName) {
     const std::string key = nlohmann::json::parse(json).begin().key();
     EXPECT_NE(c.status().message().find("'" + key + "'"), std::string::npos) << c.status().message();
   }
-  EXPECT_NE(DQNConfig::FromJson(R"({"num_atoms": 51})").status().message().find("not supported"),
+  EXPECT_NE(DQNConfig::FromJson(R"({"soft_q": true})").status().message().find("not supported"),
             std::string::npos);
+  // Only with num_atoms > 1 or noisy do v_min/v_max or sigma0 matter.
+  EXPECT_TRUE(DQNConfig::FromJson(R"({"v_min": 5})").ok());
+  EXPECT_TRUE(DQNConfig::FromJson(R"({"sigma0": 0})").ok());
+  EXPECT_TRUE(DQNConfig::FromJson(R"({"num_atoms": 51, "noisy": true, "v_min": -1, "v_max": 1})").ok());
   auto box = DQNPolicy::Create({3, 2, /*discrete=*/false}, Config());
   ASSERT_FALSE(box.ok());
   EXPECT_NE(box.status().message().find("Discrete"), std::string::npos);
@@ -238,6 +243,91 @@ TEST(DQNPolicyTest, LearnsABanditsValues) {
   EXPECT_NEAR(q[0], 1.0, 0.05);
   EXPECT_NEAR(q[1], 0.0, 0.05);
   EXPECT_EQ(p->ComputeActions({0.5f, -0.5f, 1.f}, false).actions[0], 0.f);
+}
+
+// Worked by hand on atoms z = (-1, 0, 1).
+TEST(DQNPolicyTest, ProjectOntoSupportSplitsEachAtomsMassBetweenItsNeighbours) {
+  const std::vector<float> p = {0.2f, 0.3f, 0.5f};
+  auto row = [&](float reward, float done, double discount) {
+    return ProjectOntoSupport({reward}, {done}, p, discount, -1.0, 1.0);
+  };
+  // r 0.25, discount 0.5: the atoms land at -0.25, 0.25 and 0.75.
+  std::vector<float> m = row(0.25f, 0, 0.5);
+  const std::vector<float> want = {0.05f, 0.15f + 0.225f + 0.125f, 0.075f + 0.375f};
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(m[k], want[k], 1e-6) << "atom " << k;
+  // Landing on atoms exactly: the mass stays whole.
+  m = row(0, 0, 1.0);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(m[k], p[k], 1e-6) << "atom " << k;
+  // Done: only the reward, clipped to v_max, so every bit of mass goes to the top atom.
+  m = row(3, 1, 0.5);
+  EXPECT_NEAR(m[0], 0, 1e-6);
+  EXPECT_NEAR(m[1], 0, 1e-6);
+  EXPECT_NEAR(m[2], 1, 1e-6);
+  // Rows are independent; probabilities are conserved.
+  m = ProjectOntoSupport({0.25f, -7}, {0, 0}, {0.2f, 0.3f, 0.5f, 1, 0, 0}, 0.5, -1, 1);
+  ASSERT_EQ(m.size(), 6u);
+  EXPECT_NEAR(m[1], want[1], 1e-6);
+  EXPECT_NEAR(m[3], 1, 1e-6);
+  EXPECT_THROW(ProjectOntoSupport({1}, {0}, {1}, 0.5, -1, 1), std::invalid_argument);
+}
+
+// One state; action 0 pays 1, action 1 pays 0; every step ends the episode.
+SampleBatch Bandit() {
+  SampleBatch b;
+  b.obs_dim = 3;
+  for (int i = 0; i < 32; ++i) {
+    b.obs.insert(b.obs.end(), {0.5f, -0.5f, 1.f});
+    b.new_obs.insert(b.new_obs.end(), {0.f, 0.f, 0.f});
+    b.actions.push_back(static_cast<float>(i % 2));
+    b.rewards.push_back(i % 2 == 0 ? 1.f : 0.f);
+    b.terminateds.push_back(1);
+    b.truncateds.push_back(0);
+    b.action_logp.push_back(0);
+    b.eps_id.push_back(0);
+  }
+  return b;
+}
+
+TEST(DQNPolicyTest, DistributionalQLearnsABanditsValues) {
+  auto p = Make(Config(R"({"seed": 4, "lr": 0.01, "hiddens": [16], "num_atoms": 11, "v_min": -2,
+                           "v_max": 2, "model": {"fcnet_hiddens": [16]}})"));
+  SampleBatch b = Bandit();
+  for (int i = 0; i < 300; ++i) p->LearnOnBatch(b);
+  std::vector<float> q = p->QValues({0.5f, -0.5f, 1.f});
+  EXPECT_NEAR(q[0], 1.0, 0.05);
+  EXPECT_NEAR(q[1], 0.0, 0.05);
+  // The loss is a cross-entropy: the "td errors" the priorities use are positive.
+  for (float td : p->LastTDErrors()) EXPECT_GT(td, 0.f);
+  EXPECT_EQ(p->ComputeActions({0.5f, -0.5f, 1.f}, false).actions[0], 0.f);
+}
+
+TEST(DQNPolicyTest, NoisyNetsExploreThroughTheirWeightsAndLearn) {
+  const char* json = R"({"seed": 4, "lr": 0.01, "hiddens": [16], "noisy": true, "sigma0": 0.5,
+                         "exploration_final_eps": 0, "exploration_fraction": 0,
+                         "model": {"fcnet_hiddens": [16]}})";
+  auto p = Make(Config(json));
+  auto plain = Make(Config(R"({"hiddens": [16], "model": {"fcnet_hiddens": [16]}})"));
+  // Each noisy layer has a sigma beside each weight and bias.
+  const size_t trunk = 3 * 16 + 16;
+  EXPECT_EQ(p->GetWeights().size() - trunk, 2 * (plain->GetWeights().size() - trunk));
+  // Exploring draws fresh noise each time; QValues and greedy actions use the mean.
+  const std::vector<float> obs = {0.1f, 0.2f, 0.3f};
+  EXPECT_NE(p->ComputeActions(obs, true).action_dist_inputs, p->ComputeActions(obs, true).action_dist_inputs);
+  EXPECT_EQ(p->ComputeActions(obs, false).action_dist_inputs, p->QValues(obs));
+  EXPECT_EQ(p->QValues(obs), p->QValues(obs));
+  SampleBatch b = Bandit();
+  for (int i = 0; i < 300; ++i) p->LearnOnBatch(b);
+  std::vector<float> q = p->QValues({0.5f, -0.5f, 1.f});
+  EXPECT_NEAR(q[0], 1.0, 0.1);
+  EXPECT_NEAR(q[1], 0.0, 0.1);
+  // With both options, checkpoints keep the noise scales too.
+  auto both = Make(Config(R"({"seed": 1, "hiddens": [8], "noisy": true, "num_atoms": 5})"));
+  const std::string path = ::testing::TempDir() + "/rainbow.pt";
+  both->SaveState(path);
+  auto again = Make(Config(R"({"seed": 2, "hiddens": [8], "noisy": true, "num_atoms": 5})"));
+  EXPECT_NE(again->GetWeights(), both->GetWeights());
+  again->RestoreState(path);
+  EXPECT_EQ(again->GetWeights(), both->GetWeights());
 }
 
 TEST(DQNPolicyTest, CheckpointRestoresOnlineTargetAndTimestep) {
