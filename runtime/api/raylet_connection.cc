@@ -2,6 +2,7 @@
 
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
+#include "runtime/transport/curve.h"
 
 namespace ray::core {
 
@@ -19,6 +20,8 @@ Result<std::unique_ptr<RayletConnection>> RayletConnection::Connect(
   RAY_ASSIGN_OR_RETURN(c->node_,
                        protocol::DecodeBody<protocol::RegisterReply>(env.body, "RegisterReply"));
   if (!c->node_.error.empty()) return Status::PermissionDenied(c->node_.error);
+  // The keys of the encrypted sockets to actors on other nodes (both ends).
+  if (!c->node_.token.empty()) transport::UseClusterToken(c->node_.token);
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/base/clock.h"
 #include "runtime/base/logging.h"
 #include "runtime/scheduler/bundle_resources.h"
+#include "runtime/transport/curve.h"
 
 namespace ray::core {
 
@@ -215,12 +216,15 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   return ids;
 }
 
-TaskSubmitter::DirectPeer& TaskSubmitter::PeerAt(const std::string& endpoint) {
+TaskSubmitter::DirectPeer& TaskSubmitter::PeerAt(const std::string& endpoint, bool encrypted) {
   std::unique_ptr<DirectPeer>& peer = peers_[endpoint];
   if (!peer || !peer->dealer) {
     // Named as on the raylet's socket: a worker knows its lease holder by that name.
     auto dealer = std::make_unique<transport::Dealer>(raylet_->identity());
-    if (!dealer->Connect(endpoint).ok()) RAY_LOG_WARN("cannot connect to {}", endpoint);
+    Status curve = encrypted ? transport::MakeCurveClient(dealer->socket(), endpoint) : Status::Ok();
+    if (!curve.ok() || !dealer->Connect(endpoint).ok()) {
+      RAY_LOG_WARN("cannot connect to {}: {}", endpoint, curve.message());
+    }
     if (!peer) peer = std::make_unique<DirectPeer>();
     peer->endpoint = endpoint;
     peer->dealer = std::move(dealer);
@@ -236,8 +240,7 @@ TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_i
     routes_checked_ms_ = MonoMillis();
   }
   if (actor.route == DirectActor::kDirect) return actor.peer;
-  if (actor.route == DirectActor::kNever ||
-      (actor.route == DirectActor::kRaylet && actor.asked_epoch == objects_->block_epoch())) {
+  if (actor.route == DirectActor::kRaylet && actor.asked_epoch == objects_->block_epoch()) {
     return nullptr;
   }
   actor.asked_epoch = objects_->block_epoch();
@@ -246,14 +249,10 @@ TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_i
   auto reply = raylet_->Ask<ActorRouteReply>(MessageType::kActorRoute,
                                              protocol::ActorRouteRequest{actor_id},
                                              MessageType::kActorRouteReply);
-  if (reply.ok() && reply->route == ActorRouteReply::kRemote) {
-    actor.route = DirectActor::kNever;
-    return nullptr;
-  }
   if (!reply.ok() || reply->route != ActorRouteReply::kDirect || reply->endpoint.empty()) {
     return nullptr;
   }
-  actor.peer = &PeerAt(reply->endpoint);
+  actor.peer = &PeerAt(reply->endpoint, reply->encrypted);
   actor.route = DirectActor::kDirect;
   actor.max_task_retries = reply->max_task_retries;
   routes_checked_ms_ = MonoMillis();

@@ -3,9 +3,10 @@
 //
 // Direct calls. Actors: the submitter asks the raylet for an actor's direct endpoint
 // before its first call, and again after a blocking Get or Wait while the answer is
-// "not now". The raylet says yes only for an actor alive on this node with none of
-// this caller's calls still queued or running there, so that calls keep their order
-// when the route changes. When the actor's worker goes, the raylet sends ActorGone:
+// "not now". The raylet says yes only for an actor alive with none of this caller's
+// calls still queued or running, so that calls keep their order when the route
+// changes. An actor on another node is called on its tcp socket (encrypted), once
+// that node says yes too (see protocol::RouteAsk). When the actor's worker goes, the raylet sends ActorGone:
 // calls in flight fail (or, with retries left, max_task_retries, go through the raylet
 // again, in their order), and later ones go through the raylet (which restarts the
 // actor, or fails them). A direct route unchecked for 1 ms is checked against the
@@ -94,9 +95,9 @@ class TaskSubmitter {
   };
   struct DirectActor {
     // kAsk: ask the raylet before the next call; kRaylet: calls go through the
-    // raylet (ask again after the next blocking Get or Wait); kDirect: to `peer`.
-    // kNever: the actor lives on another node.
-    enum Route { kAsk, kRaylet, kDirect, kNever } route = kAsk;
+    // raylet (ask again after the next blocking Get or Wait); kDirect: to `peer` (on
+    // this node or another).
+    enum Route { kAsk, kRaylet, kDirect } route = kAsk;
     uint64_t asked_epoch = 0;
     DirectPeer* peer = nullptr;
     int32_t max_task_retries = 0;  // kDirect: the actor's, as the raylet told
@@ -109,8 +110,9 @@ class TaskSubmitter {
     int64_t wanted_ms = -1;  // when the raylet was last told a lease is wanted (-1: offered)
   };
 
-  // The connection to a worker's direct socket, made on first use.
-  DirectPeer& PeerAt(const std::string& endpoint);
+  // The connection to a worker's direct socket, made on first use; `encrypted`: an
+  // actor's tcp socket on another node (ActorRouteReply::encrypted).
+  DirectPeer& PeerAt(const std::string& endpoint, bool encrypted = false);
   // The actor's worker if calls to it go direct now (asking the raylet when due).
   DirectPeer* DirectRoute(const std::string& actor_id);
   // A leased worker to run `spec` on, or null (the task goes through the raylet).

@@ -42,7 +42,10 @@ struct Actor {
   std::shared_ptr<Waiter> head_waiter;  // the queue's head waits for its arguments
   int restarts = 0;
   std::string death_cause;
-  std::set<std::string> direct_callers;  // clients told its worker's endpoint
+  // Clients told its worker's endpoint: here (for an actor on another node, those
+  // this node asked a route for), and on other nodes (node id, caller).
+  std::set<std::string> direct_callers;
+  std::set<std::pair<std::string, std::string>> remote_callers;
   bool killed = false;                    // Kill()ed: dies, never restarts
 
   // Whether it may restart after its worker or node died (max_restarts -1: always).

@@ -5,6 +5,11 @@
 
 namespace ray::raylet {
 
+namespace {
+// How long a caller's route request for an actor on another node waits for that node.
+constexpr int64_t kRouteAskTimeoutMs = 1000;
+}  // namespace
+
 void Raylet::SubmitActorTask(TaskSpec t) {
   const ActorId actor = ActorId::FromBinary(t.actor_id);
   Actor* a = actors_.Find(actor);
@@ -137,22 +142,98 @@ void Raylet::NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::s
     SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id.Binary(), cause});
   }
   a.direct_callers.clear();
+  for (const auto& [node, caller] : a.remote_callers) {
+    peers_->Tell(node, MessageType::kPeerActorGone,
+                 protocol::PeerActorGone{actor_id.Binary(), caller, cause});
+  }
+  a.remote_callers.clear();
 }
 
-protocol::ActorRouteReply Raylet::ActorRoute(const Client& caller, const ActorId& actor_id) {
+std::optional<protocol::ActorRouteReply> Raylet::ActorRoute(const Client& caller,
+                                                           const ActorId& actor_id, uint64_t req) {
   using protocol::ActorRouteReply;
   Actor* found = actors_.Find(actor_id);
-  if (!found) return {};
+  if (!found) return ActorRouteReply{};
   Actor& a = *found;
-  if (!a.remote_node.empty()) return {ActorRouteReply::kRemote, ""};
-  if (a.state != Actor::kAlive || a.killed) return {};
+  if (a.state != Actor::kAlive || a.killed) return ActorRouteReply{};
+  if (!a.remote_node.empty()) {
+    // Calls must run in the order they were made: none of this caller's may be on
+    // the way there, or wait or run there (its node checks that), unfinished.
+    if (a.HasCallsFrom(caller.peer) || remote_.HasUnfinishedCall(a.creation.task_id, caller.peer)) {
+      return ActorRouteReply{};
+    }
+    uint64_t ask = next_route_ask_++;
+    route_asks_[ask] = {caller.peer, req, actor_id, a.remote_node, clock_.MonoMillis()};
+    peers_->Tell(a.remote_node, MessageType::kRouteAsk,
+                 protocol::RouteAsk{ask, actor_id.Binary(), caller.peer, node_id_.Binary()});
+    return std::nullopt;
+  }
   auto w = clients_.find(a.worker);
-  if (w == clients_.end() || w->second.direct_endpoint.empty()) return {};
+  if (w == clients_.end() || w->second.direct_endpoint.empty()) return ActorRouteReply{};
   // Calls must run in the order they were made: none of this caller's may still wait
   // here. (Its requests arrive in order, so any it sent before asking are here now.)
-  if (a.HasCallsFrom(caller.peer)) return {};
+  if (a.HasCallsFrom(caller.peer)) return ActorRouteReply{};
   a.direct_callers.insert(caller.peer);
-  return {ActorRouteReply::kDirect, w->second.direct_endpoint, a.creation.max_retries};
+  return ActorRouteReply{ActorRouteReply::kDirect, w->second.direct_endpoint, a.creation.max_retries};
+}
+
+void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
+  protocol::RouteAnswer answer{ask.ask, "", 0};
+  Actor* a = ask.actor_id.size() == ActorId::kSize ? actors_.Find(ActorId::FromBinary(ask.actor_id))
+                                                    : nullptr;
+  // The asking node sends this after the caller's calls it forwarded here (in order,
+  // on the same socket): any of them not finished is still queued or running here.
+  if (a && a->remote_node.empty() && a->state == Actor::kAlive && !a->killed &&
+      !a->HasCallsFrom(ask.caller)) {
+    auto w = clients_.find(a->worker);
+    if (w != clients_.end() && !w->second.tcp_endpoint.empty()) {
+      answer.endpoint = w->second.tcp_endpoint;
+      answer.max_task_retries = a->creation.max_retries;
+      a->remote_callers.insert({ask.origin_node, ask.caller});
+    }
+  }
+  peers_->Tell(ask.origin_node, MessageType::kRouteAnswer, answer);
+}
+
+void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
+  auto it = route_asks_.find(answer.ask);
+  if (it == route_asks_.end()) return;  // expired: the caller was told to ask later
+  RouteAskPending pending = std::move(it->second);
+  route_asks_.erase(it);
+  protocol::ActorRouteReply reply;
+  Actor* a = actors_.Find(pending.actor);
+  // (Still there, as when asked: else the route may be stale; ask later.)
+  if (!answer.endpoint.empty() && a && a->remote_node == pending.node && a->state == Actor::kAlive &&
+      !a->killed && clients_.count(pending.caller)) {
+    a->direct_callers.insert(pending.caller);
+    reply = {protocol::ActorRouteReply::kDirect, answer.endpoint, answer.max_task_retries,
+             /*encrypted=*/true};
+  }
+  SendMsg(pending.caller, MessageType::kActorRouteReply, pending.request, reply);
+}
+
+void Raylet::OnPeerActorGone(const protocol::PeerActorGone& gone) {
+  if (gone.actor_id.size() != ActorId::kSize) return;
+  if (Actor* a = actors_.Find(ActorId::FromBinary(gone.actor_id))) a->direct_callers.erase(gone.caller);
+  if (clients_.count(gone.caller)) {
+    SendMsg(gone.caller, MessageType::kActorGone, 0, protocol::ActorGone{gone.actor_id, gone.cause});
+  }
+}
+
+void Raylet::ExpireRouteAsks() {
+  const int64_t now = clock_.MonoMillis();
+  for (auto it = route_asks_.begin(); it != route_asks_.end();) {
+    if (now - it->second.asked_ms < kRouteAskTimeoutMs) {
+      ++it;
+      continue;
+    }
+    RAY_LOG_WARN("node {} did not answer a route request for actor {} in {} ms: the calls go "
+                 "through the raylets",
+                 Hex(it->second.node), it->second.actor.Hex(), kRouteAskTimeoutMs);
+    SendMsg(it->second.caller, MessageType::kActorRouteReply, it->second.request,
+            protocol::ActorRouteReply{});
+    it = route_asks_.erase(it);
+  }
 }
 
 void Raylet::KillActorsOwnedBy(const std::vector<ActorId>& owned) {
@@ -191,6 +272,9 @@ void Raylet::KillActor(const ActorId& actor_id, bool no_restart, const std::stri
   if (!host.empty() && host != node_id_.Binary()) {
     if (found && found->state == Actor::kDead) return;
     RAY_LOG_INFO("asking node {} to kill actor {}", Hex(host), actor_id.Hex());
+    // Callers here that call it directly hear it now (a call made after Kill() returns
+    // goes through the raylets); its node tells the others.
+    if (found) NotifyDirectCallers(actor_id, *found, "the actor was killed");
     peers_->KillActor(host, protocol::ActorKill{actor_id.Binary(), no_restart});
     return;
   }

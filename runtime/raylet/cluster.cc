@@ -12,8 +12,9 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
 
 void Raylet::HandleActorRoute(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::ActorRouteRequest>(c.peer, body, "ActorRouteRequest");
-  SendMsg(c.peer, MessageType::kActorRouteReply, req,
-          msg ? ActorRoute(c, ActorId::FromBinary(msg->actor_id)) : protocol::ActorRouteReply{});
+  auto reply = msg ? ActorRoute(c, ActorId::FromBinary(msg->actor_id), req)
+                   : std::optional<protocol::ActorRouteReply>(protocol::ActorRouteReply{});
+  if (reply) SendMsg(c.peer, MessageType::kActorRouteReply, req, *reply);
 }
 
 void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
@@ -191,6 +192,7 @@ void Raylet::FinishJob(const std::string& job_id) {
 void Raylet::Periodic() {
   int64_t now = clock_.MonoMillis();
   next_periodic_ms_ = now + 200;
+  if (!route_asks_.empty()) ExpireRouteAsks();
   // Drivers that vanished without saying goodbye.
   std::vector<std::string> gone;
   for (const auto& [peer, c] : clients_) {
@@ -533,8 +535,9 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     }
   }
   // Actors that lived there: restarted elsewhere if they may be, else dead.
-  actors_.ForEach([&](const ActorId&, Actor& a) {
+  actors_.ForEach([&](const ActorId& actor_id, Actor& a) {
     if (a.remote_node != node_id || a.state == Actor::kDead) return;
+    NotifyDirectCallers(actor_id, a, "its node " + Hex(node_id) + " died");
     if (a.MayRestart()) {
       ++a.restarts;
       Place(a.creation, true);

@@ -148,6 +148,14 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
                    r.ok() ? "LogsRequest not handled here" : r.status().message());
       return;
     }
+    case MessageType::kRouteAsk:
+      return Dispatch<protocol::RouteAsk>(in.peer, env->body, "RouteAsk", handlers_.route_asked);
+    case MessageType::kRouteAnswer:
+      return Dispatch<protocol::RouteAnswer>(in.peer, env->body, "RouteAnswer",
+                                             handlers_.route_answered);
+    case MessageType::kPeerActorGone:
+      return Dispatch<protocol::PeerActorGone>(in.peer, env->body, "PeerActorGone",
+                                               handlers_.actor_gone);
     case MessageType::kTaskFinished: {
       auto f = protocol::DecodeBody<protocol::TaskFinished>(env->body, "TaskFinished");
       if (f.ok()) return handlers_.task_finished(*f);

@@ -21,6 +21,8 @@
 
 #include <zmq.hpp>
 
+#include "runtime/base/hex.h"
+#include "runtime/base/logging.h"
 #include "runtime/base/status.h"
 #include "runtime/base/clock.h"
 #include "runtime/ids/ids.h"
@@ -48,6 +50,11 @@ class ObjectManager {
     // The dashboard asks for this node's logs: the answer goes back to it.
     std::function<protocol::LogsReply(const protocol::LogsRequest& request)> logs_requested =
         nullptr;
+    // Direct calls across nodes (protocol::RouteAsk): a node asks for an actor's
+    // route, or answers; an actor called directly from another node is gone.
+    std::function<void(const protocol::RouteAsk& ask)> route_asked = nullptr;
+    std::function<void(const protocol::RouteAnswer& answer)> route_answered = nullptr;
+    std::function<void(const protocol::PeerActorGone& gone)> actor_gone = nullptr;
   };
 
   // `clock` (what pull and push timeouts read) outlives this.
@@ -68,6 +75,12 @@ class ObjectManager {
   void ForwardTask(const std::string& node_id, const protocol::ForwardTask& task);
   void NotifyFinished(const std::string& node_id, const protocol::TaskFinished& finished);
   void KillActor(const std::string& node_id, const protocol::ActorKill& kill);
+  // A message that needs no answer from the peer's socket (kRouteAsk, kRouteAnswer,
+  // kPeerActorGone); dropped if the peer is unknown.
+  template <typename T>
+  void Tell(const std::string& node_id, protocol::MessageType type, const T& body) {
+    if (auto* d = DealerFor(node_id)) d->Send(protocol::Encode(type, 0, body));
+  }
   // Starts pulling `id` from `node_id`; false if a pull of it is already running.
   bool Pull(const ObjectId& id, const std::string& node_id);
   bool Pulling(const ObjectId& id) const { return pulls_.count(id) > 0; }
@@ -94,6 +107,16 @@ class ObjectManager {
   using OutgoingKey = std::pair<std::string, ObjectId>;  // (peer, object)
   transport::Dealer* DealerFor(const std::string& node_id);
   void HandleRequest(const transport::Incoming& in);
+  // Decodes a peer's message and hands it to `handler` (logged and dropped if it is
+  // malformed or nothing here handles it).
+  template <typename T>
+  void Dispatch(const std::string& peer, std::string_view body, const char* what,
+                const std::function<void(const T&)>& handler) {
+    auto msg = protocol::DecodeBody<T>(body, what);
+    if (msg.ok() && handler) return handler(*msg);
+    RAY_LOG_WARN("peer {}: {}", ToHex(peer),
+                 msg.ok() ? std::string(what) + " not handled here" : msg.status().message());
+  }
   void HandleChunk(const std::string& frame);
   // Sends the transfer's next chunk; false once every chunk went (or the peer is gone).
   bool SendChunk(const std::string& peer, Outgoing& out);

@@ -48,7 +48,10 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const protocol::ActorKill& k) { KillActor(ActorId::FromBinary(k.actor_id), k.no_restart); },
           [this](const protocol::LogsRequest& r) {
             return AnswerLogsRequest(options_.session_dir + "/logs", r);
-          }},
+          },
+          [this](const protocol::RouteAsk& a) { OnRouteAsk(a); },
+          [this](const protocol::RouteAnswer& a) { OnRouteAnswer(a); },
+          [this](const protocol::PeerActorGone& g) { OnPeerActorGone(g); }},
       clock_);
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
@@ -165,6 +168,11 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kLeaseWorker: return HandleLeaseWorker(c, env->request_id, env->body);
     case MessageType::kLeaseWanted: return HandleLeaseWanted(c, env->body);
     case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
+    case MessageType::kActorTcpEndpoint: {
+      auto msg = DecodeFrom<protocol::ActorTcpEndpoint>(peer, env->body, "ActorTcpEndpoint");
+      if (msg && !c.is_driver && msg->endpoint.rfind("tcp://", 0) == 0) c.tcp_endpoint = msg->endpoint;
+      return;
+    }
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
@@ -182,7 +190,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
   auto msg = DecodeFrom<protocol::RegisterClient>(peer, body, "RegisterClient");
   if (!msg) return;
   protocol::RegisterReply reply{node_id_.Binary(), options_.session_dir, options_.node_ip, "",
-                                store_.tag(), ::getpid(), store_.capacity_bytes()};
+                                store_.tag(), ::getpid(), store_.capacity_bytes(), options_.token};
   auto it = clients_.find(peer);
   if (msg->is_driver) {
     Client c;
@@ -289,10 +297,12 @@ void Raylet::StoreError(const ObjectId& id, const ri::ErrorInfo& e) {
 void Raylet::FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                       const std::string& message) {
   TaskId tid = TaskId::FromBinary(t.task_id);
-  for (uint32_t i = 1; i <= std::max<uint32_t>(t.num_returns, 1); ++i) {
-    StoreError(ObjectId::ForTaskReturn(tid, i),
-               ri::ErrorInfo{kind, type, message, t.function, "node " + options_.node_ip});
+  std::vector<ObjectPayload> errors(std::max<uint32_t>(t.num_returns, 1));
+  for (uint32_t i = 1; i <= errors.size(); ++i) {
+    errors[i - 1].id = ObjectId::ForTaskReturn(tid, i);
+    StoreError(errors[i - 1].id, ri::ErrorInfo{kind, type, message, t.function, "node " + options_.node_ip});
   }
+  NotifyOrigin(t.task_id, errors);  // (a task from another node: it finished there too)
 }
 
 void Raylet::DropEvicted() {

@@ -104,6 +104,7 @@ struct Client {
   GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
   int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
   std::string direct_endpoint;       // where callers reach the actor it may host
+  std::string tcp_endpoint;          // ...and callers on other nodes (actors only)
   std::string leased_to;             // the caller it runs tasks for, directly
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
   std::vector<ActorId> owned_actors;  // created here by this worker: they die with it
@@ -312,8 +313,16 @@ class Raylet {
   // for it or its name must be freed, else with the next FlushActorRecords().
   void RecordActor(const ActorId& actor_id, const Actor& a);
   void FlushActorRecords();
-  // Where `caller` may send calls to the actor (see actors.cc).
-  protocol::ActorRouteReply ActorRoute(const Client& caller, const ActorId& actor_id);
+  // Where `caller` may send calls to the actor (see actors.cc); nullopt: the answer
+  // comes later (the actor's node is asked), to request `req`.
+  std::optional<protocol::ActorRouteReply> ActorRoute(const Client& caller, const ActorId& actor_id,
+                                                      uint64_t req);
+  // Direct calls across nodes (protocol::RouteAsk), both sides.
+  void OnRouteAsk(const protocol::RouteAsk& ask);
+  void OnRouteAnswer(const protocol::RouteAnswer& answer);
+  void OnPeerActorGone(const protocol::PeerActorGone& gone);
+  // Asks unanswered for kRouteAskTimeoutMs are answered "through the raylet".
+  void ExpireRouteAsks();
   // The typed requests of the direct-call path, answered at once.
   void HandleLeaseWorker(Client& c, uint64_t req, std::string_view body);
   void HandleActorRoute(Client& c, uint64_t req, std::string_view body);
@@ -463,6 +472,17 @@ class Raylet {
   std::string peer_address_;
   scheduler::Placement placement_;  // this node and the others, as last heard of
   RemoteNodes remote_;  // tasks and objects on other nodes, tasks from them
+  // Route requests of local callers for actors on other nodes, waiting for the
+  // actor's node to answer (by RouteAsk::ask).
+  struct RouteAskPending {
+    std::string caller;
+    uint64_t request = 0;
+    ActorId actor;
+    std::string node;
+    int64_t asked_ms = 0;
+  };
+  std::unordered_map<uint64_t, RouteAskPending> route_asks_;
+  uint64_t next_route_ask_ = 1;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).

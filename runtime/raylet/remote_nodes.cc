@@ -1,5 +1,7 @@
 #include "runtime/raylet/remote_nodes.h"
 
+#include <algorithm>
+
 namespace ray::raylet {
 
 void RemoteNodes::SetReturnsNode(const protocol::TaskSpec& t, const std::string& node) {
@@ -21,6 +23,13 @@ void RemoteNodes::FinishedOn(const std::string& task_id, const std::string& node
   SetReturnsNode(it->second.first, node);
   if (auto l = lineage_.find(task_id); l != lineage_.end()) l->second.second = node;
   forwarded_.erase(it);
+}
+
+bool RemoteNodes::HasUnfinishedCall(const std::string& actor_id, const std::string& caller) const {
+  return std::any_of(forwarded_.begin(), forwarded_.end(), [&](const auto& f) {
+    const protocol::TaskSpec& t = f.second.first;
+    return t.kind == ray::internal::kActorTask && t.actor_id == actor_id && t.caller == caller;
+  });
 }
 
 protocol::TaskSpec* RemoteNodes::LineageOf(const ObjectId& id) {

@@ -32,6 +32,9 @@ class RemoteNodes {
   void FinishedOn(const std::string& task_id, const std::string& node);
   // The node an object is on, if known; null if not.
   const std::string* NodeOf(const ObjectId& id) const;
+  // Whether a call of `caller` to the actor `actor_id` was sent from here and not heard
+  // finished (a scan of those unfinished: asked once per direct route).
+  bool HasUnfinishedCall(const std::string& actor_id, const std::string& caller) const;
   // Node `node` died: the tasks sent there and not finished, forgotten with where
   // their results would be.
   std::vector<protocol::TaskSpec> TakeLostTasks(const std::string& node);

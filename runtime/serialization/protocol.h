@@ -44,6 +44,8 @@ enum class MessageType : uint16_t {
   kPluginPath = 15,     // PluginPathRequest -> PluginPathReply (a worker finds a plugin)
   kLeaseWanted = 16,    // LeaseRequest (no reply): calls wait behind the caller's busy
                         // leased workers; offer a lease once resources free up
+  kActorTcpEndpoint = 17,  // ActorTcpEndpoint (no reply): where callers on other nodes
+                           // reach the actor this worker is about to become
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -86,6 +88,11 @@ enum class MessageType : uint16_t {
   kTaskFinished = 64, // TaskFinished: a forwarded task's results exist on the sender
   kChunkAck = 65,     // PullObject: a chunk of the object arrived; the sender may send on
   kKillActor = 66,    // ActorKill (no reply): kill an actor this node hosts
+  kRouteAsk = 69,     // RouteAsk: a caller on the sender's node would call an actor
+                      // this node hosts directly; answered with kRouteAnswer
+  kRouteAnswer = 73,  // RouteAnswer (to the asking node)
+  kPeerActorGone = 74,  // PeerActorGone: an actor a caller on the receiving node calls
+                        // directly is gone (ActorGone, to be passed on)
   // dashboard -> raylet, on the peers' socket after a PeerHello with the token
   kReadLogs = 67,     // LogsRequest -> kLogsReply (LogsReply): this node's log files
   kLogsReply = 68,
@@ -179,8 +186,18 @@ struct RegisterReply {
   std::string store_tag;     // names this node's shared-memory segments
   int32_t raylet_pid = 0;
   uint64_t store_capacity = 0;  // the object store's capacity in bytes
+  // The cluster token (over the node's private socket): the keys of the encrypted
+  // sockets between a caller and an actor on another node (transport/curve.h).
+  std::string token;
   MSGPACK_DEFINE_ARRAY(node_id, session_dir, node_address, error, store_tag, raylet_pid,
-                       store_capacity);
+                       store_capacity, token);
+};
+
+// A worker about to become an actor listens on tcp too (always encrypted, whatever
+// the address: curve.h's keys), so that callers on other nodes call it directly.
+struct ActorTcpEndpoint {
+  std::string endpoint;
+  MSGPACK_DEFINE_ARRAY(endpoint);
 };
 
 using ray::internal::TaskArg;
@@ -383,13 +400,16 @@ struct ActorRouteRequest {
 struct ActorRouteReply {
   enum Route : uint8_t {
     kRaylet = 0,  // through the raylet, for now (ask again later)
-    kDirect = 1,  // straight to `endpoint`, the actor's worker
-    kRemote = 2,  // it lives on another node: always through the raylets
+    kDirect = 1,  // straight to `endpoint`, the actor's worker (tcp:// if it is on
+                  // another node)
   };
   uint8_t route = kRaylet;
   std::string endpoint;
   int32_t max_task_retries = 0;  // kDirect: the actor's (-1: no limit)
-  MSGPACK_DEFINE_ARRAY(route, endpoint, max_task_retries);
+  // kDirect: the endpoint is an actor's encrypted tcp socket (it is on another node;
+  // ActorTcpEndpoint), not a worker's socket on this node (ipc, or plain loopback tcp).
+  bool encrypted = false;
+  MSGPACK_DEFINE_ARRAY(route, endpoint, max_task_retries, encrypted);
 };
 
 // A worker running a direct call finds the plugin's copy on this node.
@@ -530,6 +550,33 @@ struct ActorKill {
   std::string actor_id;
   bool no_restart = true;
   MSGPACK_DEFINE_ARRAY(actor_id, no_restart);
+};
+
+// Direct calls across nodes. The caller's node asks the actor's node (RouteAsk) once
+// none of the caller's calls to the actor is unfinished anywhere; the actor's node
+// answers with its worker's tcp endpoint if the actor is alive there and none of the
+// caller's calls waits there ("": not now), and tells the caller's node
+// (PeerActorGone) when that worker goes.
+struct RouteAsk {
+  uint64_t ask = 0;  // the asking node's number for it
+  std::string actor_id;
+  std::string caller;       // the caller's peer id on the asking node
+  std::string origin_node;  // the asking node's id
+  MSGPACK_DEFINE_ARRAY(ask, actor_id, caller, origin_node);
+};
+
+struct RouteAnswer {
+  uint64_t ask = 0;
+  std::string endpoint;  // "": not now
+  int32_t max_task_retries = 0;
+  MSGPACK_DEFINE_ARRAY(ask, endpoint, max_task_retries);
+};
+
+struct PeerActorGone {
+  std::string actor_id;
+  std::string caller;
+  std::string cause;
+  MSGPACK_DEFINE_ARRAY(actor_id, caller, cause);
 };
 
 struct TaskFinished {

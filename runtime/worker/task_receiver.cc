@@ -8,6 +8,7 @@
 #include "runtime/base/clock.h"
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
+#include "runtime/transport/curve.h"
 
 namespace ray::worker {
 
@@ -66,6 +67,19 @@ void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* ob
          if (!(items[0].revents & ZMQ_POLLIN)) return;
          while (auto in = router_.Recv(0)) OnDirectFrame(in->peer, in->frame);
        }});
+}
+
+void TaskReceiver::ListenTcp() {
+  const std::string& ip = raylet_->node().node_address;
+  if (ip.empty()) return;
+  const std::string want = "tcp://" + (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":*";
+  Status curve = transport::MakeCurveServer(router_.socket(), want);  // (for this bind on)
+  auto bound = curve.ok() ? router_.Bind(want) : Result<std::string>(curve);
+  if (!bound.ok()) {
+    RAY_LOG_WARN("callers on other nodes go through the raylets: {}", bound.status().message());
+    return;
+  }
+  raylet_->Send(protocol::Encode(MessageType::kActorTcpEndpoint, 0, protocol::ActorTcpEndpoint{*bound}));
 }
 
 void TaskReceiver::OnRevokeTasks(const protocol::RevokeTasks& revoke) {

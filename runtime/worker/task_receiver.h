@@ -46,6 +46,12 @@ class TaskReceiver {
   const std::string& endpoint() const { return endpoint_; }
   // Starts receiving through the registered connection (both outlive this).
   void Attach(core::RayletConnection* raylet, core::ObjectClient* objects);
+  // Before the worker becomes an actor: it listens on tcp on its node's address too,
+  // encrypted (ZeroMQ CURVE with the cluster's keys, transport/curve.h, even on a
+  // loopback address: only holders of the token call it), and tells the raylet, so
+  // that callers on other nodes may call it directly. Logged, not fatal, if it fails
+  // (their calls go through the raylets then).
+  void ListenTcp();
   // The next task to run (nullopt: the raylet asked us to exit, or died).
   std::optional<IncomingTask> NextTask();
   // Reports a task's results to where the task came from. The refs they hold (ids

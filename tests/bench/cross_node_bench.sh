@@ -10,7 +10,8 @@ set -euo pipefail
 build=${1:?usage: cross_node_bench.sh BUILD_DIR}
 seconds=${SECONDS_EACH:-2}
 ray="$build/cli/ray"
-work=$(mktemp -d /tmp/cross_node_bench.XXXXXX)
+# (A short path: worker sockets are unix sockets under it, whose paths have a limit.)
+work=$(mktemp -d /tmp/xnode.XXXXXX)
 stop() {
   "$ray" stop --temp-dir "$work/node" >/dev/null 2>&1 || true
   "$ray" stop --temp-dir "$work/head" >/dev/null 2>&1 || true

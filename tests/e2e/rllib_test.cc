@@ -323,7 +323,7 @@ TEST_F(RllibTest, DQNTrainsCheckpointsAndRollsOut) {
     ASSERT_EQ(rollout.code, 0) << name << ": " << rollout.err;
     EXPECT_NE(rollout.out.find("Episode #2: reward:"), std::string::npos) << rollout.out;
   }
-  for (const std::string key : {"num_atoms\": 51"}) {
+  for (const std::string key : {"soft_q\": true"}) {
     auto bad = Rllib("train --run DQN --env CartPole-v0 --config '{\"" + key + "}' --local-dir " + dir_);
     EXPECT_NE(bad.code, 0);
     const std::string name = key.substr(0, key.find('"'));

@@ -2,10 +2,12 @@
 //   args: <case>    cases: placement, spread, objects, gib, readers, actor, owned_elsewhere,
 //                   unschedulable,
 //                   rounds [seconds] [task_ms], lineage <dir>, lost_put <dir>,
-//                   owner_died <dir>, lazy <dir>, third_reader <dir>
+//                   owner_died <dir>, lazy <dir>, third_reader <dir>,
+//                   direct_remote <dir>, direct_remote_dies <dir>
 
 #include <ray/api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,13 +36,16 @@ ray::Blob MakeBlob(uint64_t size, int seed) { return Pattern(size, seed); }
 
 uint64_t SumBlob(ray::Blob b) { return Checksum(b.data(), b.size()); }
 
-// Writes this node's id to `path`: where a task ran, for the test to see.
-void NoteNode(const std::string& path) {
+// Writes `text` to `path`, for the test to see.
+void WriteNote(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return;
-  std::fputs(ray::GetNodeId().c_str(), f);
+  std::fputs(text.c_str(), f);
   std::fclose(f);
 }
+
+// Writes this node's id to `path`: where a task ran.
+void NoteNode(const std::string& path) { WriteNote(path, ray::GetNodeId()); }
 
 bool Exists(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "r");
@@ -140,6 +145,10 @@ class Pinned {
   static Pinned* Create() { return new Pinned(); }
   std::string Node() { return ray::GetNodeId(); }
   int Add(int x) { return total_ += x; }
+  int SlowAdd(int x, int ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return total_ += x;
+  }
 
  private:
   int total_ = 0;
@@ -164,7 +173,7 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 }  // namespace
 
 RAY_REMOTE(Maker::Create, &Maker::Node, &Maker::MakeChild);
-RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add,
+RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add, &Pinned::SlowAdd,
            CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo, ReadHere);
 
 RAY_MAIN(int argc, char** argv) {
@@ -272,6 +281,52 @@ RAY_MAIN(int argc, char** argv) {
       std::fflush(stdout);
     }
     std::printf("rounds=%d\nwrong=%d\n", rounds, wrong);
+    return 0;
+  }
+  if (c == "direct_remote" || c == "direct_remote_dies") {
+    // args: <case> <dir>. An actor on node "A" (the driver is on the head), called
+    // directly once a blocking Get made the caller ask for its route.
+    std::string dir = argc > 2 ? argv[2] : ".";
+    auto actor = ray::Actor(Pinned::Create).SetResource("A", 1).Remote();
+    WriteNote(dir + "/first", *ray::Get(actor.Task(&Pinned::Node).Remote()));
+    ray::Get(actor.Task(&Pinned::Add).Remote(0));  // (asks for the route, then goes direct)
+    if (c == "direct_remote") {
+      // Once <dir>/go exists (the test has stopped both raylets), 500 calls, in order.
+      std::printf("made\n");
+      std::fflush(stdout);
+      AwaitFile(dir + "/go");
+      std::vector<ray::ObjectRef<int>> sums;
+      for (int i = 0; i < 500; ++i) sums.push_back(actor.Task(&Pinned::Add).Remote(1));
+      std::string result = "in_order";
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      try {
+        for (int i = 0; i < 500; ++i) {
+          auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+              deadline - std::chrono::steady_clock::now());
+          if (*ray::Get(sums[i], std::max(left, std::chrono::milliseconds(1))) != i + 1) result = "out_of_order";
+        }
+      } catch (const ray::GetTimeoutError&) {
+        result = "timed_out";
+      }
+      std::printf("direct_calls=%s\n", result.c_str());
+      std::fflush(stdout);
+      return 0;
+    }
+    // A call runs on it (directly) when its node is killed: the call fails, promptly.
+    auto slow = actor.Task(&Pinned::SlowAdd).Remote(1, 30000);
+    std::printf("made\n");
+    std::fflush(stdout);
+    std::string result;
+    try {
+      ray::Get(slow, std::chrono::seconds(25));
+      result = "returned";
+    } catch (const ray::GetTimeoutError&) {
+      result = "timed_out";
+    } catch (const ray::ActorDiedError& e) {
+      result = "actor_died";
+    }
+    std::printf("in_flight_call=%s\n", result.c_str());
+    std::fflush(stdout);
     return 0;
   }
   if (c == "lineage") {

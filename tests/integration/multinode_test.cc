@@ -316,6 +316,43 @@ class NodeDeathTest : public ::testing::Test {
   std::string notes_;  // where the job's tasks note their node
 };
 
+// The pid of the raylet of the node with temp dir `node_dir`.
+int RayletPid(const std::string& node_dir) {
+  auto node = nlohmann::json::parse(ReadText(node_dir + "/session_latest/node.json"));
+  return node["raylet_pid"];
+}
+
+// Calls to an actor on another node go straight to its worker: with both raylets
+// stopped, 500 calls run and come back in order.
+TEST_F(NodeDeathTest, CallsToAnActorOnAnotherNodeNeedNeitherRaylet) {
+  StartJob("direct_remote");
+  std::string actor_node = ReadText(notes_ + "/first");
+  std::string node_a = nodes_[0];  // "a", the node with resource "A"
+  ASSERT_NE(ReadText(node_a + "/session_latest/logs/raylet.err").find("raylet " + actor_node + " serving"),
+            std::string::npos) << "the actor is not on node a";
+  const int raylets[] = {RayletPid(head_), RayletPid(node_a)};
+  for (int pid : raylets) ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+  std::ofstream(notes_ + "/go") << "go";
+  std::string out;
+  for (int i = 0; i < 300 && out.find("direct_calls=") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    out = SpawnedOutput(dir_.path() + "/job", ".out");
+  }
+  for (int pid : raylets) ::kill(pid, SIGCONT);
+  EXPECT_EQ(KeyValue(out, "direct_calls"), "in_order") << out;
+  notes_.clear();  // (go was given)
+  FinishJob();
+}
+
+// A call running on an actor on another node, called directly, fails promptly with
+// ActorDiedError when that node dies (the caller's raylet tells it), not at its timeout.
+TEST_F(NodeDeathTest, ADirectCallToAnActorWhoseNodeDiesFails) {
+  StartJob("direct_remote_dies");
+  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+  notes_.clear();
+  EXPECT_EQ(KeyValue(FinishJob(), "in_flight_call"), "actor_died");
+}
+
 TEST_F(NodeDeathTest, ObjectsLostWithANodeAreMadeAgainFromTheirLineage) {
   StartJob("lineage");
   std::string first_node = ReadText(notes_ + "/first");
