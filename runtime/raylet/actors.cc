@@ -190,6 +190,11 @@ void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
       answer.endpoint = w->second.tcp_endpoint;
       answer.max_task_retries = a->creation.max_retries;
       a->remote_callers.insert({ask.origin_node, ask.caller});
+    } else if (w != clients_.end() && !w->second.tcp_asked) {
+      // Only actors called from other nodes listen on tcp: the caller asks again
+      // after its next blocking Get or Wait, and finds the endpoint then.
+      w->second.tcp_asked = true;
+      Send(w->second.peer, MessageType::kListenTcp, 0, "");
     }
   }
   peers_->Tell(ask.origin_node, MessageType::kRouteAnswer, answer);

@@ -45,7 +45,7 @@ enum class MessageType : uint16_t {
   kLeaseWanted = 16,    // LeaseRequest (no reply): calls wait behind the caller's busy
                         // leased workers; offer a lease once resources free up
   kActorTcpEndpoint = 17,  // ActorTcpEndpoint (no reply): where callers on other nodes
-                           // reach the actor this worker is about to become
+                           // reach the actor this worker hosts (after kListenTcp)
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -68,6 +68,8 @@ enum class MessageType : uint16_t {
   kActorRouteReply = 34,
   kPluginPathReply = 35,
   kLeaseOffered = 36,  // LeaseOffer (to a caller: a lease it wanted, kLeaseWanted)
+  kListenTcp = 37,     // empty body (to an actor's worker: a caller on another node
+                       // would call it directly; listen on tcp, kActorTcpEndpoint)
   // caller <-> worker, directly (the raylet not involved): kExecuteTask (caller ->
   // worker) and kTaskDone (worker -> caller), and:
   kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend
@@ -193,8 +195,9 @@ struct RegisterReply {
                        store_capacity, token);
 };
 
-// A worker about to become an actor listens on tcp too (always encrypted, whatever
-// the address: curve.h's keys), so that callers on other nodes call it directly.
+// An actor's worker, asked (kListenTcp), listens on tcp too (always encrypted,
+// whatever the address: curve.h's keys), so that callers on other nodes call it
+// directly.
 struct ActorTcpEndpoint {
   std::string endpoint;
   MSGPACK_DEFINE_ARRAY(endpoint);

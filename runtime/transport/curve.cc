@@ -14,7 +14,8 @@ struct Keys {
 };
 
 std::mutex mu;
-std::optional<Keys> keys;  // guarded by mu
+std::optional<std::string> token;  // guarded by mu
+std::optional<Keys> keys;          // guarded by mu: made from the token on first use
 
 std::string HostOf(const std::string& endpoint) {
   std::string rest = endpoint.substr(6);  // after "tcp://"
@@ -22,15 +23,16 @@ std::string HostOf(const std::string& endpoint) {
   return rest.substr(0, rest.rfind(':'));
 }
 
-}  // namespace
-
-void UseClusterToken(std::string_view token) {
-  if (sodium_init() < 0) return;  // (then no key: encrypted sockets are refused)
+// The keys of the token given last, made now if not yet (with mu held). Most processes
+// never open an encrypted socket: making keys costs two Curve25519 key pairs.
+const Keys* KeysLocked() {
+  if (keys || !token || sodium_init() < 0) return keys ? &*keys : nullptr;
   constexpr std::string_view kContext = "ray cluster curve key v1:";
-  std::string input = std::string(kContext) + std::string(token);
+  std::string input = std::string(kContext) + *token;
   unsigned char seed[crypto_box_SEEDBYTES];
   crypto_generichash(seed, sizeof(seed), reinterpret_cast<const unsigned char*>(input.data()),
                      input.size(), nullptr, 0);
+  sodium_memzero(input.data(), input.size());
   unsigned char pk[crypto_box_PUBLICKEYBYTES], sk[crypto_box_SECRETKEYBYTES];
   crypto_box_seed_keypair(pk, sk, seed);
   sodium_memzero(seed, sizeof(seed));
@@ -42,8 +44,17 @@ void UseClusterToken(std::string_view token) {
   k.client_public.assign(reinterpret_cast<char*>(pk), sizeof(pk));
   k.client_secret.assign(reinterpret_cast<char*>(sk), sizeof(sk));
   sodium_memzero(sk, sizeof(sk));
-  std::lock_guard<std::mutex> lock(mu);
   keys = std::move(k);
+  return &*keys;
+}
+
+}  // namespace
+
+void UseClusterToken(std::string_view new_token) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (token && *token == new_token) return;
+  token = std::string(new_token);
+  keys.reset();
 }
 
 bool Encrypted(const std::string& endpoint) {
@@ -54,24 +65,26 @@ bool Encrypted(const std::string& endpoint) {
 
 Status MakeCurveServer(zmq::socket_t& socket, const std::string& endpoint) {
   std::lock_guard<std::mutex> lock(mu);
-  if (!keys) {
+  const Keys* k = KeysLocked();
+  if (!k) {
     return Status::FailedPrecondition("listening on " + endpoint +
-                                      " (between hosts, so encrypted) needs the cluster token");
+                                      " (encrypted) needs the cluster token");
   }
   socket.set(zmq::sockopt::curve_server, 1);
-  socket.set(zmq::sockopt::curve_secretkey, zmq::buffer(keys->server_secret));
+  socket.set(zmq::sockopt::curve_secretkey, zmq::buffer(k->server_secret));
   return Status::Ok();
 }
 
 Status MakeCurveClient(zmq::socket_t& socket, const std::string& endpoint) {
   std::lock_guard<std::mutex> lock(mu);
-  if (!keys) {
+  const Keys* k = KeysLocked();
+  if (!k) {
     return Status::FailedPrecondition("connecting to " + endpoint +
-                                      " (between hosts, so encrypted) needs the cluster token");
+                                      " (encrypted) needs the cluster token");
   }
-  socket.set(zmq::sockopt::curve_serverkey, zmq::buffer(keys->server_public));
-  socket.set(zmq::sockopt::curve_publickey, zmq::buffer(keys->client_public));
-  socket.set(zmq::sockopt::curve_secretkey, zmq::buffer(keys->client_secret));
+  socket.set(zmq::sockopt::curve_serverkey, zmq::buffer(k->server_public));
+  socket.set(zmq::sockopt::curve_publickey, zmq::buffer(k->client_public));
+  socket.set(zmq::sockopt::curve_secretkey, zmq::buffer(k->client_secret));
   return Status::Ok();
 }
 

@@ -26,6 +26,7 @@
 namespace ray::transport {
 
 // Sets the token the keys derive from (a later call with another token replaces it).
+// The keys are made when a socket first needs them.
 void UseClusterToken(std::string_view token);
 
 // Whether `endpoint` (as given to bind or connect) is encrypted by the rule above.

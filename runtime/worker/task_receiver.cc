@@ -59,6 +59,7 @@ void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* ob
       [this](protocol::LeaseGranted grant) { OnLeaseGranted(grant); });
   raylet_->OnMessage(MessageType::kRevokeLease, [this](std::string_view) { OnRevokeLease(); });
   raylet_->OnMessage(MessageType::kYieldLease, [this](std::string_view) { OnYieldLease(); });
+  raylet_->OnMessage(MessageType::kListenTcp, [this](std::string_view) { ListenTcp(); });
   raylet_->AddPollSource(
       {[this](std::vector<zmq::pollitem_t>& items) {
          items.push_back({router_.socket().handle(), 0, ZMQ_POLLIN, 0});
@@ -71,7 +72,8 @@ void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* ob
 
 void TaskReceiver::ListenTcp() {
   const std::string& ip = raylet_->node().node_address;
-  if (ip.empty()) return;
+  if (ip.empty() || listening_tcp_) return;
+  listening_tcp_ = true;
   const std::string want = "tcp://" + (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":*";
   Status curve = transport::MakeCurveServer(router_.socket(), want);  // (for this bind on)
   auto bound = curve.ok() ? router_.Bind(want) : Result<std::string>(curve);

@@ -46,12 +46,7 @@ class TaskReceiver {
   const std::string& endpoint() const { return endpoint_; }
   // Starts receiving through the registered connection (both outlive this).
   void Attach(core::RayletConnection* raylet, core::ObjectClient* objects);
-  // Before the worker becomes an actor: it listens on tcp on its node's address too,
-  // encrypted (ZeroMQ CURVE with the cluster's keys, transport/curve.h, even on a
-  // loopback address: only holders of the token call it), and tells the raylet, so
-  // that callers on other nodes may call it directly. Logged, not fatal, if it fails
-  // (their calls go through the raylets then).
-  void ListenTcp();
+
   // The next task to run (nullopt: the raylet asked us to exit, or died).
   std::optional<IncomingTask> NextTask();
   // Reports a task's results to where the task came from. The refs they hold (ids
@@ -61,6 +56,12 @@ class TaskReceiver {
 
  private:
   TaskReceiver() = default;
+  // When the raylet asks (kListenTcp: a caller on another node would call this
+  // worker's actor directly): it listens on tcp on its node's address too, encrypted
+  // (ZeroMQ CURVE with the cluster's keys, transport/curve.h, even on a loopback
+  // address: only holders of the token call it), and tells the raylet. Logged, not
+  // fatal, if it fails (those calls go through the raylets then).
+  void ListenTcp();
   void OnRevokeTasks(const protocol::RevokeTasks& revoke);
   void OnLeaseGranted(const protocol::LeaseGranted& grant);
   void OnRevokeLease();
@@ -89,6 +90,7 @@ class TaskReceiver {
   std::string worker_id_;
   transport::Router router_;
   std::string endpoint_;
+  bool listening_tcp_ = false;  // ListenTcp ran
   std::unique_ptr<protocol::RunningTaskSlot> running_;  // the direct call it runs, for the raylet
   std::string running_path_;
   std::deque<IncomingTask> pending_;  // received, not yet started

@@ -316,7 +316,6 @@ Status RunWorker(const WorkerOptions& options) {
       continue;
     }
     bool creation = in->task.spec.kind == ri::kActorCreation;
-    if (creation) receiver->ListenTcp();  // (told the raylet before the actor is alive)
     run(*in, /*set_gpus=*/true);
     if (creation && !pool && worker.actor_concurrency() > 1) {
       // (Threads share the environment: set once, not per call.)

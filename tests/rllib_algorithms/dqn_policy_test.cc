@@ -223,9 +223,8 @@ TEST(DQNPolicyTest, ZeroImportanceWeightsLeaveTheNetworkUnchanged) {
   EXPECT_NE(p->GetWeights(), w);
 }
 
-TEST(DQNPolicyTest, LearnsABanditsValues) {
-  // One state; action 0 pays 1, action 1 pays 0; every step ends the episode.
-  auto p = Make(Config(R"({"seed": 4, "lr": 0.01, "hiddens": [16], "model": {"fcnet_hiddens": [16]}})"));
+// One state; action 0 pays 1, action 1 pays 0; every step ends the episode.
+SampleBatch Bandit() {
   SampleBatch b;
   b.obs_dim = 3;
   for (int i = 0; i < 32; ++i) {
@@ -238,6 +237,12 @@ TEST(DQNPolicyTest, LearnsABanditsValues) {
     b.action_logp.push_back(0);
     b.eps_id.push_back(0);
   }
+  return b;
+}
+
+TEST(DQNPolicyTest, LearnsABanditsValues) {
+  auto p = Make(Config(R"({"seed": 4, "lr": 0.01, "hiddens": [16], "model": {"fcnet_hiddens": [16]}})"));
+  SampleBatch b = Bandit();
   for (int i = 0; i < 300; ++i) p->LearnOnBatch(b);
   std::vector<float> q = p->QValues({0.5f, -0.5f, 1.f});
   EXPECT_NEAR(q[0], 1.0, 0.05);
@@ -271,22 +276,6 @@ TEST(DQNPolicyTest, ProjectOntoSupportSplitsEachAtomsMassBetweenItsNeighbours) {
   EXPECT_THROW(ProjectOntoSupport({1}, {0}, {1}, 0.5, -1, 1), std::invalid_argument);
 }
 
-// One state; action 0 pays 1, action 1 pays 0; every step ends the episode.
-SampleBatch Bandit() {
-  SampleBatch b;
-  b.obs_dim = 3;
-  for (int i = 0; i < 32; ++i) {
-    b.obs.insert(b.obs.end(), {0.5f, -0.5f, 1.f});
-    b.new_obs.insert(b.new_obs.end(), {0.f, 0.f, 0.f});
-    b.actions.push_back(static_cast<float>(i % 2));
-    b.rewards.push_back(i % 2 == 0 ? 1.f : 0.f);
-    b.terminateds.push_back(1);
-    b.truncateds.push_back(0);
-    b.action_logp.push_back(0);
-    b.eps_id.push_back(0);
-  }
-  return b;
-}
 
 TEST(DQNPolicyTest, DistributionalQLearnsABanditsValues) {
   auto p = Make(Config(R"({"seed": 4, "lr": 0.01, "hiddens": [16], "num_atoms": 11, "v_min": -2,
