@@ -735,6 +735,7 @@ class TunedShortRun : public RllibTest {
 TEST_F(TunedShortRun, A3CLearnsCartPole) { ExpectLearns("cartpole-a3c", "500000", 200, 80000); }
 TEST_F(TunedShortRun, IMPALALearnsCartPole) { ExpectLearns("cartpole-impala", "500000", 150, 100000); }
 TEST_F(TunedShortRun, APPOLearnsCartPole) { ExpectLearns("cartpole-appo", "200000", 150, 100000); }
+TEST_F(TunedShortRun, RainbowDQNLearnsCartPole) { ExpectLearns("cartpole-rainbow", "50000", 150, 30000); }
 
 // The tuned Pendulum example swings up and balances: -200 within 200k steps.
 TEST_F(RllibTest, TunedPendulumExampleReachesMinus200) {
