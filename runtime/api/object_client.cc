@@ -305,7 +305,9 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
       if (reply.ready[k]) ready_in_store_.insert(ids[asked[k]]);
     }
     if (wait == 0) {  // a poll: one answer is all
-      for (size_t i = 0; i < ids.size(); ++i) ready[i] = raylet_ready[i] || LocalValue(ids[i]);
+      for (size_t i = 0; i < ids.size(); ++i) {
+        ready[i] = raylet_ready[i] || LocalValue(ids[i]) || ready_in_store_.count(ids[i]);
+      }
       return answer();
     }
   }

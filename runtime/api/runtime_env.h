@@ -8,7 +8,7 @@
 // Any other key is refused (InvalidArgument naming it and where it came from).
 //
 // As the user writes it, working_dir and plugins are local paths; once shipped
-// (runtime/node/runtime_env_upload.h) they are content hashes of what went to the
+// (runtime_env_ship.h) they are content hashes of what went to the
 // GCS, and Canonical() is the key the raylet's worker pool keys workers by: workers
 // with different runtime environments are never shared. Pure code; thread-compatible.
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "runtime/api/runtime_env.h"
+#include "runtime/api/runtime_env_ship.h"
 #include "runtime/base/clock.h"
 #include "runtime/base/logging.h"
 #include "runtime/scheduler/bundle_resources.h"
@@ -142,12 +143,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   } else {
     std::string what = fmt::format("{} {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                                    spec.function);
-    RAY_ASSIGN_OR_RETURN(RuntimeEnv own, ParseRuntimeEnv(spec.runtime_env, what));
-    if (!own.working_dir.empty() || !own.plugins.empty()) {
-      return Status::InvalidArgument(
-          what + ": runtime_env working_dir and plugins are set for the whole job "
-                 "(ray run/submit --runtime-env); a task or actor may set env_vars");
-    }
+    RAY_ASSIGN_OR_RETURN(RuntimeEnv own, Shipped(spec.runtime_env, what));
     RAY_ASSIGN_OR_RETURN(RuntimeEnv parent, ParseRuntimeEnv(inherited_.runtime_env, "the job"));
     spec.runtime_env = Canonical(Merge(parent, own));
   }
@@ -216,17 +212,31 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   return ids;
 }
 
+Result<RuntimeEnv> TaskSubmitter::Shipped(const std::string& runtime_env, const std::string& what) {
+  if (auto it = shipped_envs_.find(runtime_env); it != shipped_envs_.end()) return it->second;
+  RAY_ASSIGN_OR_RETURN(RuntimeEnv asked, ParseRuntimeEnv(runtime_env, what));
+  auto put = [&](const std::string& hash, const std::string& name, const std::string& bytes) {
+    return raylet_->Call("ship_blob", ri::Pack(std::make_tuple(hash, name, bytes))).status();
+  };
+  auto shipped = ShipRuntimeEnv(asked, put);
+  if (!shipped.ok()) return Status(shipped.status().code(), what + ": " + shipped.status().message());
+  return shipped_envs_[runtime_env] = std::move(shipped).value();
+}
+
 TaskSubmitter::DirectPeer& TaskSubmitter::PeerAt(const std::string& endpoint, bool encrypted) {
   std::unique_ptr<DirectPeer>& peer = peers_[endpoint];
   if (!peer || !peer->dealer) {
     // Named as on the raylet's socket: a worker knows its lease holder by that name.
     auto dealer = std::make_unique<transport::Dealer>(raylet_->identity());
     Status curve = encrypted ? transport::MakeCurveClient(dealer->socket(), endpoint) : Status::Ok();
-    if (!curve.ok() || !dealer->Connect(endpoint).ok()) {
-      RAY_LOG_WARN("cannot connect to {}: {}", endpoint, curve.message());
+    Status connected = curve.ok() ? dealer->Connect(endpoint) : curve;
+    if (!connected.ok()) {
+      RAY_LOG_WARN("cannot connect to {}: {}", endpoint, connected.message());
+      dealer.reset();  // (a send to it would wait for ever): as if the worker were gone
     }
     if (!peer) peer = std::make_unique<DirectPeer>();
     peer->endpoint = endpoint;
+    peer->other_node = encrypted;
     peer->dealer = std::move(dealer);
   }
   return *peer;
@@ -253,6 +263,7 @@ TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_i
     return nullptr;
   }
   actor.peer = &PeerAt(reply->endpoint, reply->encrypted);
+  if (!actor.peer->dealer) return nullptr;  // (cannot connect: through the raylet)
   actor.route = DirectActor::kDirect;
   actor.max_task_retries = reply->max_task_retries;
   routes_checked_ms_ = MonoMillis();
@@ -372,6 +383,7 @@ void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
   if (spec.kind == ri::kNormalTask || spec.max_retries != 0) call.spec = spec;
   task.spec = std::move(spec);
   task.lease = LeaseTag(peer);
+  task.from_other_node = peer.other_node;
   peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
   // Frees gather here as for raylet submissions (fire-and-forget loops stay bounded).
   raylet_->SendPiggyback();
@@ -516,6 +528,7 @@ void TaskSubmitter::Resend(DirectPeer& peer, DirectCall call) {
   }
   task.spec = *call.spec;
   task.lease = LeaseTag(peer);
+  task.from_other_node = peer.other_node;
   call.seq = ++next_seq_;
   std::string id = call.spec->task_id;
   peer.inflight.emplace(std::move(id), std::move(call));

@@ -40,6 +40,7 @@
 #include "runtime/api/object_client.h"
 #include "runtime/api/raylet_connection.h"
 #include "runtime/api/reference_counter.h"
+#include "runtime/api/runtime_env.h"
 #include "runtime/ids/ids.h"
 #include "runtime/serialization/protocol.h"
 #include "runtime/serialization/start_gate.h"
@@ -68,6 +69,11 @@ class TaskSubmitter {
   Result<std::vector<ObjectId>> Submit(const std::string& plugin, std::string_view request);
 
  private:
+  // A task's or actor's own runtime environment (as set, JSON), its working_dir and
+  // plugins shipped to the cluster through the raylet (runtime_env_ship.h), once per
+  // process for each environment: a working_dir changed after its first use is not
+  // shipped again. `what` names the task for errors.
+  Result<RuntimeEnv> Shipped(const std::string& runtime_env, const std::string& what);
   // A task or actor in a placement group: checks its group and bundle and renames its
   // resources to the bundle's (scheduler/bundle_resources.h).
   static Status InPlacementGroup(protocol::TaskSpec& spec);
@@ -82,6 +88,7 @@ class TaskSubmitter {
   // A connection to a worker's direct socket.
   struct DirectPeer {
     std::string endpoint;
+    bool other_node = false;  // an actor's encrypted tcp socket on another node
     std::unique_ptr<transport::Dealer> dealer;  // null once the worker is gone
     std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
     int64_t idle_since_ms = 0;  // monotonic: when its last call in flight was answered
@@ -155,6 +162,7 @@ class TaskSubmitter {
   JobId job_;
   NodeId node_;  // this process's node: its tasks' ids carry it (see NewTaskId)
   Inherited inherited_;
+  std::unordered_map<std::string, RuntimeEnv> shipped_envs_;  // see Shipped
   std::unordered_map<std::string, std::unique_ptr<DirectPeer>> peers_;  // by endpoint
   std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
   std::unordered_map<std::string, LeasePool> leases_;           // by resource shape

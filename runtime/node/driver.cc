@@ -4,11 +4,11 @@
 
 #include "runtime/api/core_client.h"
 #include "runtime/api/runtime_api.h"
+#include "runtime/api/runtime_env_ship.h"
 #include "runtime/base/hex.h"
 #include "runtime/base/util.h"
 #include "runtime/gcs/gcs_client.h"
 #include "runtime/node/node.h"
-#include "runtime/node/runtime_env_upload.h"
 #include "runtime/worker/plugin.h"
 
 namespace ray::node {
@@ -72,7 +72,11 @@ Result<std::unique_ptr<DriverSession>> DriverSession::Start(const JobOptions& o,
   }
   RAY_ASSIGN_OR_RETURN(core::RuntimeEnv asked,
                        core::ParseRuntimeEnv(o.runtime_env, "the job's --runtime-env"));
-  RAY_ASSIGN_OR_RETURN(core::RuntimeEnv env, ShipRuntimeEnv(asked, s->gcs));
+  RAY_ASSIGN_OR_RETURN(core::RuntimeEnv env,
+                       core::ShipRuntimeEnv(asked, [&](const std::string& hash, const std::string& name,
+                                                       const std::string& blob) {
+                         return s->gcs.PutPlugin(hash, name, blob);
+                       }));
   s->job = JobId::FromRandom();
   std::string ns = o.ray_namespace.empty() ? AnonymousNamespace() : o.ray_namespace;
   RAY_ASSIGN_OR_RETURN(s->client, core::CoreClient::Connect(raylet, true, s->job, ""));

@@ -190,11 +190,13 @@ void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
       answer.endpoint = w->second.tcp_endpoint;
       answer.max_task_retries = a->creation.max_retries;
       a->remote_callers.insert({ask.origin_node, ask.caller});
-    } else if (w != clients_.end() && !w->second.tcp_asked) {
-      // Only actors called from other nodes listen on tcp: the caller asks again
-      // after its next blocking Get or Wait, and finds the endpoint then.
-      w->second.tcp_asked = true;
-      Send(w->second.peer, MessageType::kListenTcp, 0, "");
+    } else if (w != clients_.end()) {
+      // Only actors called from other nodes listen on tcp: this one is asked to, and
+      // the answer waits for its endpoint (or, if it never comes, the asking node's
+      // timeout answers "through the raylets").
+      if (w->second.route_asks.empty()) Send(w->second.peer, MessageType::kListenTcp, 0, "");
+      w->second.route_asks.push_back(ask);
+      return;
     }
   }
   peers_->Tell(ask.origin_node, MessageType::kRouteAnswer, answer);
@@ -208,8 +210,8 @@ void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
   protocol::ActorRouteReply reply;
   Actor* a = actors_.Find(pending.actor);
   // (Still there, as when asked: else the route may be stale; ask later.)
-  if (!answer.endpoint.empty() && a && a->remote_node == pending.node && a->state == Actor::kAlive &&
-      !a->killed && clients_.count(pending.caller)) {
+  if (answer.endpoint.rfind("tcp://", 0) == 0 && a && a->remote_node == pending.node &&
+      a->state == Actor::kAlive && !a->killed && clients_.count(pending.caller)) {
     a->direct_callers.insert(pending.caller);
     reply = {protocol::ActorRouteReply::kDirect, answer.endpoint, answer.max_task_retries,
              /*encrypted=*/true};
@@ -277,9 +279,10 @@ void Raylet::KillActor(const ActorId& actor_id, bool no_restart, const std::stri
   if (!host.empty() && host != node_id_.Binary()) {
     if (found && found->state == Actor::kDead) return;
     RAY_LOG_INFO("asking node {} to kill actor {}", Hex(host), actor_id.Hex());
-    // Callers here that call it directly hear it now (a call made after Kill() returns
-    // goes through the raylets); its node tells the others.
-    if (found) NotifyDirectCallers(actor_id, *found, "the actor was killed");
+    // Callers here that call it directly hear of a kill for good now (a call made
+    // after Kill() returns goes through the raylets); its node tells the others, and
+    // everyone of a restart.
+    if (found && no_restart) NotifyDirectCallers(actor_id, *found, "the actor was killed");
     peers_->KillActor(host, protocol::ActorKill{actor_id.Binary(), no_restart});
     return;
   }

@@ -57,6 +57,20 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
                                           node_id_.Binary(), std::get<2>(*args));
       if (!st.ok()) fail(st);
     }
+  } else if (msg->op == "ship_blob") {
+    // body: msgpack [content hash, name, bytes]: a task's runtime_env working_dir or
+    // plugin, stored in the GCS beside the plugins (runtime_env_ship.h).
+    auto args = protocol::DecodeBody<std::tuple<std::string, std::string, std::string>>(
+        msg->body, "ship_blob");
+    if (!args.ok()) {
+      fail(args.status());
+    } else if (ContentHash(std::get<2>(*args)) != std::get<0>(*args)) {
+      fail(Status::InvalidArgument("ship_blob: the bytes of " + std::get<1>(*args) +
+                                   " do not have the content hash given"));
+    } else if (Status st = gcs_.PutPlugin(std::get<0>(*args), std::get<1>(*args), std::get<2>(*args));
+               !st.ok()) {
+      fail(st);
+    }
   } else if (msg->op == "flush_logs") {
     // Worker output written so far reaches the caller before this reply does.
     pool_->ReadOutput();
@@ -265,7 +279,7 @@ void Raylet::OnGcsRestarted() {
 }
 
 bool Raylet::CallNeedsGcs(const std::string& op) {
-  return op == "register_actor_name" || op == "get_actor" || op == "nodes" ||
+  return op == "register_actor_name" || op == "get_actor" || op == "nodes" || op == "ship_blob" ||
          op == "cluster_resources" || op == "available_resources" || op == "webui_url" ||
          IsPlacementGroupOp(op);
 }

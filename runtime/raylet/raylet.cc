@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <utility>
+
 #include "runtime/object_store/spill_files.h"
 #include "runtime/raylet/node_logs.h"
 
@@ -170,7 +172,9 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
     case MessageType::kActorTcpEndpoint: {
       auto msg = DecodeFrom<protocol::ActorTcpEndpoint>(peer, env->body, "ActorTcpEndpoint");
-      if (msg && !c.is_driver && msg->endpoint.rfind("tcp://", 0) == 0) c.tcp_endpoint = msg->endpoint;
+      if (!msg || c.is_driver || msg->endpoint.rfind("tcp://", 0) != 0) return;
+      c.tcp_endpoint = msg->endpoint;
+      for (const auto& ask : std::exchange(c.route_asks, {})) OnRouteAsk(ask);  // answered now
       return;
     }
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);

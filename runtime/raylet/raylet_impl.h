@@ -105,7 +105,7 @@ struct Client {
   int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
   std::string direct_endpoint;       // where callers reach the actor it may host
   std::string tcp_endpoint;          // ...and callers on other nodes (actors only)
-  bool tcp_asked = false;            // kListenTcp was sent
+  std::vector<protocol::RouteAsk> route_asks;  // waiting for tcp_endpoint (kListenTcp sent)
   std::string leased_to;             // the caller it runs tasks for, directly
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
   std::vector<ActorId> owned_actors;  // created here by this worker: they die with it

@@ -238,9 +238,11 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   for (int id : w.gpus.ids()) gpu_ids.push_back(id);
   w.last_job = t.job_id;
   if (!ahead) w.dispatched_ms = clock_.NowMillis();
-  // An ExecuteTask, packed field by field so that the spec is not copied.
+  // An ExecuteTask, packed field by field so that the spec is not copied (every field,
+  // in its order: the worker decodes the struct).
   SendMsg(w.peer, MessageType::kExecuteTask, 0,
-          std::forward_as_tuple(t, resolved, plugins_.PathOf(t.plugin), gpu_ids, uint64_t{0}));
+          std::forward_as_tuple(t, resolved, plugins_.PathOf(t.plugin), gpu_ids, uint64_t{0},
+                                /*from_other_node=*/false));
 }
 
 void Raylet::Pipeline() {

@@ -276,6 +276,8 @@ struct PutRequest {
   MSGPACK_DEFINE_ARRAY(object, contained_refs);
 };
 
+// (The raylet packs it field by field, Raylet::SendExecute: a field added here is
+// added there too.)
 struct ExecuteTask {
   TaskSpec spec;
   std::vector<ObjectPayload> resolved;  // one per ref argument, in order
@@ -288,7 +290,11 @@ struct ExecuteTask {
   // the lease ended is bounced, even if the worker is leased to the same caller again
   // (the caller counts it as the earlier lease's, start_gate.h). The raylet's: 0.
   uint64_t lease = 0;
-  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path, gpu_ids, lease);
+  // A direct call from a caller on another node: results too large to travel inline
+  // go to the worker's raylet (the caller's node pulls them from there), not into a
+  // shared-memory segment only this node can read.
+  bool from_other_node = false;
+  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path, gpu_ids, lease, from_other_node);
 };
 
 struct TaskDone {

@@ -202,8 +202,14 @@ void TaskReceiver::SendTaskDone(const IncomingTask& task, protocol::TaskDone& do
     objects_->refs().CarrierSent(contained);
     return;
   }
-  // A direct caller: the raylet hears first of what outlives the call here.
-  Status held = done.contained_refs.empty()
+  // A direct caller: the raylet hears first of what outlives the call here. Results
+  // in shared memory go to it too when the caller is on another node (which cannot map
+  // this node's segments: its raylet pulls them).
+  bool shared = task.task.from_other_node &&
+                std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {
+                  return r.state == static_cast<uint8_t>(ObjectState::kShared);
+                });
+  Status held = done.contained_refs.empty() && !shared
                     ? Status::Ok()
                     : objects_->PutResults(done.returns, done.contained_refs);
   if (held.ok()) held = objects_->SyncBorrows();

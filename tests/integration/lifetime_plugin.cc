@@ -12,6 +12,8 @@
 //   runtime_env                   what tasks see of the job's runtime_env and their own:
 //                                 env vars, the working_dir's data.txt read on the
 //                                 "Special" node, the extra plugin's mark
+//   task_runtime_env DIR PLUGIN   tasks and an actor with their own working_dir (DIR)
+//                                 and plugins ([PLUGIN]), beside tasks without
 
 #include <ray/api.h>
 
@@ -26,12 +28,15 @@
 
 namespace {
 
+std::string ReadData();
+
 class Counter {
  public:
   static Counter* Create(int start) { return new Counter{start}; }
   int Add(int x) { return value_ += x; }
   int Pid() { return static_cast<int>(::getpid()); }
   std::string Node() { return ray::GetNodeId(); }
+  std::string Data() { return ReadData(); }
 
   int value_ = 0;
 };
@@ -71,7 +76,8 @@ std::string ReadData() {
   return text + "@" + ray::GetNodeId();
 }
 
-RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Node, KillIt, Env, ReadData);
+RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Node, &Counter::Data, KillIt, Env,
+           ReadData);
 
 // Whether `f` turns true within 20 s (a kill lands on its node asynchronously).
 template <typename F>
@@ -161,6 +167,31 @@ int KillFromTask(bool no_restart) {
   return 0;
 }
 
+int TaskRuntimeEnvCase(const std::string& dir, const std::string& plugin) {
+  std::vector<std::string> vars{"RT_EXTRA_PLUGIN"};
+  ray::RuntimeEnv wd;
+  wd.Set("working_dir", dir);
+  std::printf("own_dir_remote=%s\n",
+              ray::Get(ray::Task(ReadData).SetRuntimeEnv(wd).SetResource("Special", 1).Remote())->c_str());
+  std::printf("own_dir_here=%s\n", ray::Get(ray::Task(ReadData).SetRuntimeEnv(wd).Remote())->c_str());
+  std::printf("no_dir=%s\n", ray::Get(ray::Task(ReadData).Remote())->c_str());
+  ray::RuntimeEnv plugins;
+  plugins.SetList("plugins", {plugin});
+  std::printf("own_plugin=%s\n", ray::Get(ray::Task(Env).SetRuntimeEnv(plugins).Remote(vars))->c_str());
+  std::printf("no_plugin=%s\n", ray::Get(ray::Task(Env).Remote(vars))->c_str());
+  auto actor = ray::Actor(Counter::Create).SetRuntimeEnv(wd).SetResource("Special", 1).Remote(0);
+  std::printf("actor_dir=%s\n", ray::Get(actor.Task(&Counter::Data).Remote())->c_str());
+  ray::RuntimeEnv missing;
+  missing.Set("working_dir", dir + "/no-such-dir");
+  try {
+    ray::Task(ReadData).SetRuntimeEnv(missing).Remote();
+    std::printf("missing_dir=accepted\n");
+  } catch (const ray::RayException& e) {
+    std::printf("missing_dir=refused: %s\n", e.what());
+  }
+  return 0;
+}
+
 int RuntimeEnvCase() {
   std::vector<std::string> vars{"RT_MODE", "RT_TASK", "RT_EXTRA_PLUGIN"};
   std::printf("job_task=%s\n", ray::Get(ray::Task(Env).Remote(vars))->c_str());
@@ -211,6 +242,7 @@ RAY_MAIN(int argc, char** argv) {
   if (c == "kill_from_task") return KillFromTask(true);
   if (c == "kill_restart_from_task") return KillFromTask(false);
   if (c == "runtime_env") return RuntimeEnvCase();
+  if (c == "task_runtime_env" && argc > 3) return TaskRuntimeEnvCase(argv[2], argv[3]);
   std::fprintf(stderr, "unknown case '%s'\n", c.c_str());
   return 2;
 }

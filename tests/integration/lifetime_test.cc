@@ -214,6 +214,28 @@ TEST_F(TwoNodeTest, AJobsRuntimeEnvReachesItsTasksOnEveryNode) {
       << r.all();
 }
 
+// A task's or actor's own working_dir and plugins are shipped by its submitter and
+// set up wherever it runs; tasks without them are untouched.
+TEST_F(TwoNodeTest, ATasksOwnWorkingDirAndPluginsReachItOnEveryNode) {
+  std::filesystem::create_directories(dir_.path() + "/own");
+  std::ofstream(dir_.path() + "/own/data.txt") << "own";
+  auto r = Submit({"task_runtime_env", dir_.path() + "/own", IT_RUNTIME_ENV_EXTRA_PLUGIN});
+  ASSERT_EQ(r.exit_code, 0) << r.all();
+  auto data = [&](const std::string& key) {
+    std::string v = KeyValue(r.out, key);
+    return v.substr(0, v.find('@'));
+  };
+  EXPECT_EQ(data("own_dir_remote"), "own") << r.all();
+  EXPECT_EQ(data("own_dir_here"), "own") << r.all();
+  EXPECT_EQ(data("actor_dir"), "own") << r.all();
+  EXPECT_EQ(data("no_dir"), "") << r.all();
+  EXPECT_NE(KeyValue(r.out, "own_plugin").find("RT_EXTRA_PLUGIN=loaded|"), std::string::npos) << r.all();
+  EXPECT_NE(KeyValue(r.out, "no_plugin").find("RT_EXTRA_PLUGIN=|"), std::string::npos) << r.all();
+  std::string missing = KeyValue(r.out, "missing_dir");
+  EXPECT_NE(missing.find("refused"), std::string::npos) << r.all();
+  EXPECT_NE(missing.find("no-such-dir"), std::string::npos) << r.all();
+}
+
 TEST_F(TwoNodeTest, AnUnknownRuntimeEnvKeyIsRefusedBeforeTheJobRuns) {
   auto r = Submit({"runtime_env"}, {"--runtime-env-json", R"({"conda": "env"})"});
   EXPECT_NE(r.exit_code, 0);

@@ -145,6 +145,7 @@ class Pinned {
   static Pinned* Create() { return new Pinned(); }
   std::string Node() { return ray::GetNodeId(); }
   int Add(int x) { return total_ += x; }
+  ray::Blob Big(uint64_t size, int seed) { return Pattern(size, seed); }
   int SlowAdd(int x, int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     return total_ += x;
@@ -173,7 +174,7 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 }  // namespace
 
 RAY_REMOTE(Maker::Create, &Maker::Node, &Maker::MakeChild);
-RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add, &Pinned::SlowAdd,
+RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add, &Pinned::SlowAdd, &Pinned::Big,
            CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo, ReadHere);
 
 RAY_MAIN(int argc, char** argv) {
@@ -289,9 +290,7 @@ RAY_MAIN(int argc, char** argv) {
     std::string dir = argc > 2 ? argv[2] : ".";
     auto actor = ray::Actor(Pinned::Create).SetResource("A", 1).Remote();
     WriteNote(dir + "/first", *ray::Get(actor.Task(&Pinned::Node).Remote()));
-    // Each call after a blocking Get asks for the route: the first ask has the actor
-    // listen on tcp (answered "not now"), the next finds it there and goes direct.
-    for (int i = 0; i < 3; ++i) ray::Get(actor.Task(&Pinned::Add).Remote(0));
+    ray::Get(actor.Task(&Pinned::Add).Remote(0));  // (after a blocking Get: asks for the route)
     if (c == "direct_remote") {
       // Once <dir>/go exists (the test has stopped both raylets), 500 calls, in order.
       std::printf("made\n");
@@ -312,6 +311,20 @@ RAY_MAIN(int argc, char** argv) {
       }
       std::printf("direct_calls=%s\n", result.c_str());
       std::fflush(stdout);
+      // Once <dir>/resumed exists (the raylets run again): a result too large to come
+      // back inline, which the worker leaves in its node's store.
+      AwaitFile(dir + "/resumed");
+      constexpr uint64_t kBig = 2ull << 20;
+      std::string big;
+      try {
+        auto blob = ray::Get(actor.Task(&Pinned::Big).Remote(kBig, 7), std::chrono::seconds(30));
+        big = blob->size() == kBig && Checksum(blob->data(), blob->size()) == Checksum(Pattern(kBig, 7).data(), kBig)
+                  ? "intact"
+                  : "corrupt";
+      } catch (const ray::GetTimeoutError&) {
+        big = "timed_out";
+      }
+      std::printf("big_result=%s\n", big.c_str());
       return 0;
     }
     // A call runs on it (directly) when its node is killed: the call fails, promptly.

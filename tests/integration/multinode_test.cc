@@ -206,7 +206,7 @@ class NodeDeathTest : public ::testing::Test {
   void SetUp() override {
     head_ = dir_.path() + "/head";
     std::vector<std::string> start = {"start", "--head", "--port", "0", "--num-cpus", "1",
-                                      "--temp-dir", head_, "--heartbeat-timeout-ms", "2000"};
+                                      "--temp-dir", head_, "--heartbeat-timeout-ms", heartbeat_timeout_ms_};
     if (!head_store_.empty()) {
       start.insert(start.end(), {"--object-store-memory", head_store_});
     }
@@ -310,6 +310,7 @@ class NodeDeathTest : public ::testing::Test {
   TempDir dir_;
   std::string head_store_;  // the head's --object-store-memory ("": the default)
   std::string node_store_;  // the other nodes' (the same)
+  std::string heartbeat_timeout_ms_ = "2000";  // the head's --heartbeat-timeout-ms
   std::string head_, address_;
   std::vector<std::string> nodes_;  // their temp dirs
   int job_ = -1;  // a job still running at the end is killed
@@ -322,9 +323,15 @@ int RayletPid(const std::string& node_dir) {
   return node["raylet_pid"];
 }
 
+// Nodes that miss heartbeats for a while stay alive (their raylets are stopped).
+class StoppedRayletsTest : public NodeDeathTest {
+ protected:
+  StoppedRayletsTest() { heartbeat_timeout_ms_ = "60000"; }
+};
+
 // Calls to an actor on another node go straight to its worker: with both raylets
 // stopped, 500 calls run and come back in order.
-TEST_F(NodeDeathTest, CallsToAnActorOnAnotherNodeNeedNeitherRaylet) {
+TEST_F(StoppedRayletsTest, CallsToAnActorOnAnotherNodeNeedNeitherRaylet) {
   StartJob("direct_remote");
   std::string actor_node = ReadText(notes_ + "/first");
   std::string node_a = nodes_[0];  // "a", the node with resource "A"
@@ -340,8 +347,10 @@ TEST_F(NodeDeathTest, CallsToAnActorOnAnotherNodeNeedNeitherRaylet) {
   }
   for (int pid : raylets) ::kill(pid, SIGCONT);
   EXPECT_EQ(KeyValue(out, "direct_calls"), "in_order") << out;
+  std::ofstream(notes_ + "/resumed") << "go";
   notes_.clear();  // (go was given)
-  FinishJob();
+  // A large result of a direct call comes back through the actor's node's store.
+  EXPECT_EQ(KeyValue(FinishJob(), "big_result"), "intact");
 }
 
 // A call running on an actor on another node, called directly, fails promptly with
