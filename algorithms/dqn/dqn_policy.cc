@@ -229,14 +229,14 @@ void DQNPolicy::UpdateTarget() {
 }
 
 std::vector<float> DQNPolicy::QValues(const std::vector<float>& obs, bool target) const {
-  if (obs.empty() || obs.size() % spec_.obs_dim != 0) {
-    throw std::invalid_argument("DQN: " + std::to_string(obs.size()) +
-                                " floats is not a positive multiple of obs_dim " + std::to_string(spec_.obs_dim));
-  }
   return Q(obs, target, /*noise=*/false);
 }
 
 std::vector<float> DQNPolicy::Q(const std::vector<float>& obs, bool target, bool noise) const {
+  if (obs.empty() || obs.size() % spec_.obs_dim != 0) {
+    throw std::invalid_argument("DQN: " + std::to_string(obs.size()) +
+                                " floats is not a positive multiple of obs_dim " + std::to_string(spec_.obs_dim));
+  }
   torch::NoGradGuard no_grad;
   auto input = ToTensor(obs, static_cast<int64_t>(obs.size()) / spec_.obs_dim, spec_.obs_dim);
   QNetwork& net = target ? nets_->target : nets_->online;
@@ -245,8 +245,7 @@ std::vector<float> DQNPolicy::Q(const std::vector<float>& obs, bool target, bool
 
 ActionBatch DQNPolicy::ComputeActions(const std::vector<float>& obs, bool explore) {
   ActionBatch out;
-  out.action_dist_inputs = QValues(obs);
-  if (explore && config_.noisy) out.action_dist_inputs = Q(obs, /*target=*/false, /*noise=*/true);
+  out.action_dist_inputs = Q(obs, /*target=*/false, /*noise=*/explore && config_.noisy);
   const int n = spec_.num_actions;
   const int64_t rows = static_cast<int64_t>(obs.size()) / spec_.obs_dim;
   out.dist_dim = n;

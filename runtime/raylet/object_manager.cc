@@ -130,13 +130,8 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
       RAY_LOG_WARN("peer {}: {}", ToHex(in.peer), p.status().message());
       return;
     }
-    case MessageType::kKillActor: {
-      auto k = protocol::DecodeBody<protocol::ActorKill>(env->body, "ActorKill");
-      if (k.ok() && handlers_.actor_kill) return handlers_.actor_kill(*k);
-      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer),
-                   k.ok() ? "ActorKill not handled here" : k.status().message());
-      return;
-    }
+    case MessageType::kKillActor:
+      return Dispatch<protocol::ActorKill>(in.peer, env->body, "ActorKill", handlers_.actor_kill);
     case MessageType::kReadLogs: {
       auto r = protocol::DecodeBody<protocol::LogsRequest>(env->body, "LogsRequest");
       if (r.ok() && handlers_.logs_requested) {
@@ -156,12 +151,9 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
     case MessageType::kPeerActorGone:
       return Dispatch<protocol::PeerActorGone>(in.peer, env->body, "PeerActorGone",
                                                handlers_.actor_gone);
-    case MessageType::kTaskFinished: {
-      auto f = protocol::DecodeBody<protocol::TaskFinished>(env->body, "TaskFinished");
-      if (f.ok()) return handlers_.task_finished(*f);
-      RAY_LOG_WARN("peer {}: {}", ToHex(in.peer), f.status().message());
-      return;
-    }
+    case MessageType::kTaskFinished:
+      return Dispatch<protocol::TaskFinished>(in.peer, env->body, "TaskFinished",
+                                              handlers_.task_finished);
     default:
       RAY_LOG_WARN("dropped peer message type {} from {}", static_cast<int>(env->type),
                    ToHex(in.peer));
@@ -233,18 +225,16 @@ void ObjectManager::HandleChunk(const std::string& frame) {
 }
 
 void ObjectManager::ForwardTask(const std::string& node_id, const protocol::ForwardTask& task) {
-  if (auto* d = DealerFor(node_id)) d->Send(protocol::Encode(MessageType::kForwardTask, 0, task));
+  Tell(node_id, MessageType::kForwardTask, task);
 }
 
 void ObjectManager::NotifyFinished(const std::string& node_id,
                                    const protocol::TaskFinished& finished) {
-  if (auto* d = DealerFor(node_id)) {
-    d->Send(protocol::Encode(MessageType::kTaskFinished, 0, finished));
-  }
+  Tell(node_id, MessageType::kTaskFinished, finished);
 }
 
 void ObjectManager::KillActor(const std::string& node_id, const protocol::ActorKill& kill) {
-  if (auto* d = DealerFor(node_id)) d->Send(protocol::Encode(MessageType::kKillActor, 0, kill));
+  Tell(node_id, MessageType::kKillActor, kill);
 }
 
 bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {
