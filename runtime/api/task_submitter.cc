@@ -304,7 +304,9 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
                                           protocol::LeaseRequest{spec.resources, spec.job_id},
                                           MessageType::kLeaseReply);
     if (reply.ok() && reply->outcome == LeaseReply::kGranted && !reply->endpoint.empty()) {
-      return &AdoptLease(pool, shape, reply->endpoint, reply->gate);
+      DirectPeer& w = AdoptLease(pool, shape, reply->endpoint, reply->gate, reply->encrypted);
+      if (w.dealer) return &w;
+      EndLease(w);  // (cannot connect: its worker returns the lease once idle)
     }
     pool.denied_ms = MonoMillis();
     pool.busy = reply.ok() && reply->outcome == LeaseReply::kBusy;
@@ -313,8 +315,10 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
   // workers start the next without a round trip; when one of them idles, the calls
   // not started move to it); long ones wait in the raylet's queue for whichever
   // worker frees first.
+  // (Calls queue on a worker on another node too, though they cannot be taken back:
+  // see QueuesCalls.)
   bool short_tasks = pool.task_ms >= 0 && pool.task_ms < kShortTaskMs;
-  if (pool.busy && short_tasks && least && least->gate &&
+  if (pool.busy && short_tasks && least && QueuesCalls(*least) &&
       least->inflight.size() < kMaxLeaseQueue) {
     WantLease(pool, spec);  // (may handle frames meanwhile: an offer moves calls)
     least = least_busy();
@@ -325,8 +329,9 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
 
 TaskSubmitter::DirectPeer& TaskSubmitter::AdoptLease(LeasePool& pool, const std::string& shape,
                                                      const std::string& endpoint,
-                                                     const protocol::LeaseGate& gate) {
-  DirectPeer& w = PeerAt(endpoint);
+                                                     const protocol::LeaseGate& gate,
+                                                     bool other_node) {
+  DirectPeer& w = PeerAt(endpoint, other_node);
   // The raylet lends it again: a lease of ours before is over, though its worker's word
   // (LeaseReturned) may not be read yet.
   EndLease(w);

@@ -25,7 +25,10 @@
 // (LeaseOffered) as soon as it could grant it; the queued calls move to it. The worker returns the lease once it has been idle
 // for a while (telling the caller; tasks that cross that on the way are bounced back,
 // and go through the raylet). If the worker dies, the raylet sends LeaseGone and the
-// tasks in flight go through the raylet, with one retry fewer.
+// tasks in flight go through the raylet, with one retry fewer. A shape this node
+// cannot fit is leased on a node that fits it (the raylets broker it: see
+// raylet/remote_leases.cc), on the worker's encrypted tcp socket; short calls queue
+// there too, but are never taken back (its start gate is on the other host).
 //
 // Results of direct calls live in the caller (ObjectClient::direct) until their ids
 // escape. Not thread-safe: the client's thread.
@@ -88,7 +91,7 @@ class TaskSubmitter {
   // A connection to a worker's direct socket.
   struct DirectPeer {
     std::string endpoint;
-    bool other_node = false;  // an actor's encrypted tcp socket on another node
+    bool other_node = false;  // an encrypted tcp socket on another node
     std::unique_ptr<transport::Dealer> dealer;  // null once the worker is gone
     std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
     int64_t idle_since_ms = 0;  // monotonic: when its last call in flight was answered
@@ -117,17 +120,22 @@ class TaskSubmitter {
     int64_t wanted_ms = -1;  // when the raylet was last told a lease is wanted (-1: offered)
   };
 
-  // The connection to a worker's direct socket, made on first use; `encrypted`: an
-  // actor's tcp socket on another node (ActorRouteReply::encrypted).
+  // The connection to a worker's direct socket, made on first use; `encrypted`: its
+  // tcp socket on another node (ActorRouteReply::encrypted, LeaseReply::encrypted).
   DirectPeer& PeerAt(const std::string& endpoint, bool encrypted = false);
   // The actor's worker if calls to it go direct now (asking the raylet when due).
   DirectPeer* DirectRoute(const std::string& actor_id);
   // A leased worker to run `spec` on, or null (the task goes through the raylet).
   DirectPeer* LeaseFor(const protocol::TaskSpec& spec);
   // The worker at `endpoint` is leased to us for tasks of `shape` (idle).
-  // `gate`: its start gate as the raylet read it when it granted the lease.
+  // `gate`: its start gate as the raylet read it when it granted the lease;
+  // `other_node`: `endpoint` is its encrypted tcp socket on another node.
   DirectPeer& AdoptLease(LeasePool& pool, const std::string& shape, const std::string& endpoint,
-                         const protocol::LeaseGate& gate);
+                         const protocol::LeaseGate& gate, bool other_node = false);
+  // Whether calls may queue on leased worker `w` behind its running one: it has a
+  // start gate (calls not started move to a lease that idles), or it is on another
+  // node (calls stay: no gate to read there).
+  static bool QueuesCalls(const DirectPeer& w) { return w.gate || w.other_node; }
   // A call queues behind a busy leased worker of `spec`'s shape: the raylet is told a
   // lease is wanted (again after a while, in case the offer was lost).
   void WantLease(LeasePool& pool, const protocol::TaskSpec& spec);

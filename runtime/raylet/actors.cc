@@ -194,7 +194,7 @@ void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
       // Only actors called from other nodes listen on tcp: this one is asked to, and
       // the answer waits for its endpoint (or, if it never comes, the asking node's
       // timeout answers "through the raylets").
-      if (w->second.route_asks.empty()) Send(w->second.peer, MessageType::kListenTcp, 0, "");
+      if (!std::exchange(w->second.tcp_asked, true)) Send(w->second.peer, MessageType::kListenTcp, 0, "");
       w->second.route_asks.push_back(ask);
       return;
     }
@@ -204,7 +204,8 @@ void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
 
 void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
   auto it = route_asks_.find(answer.ask);
-  if (it == route_asks_.end()) return;  // expired: the caller was told to ask later
+  // (Expired: the caller was told to ask later.)
+  if (it == route_asks_.end() || it->second.lease) return;
   RouteAskPending pending = std::move(it->second);
   route_asks_.erase(it);
   protocol::ActorRouteReply reply;
@@ -234,11 +235,18 @@ void Raylet::ExpireRouteAsks() {
       ++it;
       continue;
     }
-    RAY_LOG_WARN("node {} did not answer a route request for actor {} in {} ms: the calls go "
-                 "through the raylets",
-                 Hex(it->second.node), it->second.actor.Hex(), kRouteAskTimeoutMs);
-    SendMsg(it->second.caller, MessageType::kActorRouteReply, it->second.request,
-            protocol::ActorRouteReply{});
+    const RouteAskPending& ask = it->second;
+    if (ask.lease) {
+      RAY_LOG_WARN("node {} did not answer a lease request in {} ms: the tasks go through the "
+                   "raylets for now",
+                   Hex(ask.node), kRouteAskTimeoutMs);
+      SendMsg(ask.caller, MessageType::kLeaseReply, ask.request, protocol::LeaseReply{});
+    } else {
+      RAY_LOG_WARN("node {} did not answer a route request for actor {} in {} ms: the calls go "
+                   "through the raylets",
+                   Hex(ask.node), ask.actor.Hex(), kRouteAskTimeoutMs);
+      SendMsg(ask.caller, MessageType::kActorRouteReply, ask.request, protocol::ActorRouteReply{});
+    }
     it = route_asks_.erase(it);
   }
 }

@@ -7,7 +7,14 @@ namespace ray::raylet {
 
 void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
-  SendMsg(c.peer, MessageType::kLeaseReply, req, msg ? LeaseWorker(c, *msg) : protocol::LeaseReply{});
+  std::optional<protocol::LeaseReply> reply = protocol::LeaseReply{};
+  if (msg) {
+    TaskSpec shape;
+    shape.resources = msg->resources;
+    ResourceSet need = ResourcesOf(shape);
+    reply = placement_.FitsHere(need) ? LeaseWorker(c.peer, *msg) : RemoteLease(c, *msg, need, req);
+  }
+  if (reply) SendMsg(c.peer, MessageType::kLeaseReply, req, *reply);
 }
 
 void Raylet::HandleActorRoute(Client& c, uint64_t req, std::string_view body) {
@@ -560,6 +567,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
       a.death_cause = "its node " + Hex(node_id) + " died";
     }
   });
+  RemoteLeasesLost(node_id);
   RebuildObjectsOf(node_id);
 }
 

@@ -151,6 +151,14 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
     case MessageType::kPeerActorGone:
       return Dispatch<protocol::PeerActorGone>(in.peer, env->body, "PeerActorGone",
                                                handlers_.actor_gone);
+    case MessageType::kLeaseAsk:
+      return Dispatch<protocol::LeaseAsk>(in.peer, env->body, "LeaseAsk", handlers_.lease_asked);
+    case MessageType::kLeaseAnswer:
+      return Dispatch<protocol::LeaseAnswer>(in.peer, env->body, "LeaseAnswer",
+                                             handlers_.lease_answered);
+    case MessageType::kPeerLeaseGone:
+      return Dispatch<protocol::PeerLeaseGone>(in.peer, env->body, "PeerLeaseGone",
+                                               handlers_.lease_gone);
     case MessageType::kTaskFinished:
       return Dispatch<protocol::TaskFinished>(in.peer, env->body, "TaskFinished",
                                               handlers_.task_finished);

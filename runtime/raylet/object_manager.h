@@ -55,6 +55,11 @@ class ObjectManager {
     std::function<void(const protocol::RouteAsk& ask)> route_asked = nullptr;
     std::function<void(const protocol::RouteAnswer& answer)> route_answered = nullptr;
     std::function<void(const protocol::PeerActorGone& gone)> actor_gone = nullptr;
+    // Leases across nodes (protocol::LeaseAsk): a node asks for a worker here, or
+    // answers; a worker leased to a caller on this node died.
+    std::function<void(const protocol::LeaseAsk& ask)> lease_asked = nullptr;
+    std::function<void(const protocol::LeaseAnswer& answer)> lease_answered = nullptr;
+    std::function<void(const protocol::PeerLeaseGone& gone)> lease_gone = nullptr;
   };
 
   // `clock` (what pull and push timeouts read) outlives this.

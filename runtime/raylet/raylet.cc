@@ -53,7 +53,10 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           },
           [this](const protocol::RouteAsk& a) { OnRouteAsk(a); },
           [this](const protocol::RouteAnswer& a) { OnRouteAnswer(a); },
-          [this](const protocol::PeerActorGone& g) { OnPeerActorGone(g); }},
+          [this](const protocol::PeerActorGone& g) { OnPeerActorGone(g); },
+          [this](const protocol::LeaseAsk& a) { OnLeaseAsk(a); },
+          [this](const protocol::LeaseAnswer& a) { OnLeaseAnswer(a); },
+          [this](const protocol::PeerLeaseGone& g) { OnPeerLeaseGone(g); }},
       clock_);
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
@@ -170,13 +173,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kLeaseWorker: return HandleLeaseWorker(c, env->request_id, env->body);
     case MessageType::kLeaseWanted: return HandleLeaseWanted(c, env->body);
     case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
-    case MessageType::kActorTcpEndpoint: {
-      auto msg = DecodeFrom<protocol::ActorTcpEndpoint>(peer, env->body, "ActorTcpEndpoint");
-      if (!msg || c.is_driver || msg->endpoint.rfind("tcp://", 0) != 0) return;
-      c.tcp_endpoint = msg->endpoint;
-      for (const auto& ask : std::exchange(c.route_asks, {})) OnRouteAsk(ask);  // answered now
-      return;
-    }
+    case MessageType::kTcpEndpoint: return HandleTcpEndpoint(c, env->body);
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);

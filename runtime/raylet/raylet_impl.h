@@ -21,6 +21,7 @@
 //   scheduling.cc  tasks, workers and leases on this node
 //   actors.cc      actors on this node, and calls to actors elsewhere
 //   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
+//   remote_leases.cc  workers leased across nodes, both sides
 //   state.cc       the state API: task events, the node list
 
 #include "runtime/raylet/raylet.h"
@@ -34,7 +35,9 @@
 #include <cstdlib>
 #include <deque>
 #include <list>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -104,9 +107,14 @@ struct Client {
   GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
   int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
   std::string direct_endpoint;       // where callers reach the actor it may host
-  std::string tcp_endpoint;          // ...and callers on other nodes (actors only)
-  std::vector<protocol::RouteAsk> route_asks;  // waiting for tcp_endpoint (kListenTcp sent)
+  std::string tcp_endpoint;          // ...and callers on other nodes (once asked to listen)
+  bool tcp_asked = false;            // kListenTcp sent
+  // Answers waiting for tcp_endpoint: route asks for the actor it hosts, and the
+  // answer to the node whose caller it is leased to.
+  std::vector<protocol::RouteAsk> route_asks;
+  std::optional<std::pair<std::string, protocol::LeaseAnswer>> lease_answer;  // (to that node)
   std::string leased_to;             // the caller it runs tasks for, directly
+  std::string leased_from;           // ...that caller's node, if another than this
   ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
   std::vector<ActorId> owned_actors;  // created here by this worker: they die with it
   // The runtime environment (canonical runtime_env) the worker serves, once bound by
@@ -171,7 +179,9 @@ class Raylet {
   void HandleTaskEvents(Client& c, std::string_view body);
   // Leases (see scheduling.cc): an idle worker for `caller`'s tasks of one resource
   // shape, its return, and the leases of a caller that is gone.
-  protocol::LeaseReply LeaseWorker(const Client& caller, const protocol::LeaseRequest& req);
+  // `granted`: set to the worker leased, if one is.
+  protocol::LeaseReply LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
+                                   Client** granted = nullptr);
   // Leases `w` (idle, with a direct endpoint) to `caller` for tasks of `shape`.
   protocol::LeaseGate GrantLease(Client& w, const std::string& caller, const ResourceSet& shape,
                                  const std::string& job_id);
@@ -322,8 +332,23 @@ class Raylet {
   void OnRouteAsk(const protocol::RouteAsk& ask);
   void OnRouteAnswer(const protocol::RouteAnswer& answer);
   void OnPeerActorGone(const protocol::PeerActorGone& gone);
-  // Asks unanswered for kRouteAskTimeoutMs are answered "through the raylet".
+  // Asks unanswered for kRouteAskTimeoutMs are answered "through the raylet" (route
+  // asks) or "not now" (lease asks).
   void ExpireRouteAsks();
+  // Leases across nodes (remote_leases.cc): a caller here wants a worker of a shape
+  // this node cannot fit (nullopt: a node that fits it is asked; the reply comes
+  // later, to request `req`); the answer; a caller on another node wants one here;
+  // a worker here listens on tcp (for route and lease asks waiting for it); a
+  // worker leased to a caller here died on its node.
+  std::optional<protocol::LeaseReply> RemoteLease(const Client& caller,
+                                                  const protocol::LeaseRequest& msg,
+                                                  const ResourceSet& need, uint64_t req);
+  void OnLeaseAnswer(const protocol::LeaseAnswer& answer);
+  void OnLeaseAsk(const protocol::LeaseAsk& ask);
+  void HandleTcpEndpoint(Client& c, std::string_view body);
+  void OnPeerLeaseGone(const protocol::PeerLeaseGone& gone);
+  // Tells callers here of their leased workers on `node_id`, which died.
+  void RemoteLeasesLost(const std::string& node_id);
   // The typed requests of the direct-call path, answered at once.
   void HandleLeaseWorker(Client& c, uint64_t req, std::string_view body);
   void HandleActorRoute(Client& c, uint64_t req, std::string_view body);
@@ -475,15 +500,20 @@ class Raylet {
   RemoteNodes remote_;  // tasks and objects on other nodes, tasks from them
   // Route requests of local callers for actors on other nodes, waiting for the
   // actor's node to answer (by RouteAsk::ask).
+  // Lease requests (RemoteLease) wait here too, by LeaseAsk::ask.
   struct RouteAskPending {
     std::string caller;
     uint64_t request = 0;
-    ActorId actor;
+    ActorId actor;  // (a lease ask: nil)
     std::string node;
     int64_t asked_ms = 0;
+    bool lease = false;
   };
   std::unordered_map<uint64_t, RouteAskPending> route_asks_;
   uint64_t next_route_ask_ = 1;
+  // Workers on other nodes leased to callers here (node -> (caller, tcp endpoint)),
+  // as granted: some may have been returned since. Callers hear when their node dies.
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> remote_leases_;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).

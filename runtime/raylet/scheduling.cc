@@ -442,9 +442,13 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   RevokeLeasesOf(e.worker_id);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
     leases_.Ended(e.worker_id, c.held);
-    SendMsg(c.leased_to, MessageType::kLeaseGone, 0,
-            protocol::LeaseGone{c.direct_endpoint,
-                                fmt::format("pid {} {}", e.pid, e.how)});
+    std::string cause = fmt::format("pid {} {}", e.pid, e.how);
+    if (c.leased_from.empty()) {
+      SendMsg(c.leased_to, MessageType::kLeaseGone, 0, protocol::LeaseGone{c.direct_endpoint, cause});
+    } else {  // (it knows the worker by its tcp endpoint)
+      peers_->Tell(c.leased_from, MessageType::kPeerLeaseGone,
+                   protocol::PeerLeaseGone{c.leased_to, {c.tcp_endpoint, cause}});
+    }
   }
   if (c.state == Client::kActor) {
     OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
@@ -469,10 +473,11 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 // ---------------------------------------------------------------------------
 // Leases.
 
-protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::LeaseRequest& req) {
+protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
+                                         Client** granted) {
   using protocol::LeaseReply;
   if (Status valid = protocol::CheckResourceRequest(req.resources); !valid.ok()) {
-    RAY_LOG_WARN("peer {}: refused a lease: {}", Hex(caller.peer), valid.message());
+    RAY_LOG_WARN("peer {}: refused a lease: {}", Hex(caller), valid.message());
     return {};
   }
   TaskSpec shape;
@@ -491,7 +496,8 @@ protocol::LeaseReply Raylet::LeaseWorker(const Client& caller, const protocol::L
   }
   Client& w = *idle;
   if (w.direct_endpoint.empty()) return {};
-  protocol::LeaseGate gate = GrantLease(w, caller.peer, need, req.job_id);
+  protocol::LeaseGate gate = GrantLease(w, caller, need, req.job_id);
+  if (granted) *granted = &w;
   return {LeaseReply::kGranted, w.direct_endpoint, gate};
 }
 
@@ -503,6 +509,7 @@ protocol::LeaseGate Raylet::GrantLease(Client& w, const std::string& caller,
   w.held = w.lease_shape = shape;
   w.state = Client::kBusy;
   w.leased_to = caller;
+  w.leased_from.clear();
   leases_.Granted(w.peer, shape);
   w.last_job = job_id;
   w.dispatched_ms = clock_.NowMillis();
@@ -528,7 +535,9 @@ void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
   }
   TaskSpec shape;
   shape.resources = msg->resources;
-  leases_.Wanted({c.peer, ResourcesOf(shape), ri::Pack(*msg)});
+  ResourceSet need = ResourcesOf(shape);
+  if (!placement_.FitsHere(need)) return;  // (leases on other nodes are asked for, not offered)
+  leases_.Wanted({c.peer, need, ri::Pack(*msg)});
 }
 
 void Raylet::OfferLeases() {
@@ -558,6 +567,7 @@ void Raylet::HandleReturnLease(Client& c) {
   leases_.Ended(c.peer, c.held);  // (a blocked worker's lent CPU is out of both already)
   c.held = c.lease_shape = ResourceSet();
   c.leased_to.clear();
+  c.leased_from.clear();
   c.blocked = false;
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
@@ -566,6 +576,9 @@ void Raylet::HandleReturnLease(Client& c) {
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {
   leases_.Forget(caller);
+  for (auto& [node, leases] : remote_leases_) {
+    std::erase_if(leases, [&](const auto& lease) { return lease.first == caller; });
+  }
   for (auto& [peer, w] : clients_) {
     if (w.leased_to == caller) Send(peer, MessageType::kRevokeLease, 0, "");
   }

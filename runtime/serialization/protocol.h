@@ -44,8 +44,8 @@ enum class MessageType : uint16_t {
   kPluginPath = 15,     // PluginPathRequest -> PluginPathReply (a worker finds a plugin)
   kLeaseWanted = 16,    // LeaseRequest (no reply): calls wait behind the caller's busy
                         // leased workers; offer a lease once resources free up
-  kActorTcpEndpoint = 17,  // ActorTcpEndpoint (no reply): where callers on other nodes
-                           // reach the actor this worker hosts (after kListenTcp)
+  kTcpEndpoint = 17,    // TcpEndpoint (no reply): where callers on other nodes reach
+                        // this worker (after kListenTcp)
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -68,8 +68,9 @@ enum class MessageType : uint16_t {
   kActorRouteReply = 34,
   kPluginPathReply = 35,
   kLeaseOffered = 36,  // LeaseOffer (to a caller: a lease it wanted, kLeaseWanted)
-  kListenTcp = 37,     // empty body (to an actor's worker: a caller on another node
-                       // would call it directly; listen on tcp, kActorTcpEndpoint)
+  kListenTcp = 37,     // empty body (to a worker: a caller on another node would call
+                       // it directly, its actor or under a lease; listen on tcp,
+                       // kTcpEndpoint)
   // caller <-> worker, directly (the raylet not involved): kExecuteTask (caller ->
   // worker) and kTaskDone (worker -> caller), and:
   kTaskBounced = 70,    // worker -> caller: body the task id; not run (no lease): resend
@@ -95,6 +96,11 @@ enum class MessageType : uint16_t {
   kRouteAnswer = 73,  // RouteAnswer (to the asking node)
   kPeerActorGone = 74,  // PeerActorGone: an actor a caller on the receiving node calls
                         // directly is gone (ActorGone, to be passed on)
+  kLeaseAsk = 75,       // LeaseAsk: a caller on the sender's node wants a worker here
+                        // (a shape its node cannot fit); answered with kLeaseAnswer
+  kLeaseAnswer = 76,    // LeaseAnswer (to the asking node)
+  kPeerLeaseGone = 77,  // PeerLeaseGone: a worker leased to a caller on the receiving
+                        // node died (LeaseGone, to be passed on)
   // dashboard -> raylet, on the peers' socket after a PeerHello with the token
   kReadLogs = 67,     // LogsRequest -> kLogsReply (LogsReply): this node's log files
   kLogsReply = 68,
@@ -195,10 +201,10 @@ struct RegisterReply {
                        store_capacity, token);
 };
 
-// An actor's worker, asked (kListenTcp), listens on tcp too (always encrypted,
-// whatever the address: curve.h's keys), so that callers on other nodes call it
-// directly.
-struct ActorTcpEndpoint {
+// A worker, asked (kListenTcp), listens on tcp too (always encrypted, whatever the
+// address: curve.h's keys), so that callers on other nodes call it directly: the
+// actor it hosts, or tasks under a lease.
+struct TcpEndpoint {
   std::string endpoint;
   MSGPACK_DEFINE_ARRAY(endpoint);
 };
@@ -389,7 +395,10 @@ struct LeaseReply {
   uint8_t outcome = kNotNow;
   std::string endpoint;
   LeaseGate gate;  // kGranted
-  MSGPACK_DEFINE_ARRAY(outcome, endpoint, gate);
+  // kGranted: the worker is on another node (`endpoint` is its encrypted tcp socket,
+  // after kListenTcp); it has no gate the caller can read.
+  bool encrypted = false;
+  MSGPACK_DEFINE_ARRAY(outcome, endpoint, gate, encrypted);
 };
 
 // A lease granted unasked, to a caller that wanted one (kLeaseWanted).
@@ -416,7 +425,7 @@ struct ActorRouteReply {
   std::string endpoint;
   int32_t max_task_retries = 0;  // kDirect: the actor's (-1: no limit)
   // kDirect: the endpoint is an actor's encrypted tcp socket (it is on another node;
-  // ActorTcpEndpoint), not a worker's socket on this node (ipc, or plain loopback tcp).
+  // TcpEndpoint), not a worker's socket on this node (ipc, or plain loopback tcp).
   bool encrypted = false;
   MSGPACK_DEFINE_ARRAY(route, endpoint, max_task_retries, encrypted);
 };
@@ -586,6 +595,31 @@ struct PeerActorGone {
   std::string caller;
   std::string cause;
   MSGPACK_DEFINE_ARRAY(actor_id, caller, cause);
+};
+
+// Leases across nodes. A caller's node asks a node that fits a shape it cannot
+// (LeaseAsk); that node leases an idle worker to the caller and answers with the
+// worker's tcp endpoint (LeaseAnswer), and tells the caller's node (PeerLeaseGone) if
+// the worker dies while leased.
+struct LeaseAsk {
+  uint64_t ask = 0;  // the asking node's number for it
+  LeaseRequest request;
+  std::string caller;       // the caller's peer id on the asking node
+  std::string origin_node;  // the asking node's id
+  MSGPACK_DEFINE_ARRAY(ask, request, caller, origin_node);
+};
+
+struct LeaseAnswer {
+  uint64_t ask = 0;
+  uint8_t outcome = LeaseReply::kNotNow;
+  std::string endpoint;  // kGranted: the worker's tcp endpoint
+  MSGPACK_DEFINE_ARRAY(ask, outcome, endpoint);
+};
+
+struct PeerLeaseGone {
+  std::string caller;
+  LeaseGone gone;
+  MSGPACK_DEFINE_ARRAY(caller, gone);
 };
 
 struct TaskFinished {

@@ -81,7 +81,7 @@ void TaskReceiver::ListenTcp() {
     RAY_LOG_WARN("callers on other nodes go through the raylets: {}", bound.status().message());
     return;
   }
-  raylet_->Send(protocol::Encode(MessageType::kActorTcpEndpoint, 0, protocol::ActorTcpEndpoint{*bound}));
+  raylet_->Send(protocol::Encode(MessageType::kTcpEndpoint, 0, protocol::TcpEndpoint{*bound}));
 }
 
 void TaskReceiver::OnRevokeTasks(const protocol::RevokeTasks& revoke) {

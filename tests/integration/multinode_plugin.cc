@@ -3,7 +3,8 @@
 //                   unschedulable,
 //                   rounds [seconds] [task_ms], lineage <dir>, lost_put <dir>,
 //                   owner_died <dir>, lazy <dir>, third_reader <dir>,
-//                   direct_remote <dir>, direct_remote_dies <dir>
+//                   direct_remote <dir>, direct_remote_dies <dir>,
+//                   leased_remote <dir>, leased_remote_dies <dir>
 
 #include <ray/api.h>
 
@@ -140,6 +141,33 @@ int64_t SlowSquare(int64_t x, int ms) {
   return x * x;
 }
 
+int64_t AddOne(int64_t x) { return x + 1; }
+
+// Runs tasks of one CPU and 0.01 "A" for 300 ms, one at a time: the driver leases a
+// worker on node "A" for them (asked again every few ms until one is idle there), and
+// knows how long they take.
+void WarmUpLeaseOnA() {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  for (int64_t i = 0; std::chrono::steady_clock::now() < end; ++i) {
+    ray::Get(ray::Task(AddOne).SetResource("A", 0.01).Remote(i));
+  }
+}
+
+// Notes its node in <dir>/first, then returns it once <dir>/go exists.
+std::string NoteAndAwaitGo(std::string dir) {
+  std::string node = ray::GetNodeId();  // (asked of the raylet: not once it is stopped)
+  WriteNote(dir + "/first", node);
+  AwaitFile(dir + "/go");
+  return node;
+}
+
+// Notes its node in <dir>/first, then sleeps `ms`.
+std::string NoteAndSleep(std::string dir, int ms) {
+  NoteNode(dir + "/first");
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return ray::GetNodeId();
+}
+
 class Pinned {
  public:
   static Pinned* Create() { return new Pinned(); }
@@ -175,7 +203,8 @@ int CallThrough(ray::ActorHandle<Pinned> actor, int x) {
 
 RAY_REMOTE(Maker::Create, &Maker::Node, &Maker::MakeChild);
 RAY_REMOTE(WhereAmI, SlowWhereAmI, MakeBlob, SumBlob, Pinned::Create, &Pinned::Node, &Pinned::Add, &Pinned::SlowAdd, &Pinned::Big,
-           CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo, ReadHere);
+           CallThrough, SlowSquare, MakeNoted, Shifted, PutNoted, SubmitTwo, ReadHere, AddOne,
+           NoteAndAwaitGo, NoteAndSleep);
 
 RAY_MAIN(int argc, char** argv) {
   std::string c = argc > 1 ? argv[1] : "";
@@ -341,6 +370,58 @@ RAY_MAIN(int argc, char** argv) {
       result = "actor_died";
     }
     std::printf("in_flight_call=%s\n", result.c_str());
+    std::fflush(stdout);
+    return 0;
+  }
+  if (c == "leased_remote") {
+    // args: <case> <dir>. Tasks pinned to node "A" (the driver is on the head) go to
+    // workers leased there: a first one holds its worker until <dir>/go exists; 500
+    // more are sent before that (the test then stops both raylets) and must return.
+    std::string dir = argc > 2 ? argv[2] : ".";
+    auto on_a = [] { return ray::Task(AddOne).SetResource("A", 0.01); };
+    WarmUpLeaseOnA();
+    auto held = ray::Task(NoteAndAwaitGo).SetResource("A", 0.01).Remote(dir);
+    AwaitFile(dir + "/first");
+    std::vector<ray::ObjectRef<int64_t>> sums;
+    for (int64_t i = 0; i < 500; ++i) sums.push_back(on_a().Remote(i));
+    std::printf("made\n");
+    std::fflush(stdout);
+    AwaitFile(dir + "/go");
+    std::string result = "all_returned";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    try {
+      for (int64_t i = 0; i < 500; ++i) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (*ray::Get(sums[i], std::max(left, std::chrono::milliseconds(1))) != i + 1) result = "wrong";
+      }
+      if (ray::Get(held, std::chrono::seconds(5))->empty()) result = "wrong";
+    } catch (const ray::GetTimeoutError&) {
+      result = "timed_out";
+    }
+    std::printf("leased_tasks=%s\n", result.c_str());
+    std::fflush(stdout);
+    return 0;
+  }
+  if (c == "leased_remote_dies") {
+    // args: <case> <dir>. A task without retries runs on a worker leased on node "A"
+    // when that node is killed: it fails, promptly.
+    std::string dir = argc > 2 ? argv[2] : ".";
+    WarmUpLeaseOnA();
+    auto slow = ray::Task(NoteAndSleep).SetResource("A", 0.01).SetMaxRetries(0).Remote(dir, 30000);
+    AwaitFile(dir + "/first");
+    std::printf("made\n");
+    std::fflush(stdout);
+    std::string result;
+    try {
+      ray::Get(slow, std::chrono::seconds(25));
+      result = "returned";
+    } catch (const ray::GetTimeoutError&) {
+      result = "timed_out";
+    } catch (const ray::WorkerCrashedError& e) {
+      result = std::string("worker_crashed:") + e.what();
+    }
+    std::printf("in_flight_task=%s\n", result.c_str());
     std::fflush(stdout);
     return 0;
   }

@@ -353,6 +353,41 @@ TEST_F(StoppedRayletsTest, CallsToAnActorOnAnotherNodeNeedNeitherRaylet) {
   EXPECT_EQ(KeyValue(FinishJob(), "big_result"), "intact");
 }
 
+// Tasks pinned to another node go straight to workers leased there: with both raylets
+// stopped, 500 tasks sent to those workers run and return.
+TEST_F(StoppedRayletsTest, TasksOnWorkersLeasedOnAnotherNodeNeedNeitherRaylet) {
+  StartJob("leased_remote");
+  std::string node_a = nodes_[0];  // "a", the node with resource "A"
+  ASSERT_NE(ReadText(node_a + "/session_latest/logs/raylet.err")
+                .find("raylet " + ReadText(notes_ + "/first") + " serving"),
+            std::string::npos) << "the task is not on node a";
+  const int raylets[] = {RayletPid(head_), RayletPid(node_a)};
+  for (int pid : raylets) ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+  std::ofstream(notes_ + "/go") << "go";
+  std::string out;
+  for (int i = 0; i < 300 && out.find("leased_tasks=") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    out = SpawnedOutput(dir_.path() + "/job", ".out");
+  }
+  for (int pid : raylets) ::kill(pid, SIGCONT);
+  EXPECT_EQ(KeyValue(out, "leased_tasks"), "all_returned") << out;
+  notes_.clear();  // (go was given)
+  FinishJob();
+}
+
+// A task running on a worker leased on another node fails promptly with
+// WorkerCrashedError when that node dies (the caller's raylet tells it), not at its
+// timeout.
+TEST_F(NodeDeathTest, ATaskOnAWorkerLeasedOnANodeThatDiesFails) {
+  StartJob("leased_remote_dies");
+  ASSERT_TRUE(KillNodeThatWrote(notes_ + "/first"));
+  notes_.clear();
+  std::string out = FinishJob();
+  std::string result = KeyValue(out, "in_flight_task");
+  EXPECT_EQ(result.rfind("worker_crashed:", 0), 0u) << out;
+  EXPECT_NE(result.find("died"), std::string::npos) << out;
+}
+
 // A call running on an actor on another node, called directly, fails promptly with
 // ActorDiedError when that node dies (the caller's raylet tells it), not at its timeout.
 TEST_F(NodeDeathTest, ADirectCallToAnActorWhoseNodeDiesFails) {

@@ -1,0 +1,107 @@
+#include "runtime/raylet/raylet_impl.h"
+
+// Workers leased across nodes. A caller's tasks of a shape its node cannot fit (work
+// pinned to another node by a resource only that node has) would otherwise cross both
+// raylets each way. Instead the caller's node asks a node that fits the shape for a
+// lease (LeaseAsk); that node leases an idle worker to the caller as it would to a
+// local one, has it listen on tcp (encrypted, as for actors called from other nodes),
+// and answers with that endpoint. The caller then sends its tasks there directly.
+//
+// The caller's node cannot read the worker's start gate (it lives in the other host's
+// shared memory): calls queued on such a lease are never taken back (see
+// TaskSubmitter). A worker that dies while leased is reported to the caller's node
+// (PeerLeaseGone); a node that dies, by the caller's node to its callers.
+
+namespace ray::raylet {
+
+std::optional<protocol::LeaseReply> Raylet::RemoteLease(const Client& caller,
+                                                        const protocol::LeaseRequest& msg,
+                                                        const ResourceSet& need, uint64_t req) {
+  if (msg.job_id.size() != JobId::kSize) return protocol::LeaseReply{};
+  std::optional<std::string> node = placement_.ChooseNode(need, available_, /*shape_waiting=*/false);
+  if (!node || node->empty()) return protocol::LeaseReply{};  // (through the raylet: it decides)
+  uint64_t ask = next_route_ask_++;
+  route_asks_[ask] = {caller.peer, req, ActorId(), *node, clock_.MonoMillis(), /*lease=*/true};
+  peers_->Tell(*node, MessageType::kLeaseAsk,
+               protocol::LeaseAsk{ask, msg, caller.peer, node_id_.Binary()});
+  return std::nullopt;
+}
+
+void Raylet::OnLeaseAnswer(const protocol::LeaseAnswer& answer) {
+  auto it = route_asks_.find(answer.ask);
+  // (Expired: the caller was told "not now". A worker leased meanwhile idles and
+  // returns its lease.)
+  if (it == route_asks_.end() || !it->second.lease) return;
+  RouteAskPending pending = std::move(it->second);
+  route_asks_.erase(it);
+  if (!clients_.count(pending.caller)) return;
+  protocol::LeaseReply reply;
+  if (answer.outcome == protocol::LeaseReply::kGranted && answer.endpoint.rfind("tcp://", 0) == 0) {
+    reply = {protocol::LeaseReply::kGranted, answer.endpoint, {}, /*encrypted=*/true};
+    remote_leases_[pending.node].insert({pending.caller, answer.endpoint});
+  } else if (answer.outcome == protocol::LeaseReply::kBusy) {
+    reply.outcome = protocol::LeaseReply::kBusy;
+  }
+  SendMsg(pending.caller, MessageType::kLeaseReply, pending.request, reply);
+}
+
+void Raylet::OnLeaseAsk(const protocol::LeaseAsk& ask) {
+  protocol::LeaseAnswer answer;
+  answer.ask = ask.ask;
+  if (ask.origin_node.empty() || ask.origin_node == node_id_.Binary() || ask.caller.empty()) {
+    RAY_LOG_WARN("dropped a lease ask from node '{}' for caller '{}'", Hex(ask.origin_node),
+                 Hex(ask.caller));
+    return;
+  }
+  Client* w = nullptr;
+  protocol::LeaseReply local = LeaseWorker(ask.caller, ask.request, &w);
+  answer.outcome = local.outcome;
+  if (local.outcome == protocol::LeaseReply::kGranted && w) {
+    w->leased_from = ask.origin_node;
+    if (w->tcp_endpoint.empty()) {
+      // It listens on tcp only once a caller on another node needs it to: the answer
+      // waits for its endpoint (or, if it never comes, the asking node's timeout
+      // answers "not now", and the worker returns the lease once idle).
+      if (!std::exchange(w->tcp_asked, true)) Send(w->peer, MessageType::kListenTcp, 0, "");
+      w->lease_answer = {ask.origin_node, answer};
+      return;
+    }
+    answer.endpoint = w->tcp_endpoint;
+  }
+  peers_->Tell(ask.origin_node, MessageType::kLeaseAnswer, answer);
+}
+
+void Raylet::HandleTcpEndpoint(Client& c, std::string_view body) {
+  auto msg = DecodeFrom<protocol::TcpEndpoint>(c.peer, body, "TcpEndpoint");
+  if (!msg || c.is_driver || msg->endpoint.rfind("tcp://", 0) != 0) return;
+  c.tcp_endpoint = msg->endpoint;
+  // The answers that waited for it.
+  for (const auto& ask : std::exchange(c.route_asks, {})) OnRouteAsk(ask);
+  if (auto waiting = std::exchange(c.lease_answer, std::nullopt)) {
+    auto& [node, answer] = *waiting;
+    if (c.leased_from == node) {
+      answer.endpoint = c.tcp_endpoint;
+    } else {
+      answer.outcome = protocol::LeaseReply::kNotNow;  // that lease is over: ask again
+    }
+    peers_->Tell(node, MessageType::kLeaseAnswer, answer);
+  }
+}
+
+void Raylet::OnPeerLeaseGone(const protocol::PeerLeaseGone& gone) {
+  for (auto& [node, leases] : remote_leases_) leases.erase({gone.caller, gone.gone.endpoint});
+  if (clients_.count(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
+}
+
+void Raylet::RemoteLeasesLost(const std::string& node_id) {
+  auto it = remote_leases_.find(node_id);
+  if (it == remote_leases_.end()) return;
+  for (const auto& [caller, endpoint] : it->second) {
+    if (!clients_.count(caller)) continue;
+    SendMsg(caller, MessageType::kLeaseGone, 0,
+            protocol::LeaseGone{endpoint, "its node " + Hex(node_id) + " died"});
+  }
+  remote_leases_.erase(it);
+}
+
+}  // namespace ray::raylet
