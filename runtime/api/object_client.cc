@@ -160,7 +160,7 @@ void ObjectClient::UnmapIdlePuts() {
 }
 
 Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
-                                               int64_t timeout_ms) {
+                                               int64_t timeout_ms, const std::string& from_node) {
   const int64_t deadline = DeadlineAfter(timeout_ms);
   // Results of direct calls come here, not to the raylet: wait for them first.
   if (direct_.AnyPending() && !raylet_->Pump(0)) return Status::Unavailable("the raylet died");
@@ -171,6 +171,7 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
   }
   std::vector<Fetched> out(ids.size());
   protocol::GetRequest req;
+  req.from_node = from_node;
   std::vector<size_t> asked;  // positions of the ids the raylet has
   for (size_t i = 0; i < ids.size(); ++i) {
     if (const ObjectCache::Entry* e = LocalValue(ids[i])) {

@@ -46,7 +46,9 @@ class ObjectClient {
   // ObjectId::ForPut, of the putting thread's task; see task_context.h).
   Result<ObjectId> Put(const ObjectId& id, const std::vector<std::string_view>& parts);
   // Objects not ready before the timeout (timeout_ms >= 0) come back kMissing.
-  Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms);
+  // `from_node`: a node to pull those not on this node from first (GetRequest).
+  Result<std::vector<Fetched>> Get(const std::vector<ObjectId>& ids, int64_t timeout_ms,
+                                   const std::string& from_node = "");
   Result<std::vector<bool>> Wait(const std::vector<ObjectId>& ids, size_t num,
                                  int64_t timeout_ms);
   // Turns bytes into a payload: inline if small, else a shared-memory segment.

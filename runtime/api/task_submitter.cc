@@ -371,10 +371,7 @@ void TaskSubmitter::OnLeaseOffered(const protocol::LeaseOffer& offer) {
 
 void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
   protocol::ExecuteTask task;
-  // Arguments held here travel with the call; the worker fetches the rest itself.
-  for (const auto& arg : spec.args) {
-    if (arg.is_ref) task.resolved.push_back(objects_->ArgPayload(ObjectId::FromBinary(arg.data)));
-  }
+  task.resolved = CarriedArgs(spec, peer);
   DirectCall& call = peer.inflight[spec.task_id];
   call.function = spec.function;
   call.contained = spec.contained_refs;
@@ -388,10 +385,26 @@ void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
   if (spec.kind == ri::kNormalTask || spec.max_retries != 0) call.spec = spec;
   task.spec = std::move(spec);
   task.lease = LeaseTag(peer);
-  task.from_other_node = peer.other_node;
+  if (peer.other_node) task.caller_node = node_.Binary();
   peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
   // Frees gather here as for raylet submissions (fire-and-forget loops stay bounded).
   raylet_->SendPiggyback();
+}
+
+std::vector<ObjectPayload> TaskSubmitter::CarriedArgs(const protocol::TaskSpec& spec,
+                                                      const DirectPeer& peer) const {
+  std::vector<ObjectPayload> carried;
+  for (const auto& arg : spec.args) {
+    if (!arg.is_ref) continue;
+    ObjectPayload p = objects_->ArgPayload(ObjectId::FromBinary(arg.data));
+    if (peer.other_node && p.state == static_cast<uint8_t>(ObjectState::kShared)) {
+      // (A segment of this node's store: the worker's node pulls it.)
+      p = ObjectPayload{};
+      p.id = ObjectId::FromBinary(arg.data);
+    }
+    carried.push_back(std::move(p));
+  }
+  return carried;
 }
 
 void TaskSubmitter::OnPeerFrame(DirectPeer& peer, std::string_view frame) {
@@ -438,6 +451,7 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   }
   std::vector<ObjectId> returns = std::move(call->second.returns);
   if (!peer.lease.empty() && call->second.seq > peer.lease_seq) ++peer.gate_base;
+  std::optional<protocol::TaskSpec> spec = std::move(call->second.spec);
   Settled(call->second);
   peer.inflight.erase(call);
   if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
@@ -447,6 +461,7 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
     task_ms = task_ms < 0 ? ms : 0.9 * task_ms + 0.1 * ms;
   }
   DirectResults& results = objects_->direct();
+  bool left_elsewhere = false;
   for (ObjectPayload& p : done.returns) {
     if (std::find(returns.begin(), returns.end(), p.id) == returns.end()) {
       RAY_LOG_WARN("dropped a result from worker {} that its call does not return", peer.endpoint);
@@ -460,6 +475,7 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
     }
     if (p.state == static_cast<uint8_t>(ObjectState::kMissing)) {
       refs_->ClearDirect({id});  // the worker put it in the raylet (it holds refs)
+      if (peer.other_node) left_elsewhere = true;
       continue;
     }
     if (shared) {
@@ -470,6 +486,17 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
     }
     results.Store(id, ObjectCache::Entry{static_cast<ObjectState>(p.state),
                                          std::make_shared<const std::string>(std::move(p.data))});
+  }
+  if (left_elsewhere) {
+    // Our raylet learns where (before any Get of ours asks it for them).
+    if (!spec) {  // (an actor call: where its results are is all that is told)
+      spec.emplace();
+      spec->task_id = done.task_id;
+      spec->kind = ri::kActorTask;
+      spec->num_returns = static_cast<uint32_t>(returns.size());
+    }
+    raylet_->Send(protocol::Encode(MessageType::kRanElsewhere, 0,
+                                   protocol::RanElsewhere{peer.endpoint, std::move(*spec)}));
   }
   // A result missing from the answer is an error, not a wait forever.
   FailResults(returns, ri::ErrorInfo{ri::kSystem, "ray::Internal",
@@ -528,12 +555,10 @@ uint64_t TaskSubmitter::LeaseTag(const DirectPeer& peer) {
 
 void TaskSubmitter::Resend(DirectPeer& peer, DirectCall call) {
   protocol::ExecuteTask task;
-  for (const auto& arg : call.spec->args) {
-    if (arg.is_ref) task.resolved.push_back(objects_->ArgPayload(ObjectId::FromBinary(arg.data)));
-  }
+  task.resolved = CarriedArgs(*call.spec, peer);
   task.spec = *call.spec;
   task.lease = LeaseTag(peer);
-  task.from_other_node = peer.other_node;
+  if (peer.other_node) task.caller_node = node_.Binary();
   call.seq = ++next_seq_;
   std::string id = call.spec->task_id;
   peer.inflight.emplace(std::move(id), std::move(call));

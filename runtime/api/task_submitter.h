@@ -141,6 +141,10 @@ class TaskSubmitter {
   void WantLease(LeasePool& pool, const protocol::TaskSpec& spec);
   void OnLeaseOffered(const protocol::LeaseOffer& offer);
   void SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec);
+  // The arguments a call to `peer` carries: those held here (values; segments of this
+  // node's store only to a worker on this node). The worker fetches the rest.
+  std::vector<protocol::ObjectPayload> CarriedArgs(const protocol::TaskSpec& spec,
+                                                   const DirectPeer& peer) const;
   // ExecuteTask::lease for a call to `peer`: its lease (0: not leased, or no gate).
   static uint64_t LeaseTag(const DirectPeer& peer);
   // Sends a call made before (its results expected already) to `peer`.

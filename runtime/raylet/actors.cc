@@ -214,6 +214,7 @@ void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
   if (answer.endpoint.rfind("tcp://", 0) == 0 && a && a->remote_node == pending.node &&
       a->state == Actor::kAlive && !a->killed && clients_.count(pending.caller)) {
     a->direct_callers.insert(pending.caller);
+    remote_endpoints_[answer.endpoint] = pending.node;
     reply = {protocol::ActorRouteReply::kDirect, answer.endpoint, answer.max_task_retries,
              /*encrypted=*/true};
   }

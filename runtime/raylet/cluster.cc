@@ -8,7 +8,7 @@ namespace ray::raylet {
 void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
   std::optional<protocol::LeaseReply> reply = protocol::LeaseReply{};
-  if (msg) {
+  if (msg && ValidLease(c.peer, *msg)) {
     TaskSpec shape;
     shape.resources = msg->resources;
     ResourceSet need = ResourcesOf(shape);
@@ -567,7 +567,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
       a.death_cause = "its node " + Hex(node_id) + " died";
     }
   });
-  RemoteLeasesLost(node_id);
+  RemoteWorkersLost(node_id);
   RebuildObjectsOf(node_id);
 }
 

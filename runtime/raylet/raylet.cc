@@ -174,6 +174,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kLeaseWanted: return HandleLeaseWanted(c, env->body);
     case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
     case MessageType::kTcpEndpoint: return HandleTcpEndpoint(c, env->body);
+    case MessageType::kRanElsewhere: return HandleRanElsewhere(c, env->body);
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
@@ -430,6 +431,7 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   w->request_id = req;
   w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
+  if (placement_.Alive(msg->from_node)) w->origin = msg->from_node;
   AddWaiter(w);
   // A worker blocked in Get lends its CPU back so that the tasks it waits for can run.
   if (!w->done && !c.is_driver && c.state == Client::kBusy && !c.blocked) {

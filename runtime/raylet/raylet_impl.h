@@ -179,7 +179,9 @@ class Raylet {
   void HandleTaskEvents(Client& c, std::string_view body);
   // Leases (see scheduling.cc): an idle worker for `caller`'s tasks of one resource
   // shape, its return, and the leases of a caller that is gone.
-  // `granted`: set to the worker leased, if one is.
+  // Whether `req` asks for resources a task may (warns, naming the caller, if not).
+  static bool ValidLease(const std::string& caller, const protocol::LeaseRequest& req);
+  // `req` is valid (ValidLease); `granted`: set to the worker leased, if one is.
   protocol::LeaseReply LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
                                    Client** granted = nullptr);
   // Leases `w` (idle, with a direct endpoint) to `caller` for tasks of `shape`.
@@ -347,8 +349,10 @@ class Raylet {
   void OnLeaseAsk(const protocol::LeaseAsk& ask);
   void HandleTcpEndpoint(Client& c, std::string_view body);
   void OnPeerLeaseGone(const protocol::PeerLeaseGone& gone);
-  // Tells callers here of their leased workers on `node_id`, which died.
-  void RemoteLeasesLost(const std::string& node_id);
+  // Node `node_id` died: callers here hear of their leased workers there.
+  void RemoteWorkersLost(const std::string& node_id);
+  // A caller's direct call left results on the node of the worker it ran on.
+  void HandleRanElsewhere(Client& c, std::string_view body);
   // The typed requests of the direct-call path, answered at once.
   void HandleLeaseWorker(Client& c, uint64_t req, std::string_view body);
   void HandleActorRoute(Client& c, uint64_t req, std::string_view body);
@@ -514,6 +518,9 @@ class Raylet {
   // Workers on other nodes leased to callers here (node -> (caller, tcp endpoint)),
   // as granted: some may have been returned since. Callers hear when their node dies.
   std::map<std::string, std::set<std::pair<std::string, std::string>>> remote_leases_;
+  // Where direct callers here reach workers on other nodes (tcp endpoint -> node id),
+  // as leases and actor routes were granted: what RanElsewhere names.
+  std::unordered_map<std::string, std::string> remote_endpoints_;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).

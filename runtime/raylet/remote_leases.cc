@@ -10,7 +10,10 @@
 // The caller's node cannot read the worker's start gate (it lives in the other host's
 // shared memory): calls queued on such a lease are never taken back (see
 // TaskSubmitter). A worker that dies while leased is reported to the caller's node
-// (PeerLeaseGone); a node that dies, by the caller's node to its callers.
+// (PeerLeaseGone); a node that dies, by the caller's node to its callers. A direct
+// call (leased, or to an actor) that leaves results in the other node's store is
+// reported by its caller (RanElsewhere): its node pulls them from there at once, and
+// keeps a normal task's lineage, as for the tasks it forwards.
 
 namespace ray::raylet {
 
@@ -39,6 +42,7 @@ void Raylet::OnLeaseAnswer(const protocol::LeaseAnswer& answer) {
   if (answer.outcome == protocol::LeaseReply::kGranted && answer.endpoint.rfind("tcp://", 0) == 0) {
     reply = {protocol::LeaseReply::kGranted, answer.endpoint, {}, /*encrypted=*/true};
     remote_leases_[pending.node].insert({pending.caller, answer.endpoint});
+    remote_endpoints_[answer.endpoint] = pending.node;
   } else if (answer.outcome == protocol::LeaseReply::kBusy) {
     reply.outcome = protocol::LeaseReply::kBusy;
   }
@@ -54,7 +58,8 @@ void Raylet::OnLeaseAsk(const protocol::LeaseAsk& ask) {
     return;
   }
   Client* w = nullptr;
-  protocol::LeaseReply local = LeaseWorker(ask.caller, ask.request, &w);
+  protocol::LeaseReply local =
+      ValidLease(ask.caller, ask.request) ? LeaseWorker(ask.caller, ask.request, &w) : protocol::LeaseReply{};
   answer.outcome = local.outcome;
   if (local.outcome == protocol::LeaseReply::kGranted && w) {
     w->leased_from = ask.origin_node;
@@ -93,7 +98,8 @@ void Raylet::OnPeerLeaseGone(const protocol::PeerLeaseGone& gone) {
   if (clients_.count(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
 }
 
-void Raylet::RemoteLeasesLost(const std::string& node_id) {
+void Raylet::RemoteWorkersLost(const std::string& node_id) {
+  std::erase_if(remote_endpoints_, [&](const auto& e) { return e.second == node_id; });
   auto it = remote_leases_.find(node_id);
   if (it == remote_leases_.end()) return;
   for (const auto& [caller, endpoint] : it->second) {
@@ -102,6 +108,20 @@ void Raylet::RemoteLeasesLost(const std::string& node_id) {
             protocol::LeaseGone{endpoint, "its node " + Hex(node_id) + " died"});
   }
   remote_leases_.erase(it);
+}
+
+
+void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
+  auto msg = DecodeFrom<protocol::RanElsewhere>(c.peer, body, "RanElsewhere");
+  if (!msg) return;
+  if (msg->spec.task_id.size() != TaskId::kSize || msg->spec.num_returns < 1 ||
+      msg->spec.num_returns > 1000) {
+    RAY_LOG_WARN("peer {}: dropped a RanElsewhere without a valid task id and returns", Hex(c.peer));
+    return;
+  }
+  auto node = remote_endpoints_.find(msg->endpoint);
+  if (node == remote_endpoints_.end()) return;  // (its node died meanwhile: the GCS knows)
+  remote_.RanOn(std::move(msg->spec), node->second);
 }
 
 }  // namespace ray::raylet

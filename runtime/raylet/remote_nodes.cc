@@ -17,6 +17,14 @@ void RemoteNodes::Forwarded(protocol::TaskSpec t, const std::string& node) {
   forwarded_[std::move(id)] = {std::move(t), node};
 }
 
+void RemoteNodes::RanOn(protocol::TaskSpec t, const std::string& node) {
+  SetReturnsNode(t, node);
+  if (t.kind != ray::internal::kNormalTask) return;
+  rebuilding_.erase(t.task_id);
+  std::string id = t.task_id;
+  lineage_[std::move(id)] = {std::move(t), node};
+}
+
 void RemoteNodes::FinishedOn(const std::string& task_id, const std::string& node) {
   auto it = forwarded_.find(task_id);
   if (it == forwarded_.end()) return;

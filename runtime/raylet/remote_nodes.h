@@ -27,6 +27,9 @@ class RemoteNodes {
  public:
   // Task `t` was sent to `node`: its results will be there.
   void Forwarded(protocol::TaskSpec t, const std::string& node);
+  // Task `t` was sent from here straight to a worker on `node` (a direct call), and
+  // left its results there.
+  void RanOn(protocol::TaskSpec t, const std::string& node);
   // A task this node sent away finished on `node` (another node than the one it was
   // sent to, if it was sent on): its results are there. Unknown tasks are ignored.
   void FinishedOn(const std::string& task_id, const std::string& node);

@@ -242,7 +242,7 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   // in its order: the worker decodes the struct).
   SendMsg(w.peer, MessageType::kExecuteTask, 0,
           std::forward_as_tuple(t, resolved, plugins_.PathOf(t.plugin), gpu_ids, uint64_t{0},
-                                /*from_other_node=*/false));
+                                /*caller_node=*/std::string()));
 }
 
 void Raylet::Pipeline() {
@@ -473,13 +473,15 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 // ---------------------------------------------------------------------------
 // Leases.
 
+bool Raylet::ValidLease(const std::string& caller, const protocol::LeaseRequest& req) {
+  Status valid = protocol::CheckResourceRequest(req.resources);
+  if (!valid.ok()) RAY_LOG_WARN("peer {}: refused a lease: {}", Hex(caller), valid.message());
+  return valid.ok();
+}
+
 protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
                                          Client** granted) {
   using protocol::LeaseReply;
-  if (Status valid = protocol::CheckResourceRequest(req.resources); !valid.ok()) {
-    RAY_LOG_WARN("peer {}: refused a lease: {}", Hex(caller), valid.message());
-    return {};
-  }
   TaskSpec shape;
   shape.resources = req.resources;
   ResourceSet need = ResourcesOf(shape);

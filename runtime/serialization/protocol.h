@@ -46,6 +46,8 @@ enum class MessageType : uint16_t {
                         // leased workers; offer a lease once resources free up
   kTcpEndpoint = 17,    // TcpEndpoint (no reply): where callers on other nodes reach
                         // this worker (after kListenTcp)
+  kRanElsewhere = 18,   // RanElsewhere (no reply): a direct call on another node left
+                        // results in that node's store
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,
@@ -256,7 +258,10 @@ struct ObjectPayload {
 struct GetRequest {
   std::vector<ObjectId> ids;
   int64_t timeout_ms = -1;
-  MSGPACK_DEFINE_ARRAY(ids, timeout_ms);
+  // The node to pull those not here from first (a caller's, for the arguments of its
+  // call; "": where the cluster's directory says).
+  std::string from_node;
+  MSGPACK_DEFINE_ARRAY(ids, timeout_ms, from_node);
 };
 
 struct GetReply {
@@ -296,11 +301,13 @@ struct ExecuteTask {
   // the lease ended is bounced, even if the worker is leased to the same caller again
   // (the caller counts it as the earlier lease's, start_gate.h). The raylet's: 0.
   uint64_t lease = 0;
-  // A direct call from a caller on another node: results too large to travel inline
-  // go to the worker's raylet (the caller's node pulls them from there), not into a
-  // shared-memory segment only this node can read.
-  bool from_other_node = false;
-  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path, gpu_ids, lease, from_other_node);
+  // A direct call from a caller on another node: that node's id ("": the worker's
+  // own node, or the raylet's call). Results too large to travel inline then go to
+  // the worker's raylet (the caller's node pulls them from there), not into a
+  // shared-memory segment only this node can read; arguments the call does not carry
+  // are pulled from the caller's node first.
+  std::string caller_node;
+  MSGPACK_DEFINE_ARRAY(spec, resolved, plugin_path, gpu_ids, lease, caller_node);
 };
 
 struct TaskDone {
@@ -440,6 +447,15 @@ struct PluginPathReply {
   std::string path;
   std::string error;  // non-empty: not found
   MSGPACK_DEFINE_ARRAY(path, error);
+};
+
+// A caller's direct call to a worker on another node (under a lease, or its actor)
+// left results in that node's store: its raylet learns where they are (and, for a
+// normal task, its lineage, to make them again if that node dies).
+struct RanElsewhere {
+  std::string endpoint;  // the worker's tcp endpoint, as the caller's raylet gave it
+  TaskSpec spec;         // normal tasks: as sent; actor calls: its id, kind and num_returns
+  MSGPACK_DEFINE_ARRAY(endpoint, spec);
 };
 
 struct LeaseGone {

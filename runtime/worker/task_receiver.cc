@@ -205,7 +205,7 @@ void TaskReceiver::SendTaskDone(const IncomingTask& task, protocol::TaskDone& do
   // A direct caller: the raylet hears first of what outlives the call here. Results
   // in shared memory go to it too when the caller is on another node (which cannot map
   // this node's segments: its raylet pulls them).
-  bool shared = task.task.from_other_node &&
+  bool shared = !task.task.caller_node.empty() &&
                 std::any_of(done.returns.begin(), done.returns.end(), [](const auto& r) {
                   return r.state == static_cast<uint8_t>(ObjectState::kShared);
                 });

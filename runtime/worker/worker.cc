@@ -197,7 +197,8 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     held.push_back(f.ok() ? std::move(*f) : core::Fetched{});
   }
   if (!missing.empty()) {
-    auto fetched = client_->Get(missing, -1);
+    // (Held by its caller: pulled from its node first, if that is another.)
+    auto fetched = parts_.objects->Get(missing, -1, task.caller_node);
     if (!fetched.ok()) return system_error("ObjectLostError", fetched.status().message());
     for (size_t k = 0; k < missing.size(); ++k) held[missing_at[k]] = std::move((*fetched)[k]);
   }

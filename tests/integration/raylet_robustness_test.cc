@@ -44,7 +44,8 @@ ObjectId Oid(char c) { return ObjectId::FromBinary(std::string(ObjectId::kSize, 
 struct RawGet {
   std::vector<std::string> ids;
   int64_t timeout_ms = -1;
-  MSGPACK_DEFINE_ARRAY(ids, timeout_ms);
+  std::string from_node;
+  MSGPACK_DEFINE_ARRAY(ids, timeout_ms, from_node);
 };
 struct RawWait {
   std::vector<std::string> ids;
@@ -256,7 +257,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
       {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, "jobX", ""})},
       // Qualified: TaskSpec's base brings in ray::internal::Pack by argument-dependent lookup.
       {MessageType::kSubmitTask, ray::testing::Pack(protocol::TaskSpec{})},
-      {MessageType::kGetObjects, Pack(protocol::GetRequest{{Oid('a')}, 10})},
+      {MessageType::kGetObjects, Pack(protocol::GetRequest{{Oid('a')}, 10, ""})},
       {MessageType::kWaitObjects, Pack(protocol::WaitRequest{{Oid('a')}, 1, 10})},
       {MessageType::kPutObject, Pack(protocol::PutRequest{})},
       {MessageType::kTaskDone, Pack(protocol::TaskDone{})},
@@ -288,7 +289,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   for (size_t n : {3, 19, 21}) {
     const std::string size = std::to_string(n) + "-byte id";
     ExpectDropped(*driver,
-                  protocol::Encode(MessageType::kGetObjects, 0, RawGet{ids_of_size(n), 10}),
+                  protocol::Encode(MessageType::kGetObjects, 0, RawGet{ids_of_size(n), 10, ""}),
                   "Get of a " + size);
     ExpectDropped(*driver,
                   protocol::Encode(MessageType::kWaitObjects, 0, RawWait{ids_of_size(n), 1, 10}),
@@ -301,7 +302,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   }
   // An id of the right size sent as a string, not as binary.
   ExpectDropped(*driver,
-                protocol::Encode(MessageType::kGetObjects, 0, RawGet{ids_of_size(20), 10}),
+                protocol::Encode(MessageType::kGetObjects, 0, RawGet{ids_of_size(20), 10, ""}),
                 "Get of a 20-byte id as a string");
   protocol::ObjectPayload bad_state{Oid('p'), 9, "data", "", 0};
   ExpectDropped(*driver,

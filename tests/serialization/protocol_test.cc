@@ -265,9 +265,10 @@ TEST(BodyTest, RoundTripsEveryMessage) {
   EXPECT_TRUE(spec.args[1].is_ref);
   EXPECT_EQ(spec.resources.at("CPU"), 0.5);
   EXPECT_EQ(spec.max_retries, -1);
-  auto get = RoundTrip(MessageType::kGetObjects, GetRequest{{Oid("a"), Oid("b")}, -1});
+  auto get = RoundTrip(MessageType::kGetObjects, GetRequest{{Oid("a"), Oid("b")}, -1, "node"});
   EXPECT_EQ(get.ids.size(), 2u);
   EXPECT_EQ(get.timeout_ms, -1);
+  EXPECT_EQ(get.from_node, "node");
   auto get_reply = RoundTrip(MessageType::kGetReply,
                              GetReply{{Payload("a", ObjectState::kInline),
                                        Payload("b", ObjectState::kShared), ObjectPayload{}}});
@@ -336,7 +337,7 @@ TEST(BodyTest, TrailingBytesAreRejected) {
 
 TEST(BodyTest, WrongTypesAreRejectedNamingTheMessage) {
   // A GetRequest ([array, int]) is not a RegisterClient ([str, int, bool, str]).
-  auto r = DecodeBody<RegisterClient>(Pack(GetRequest{{Oid("a")}, 1}), "RegisterClient");
+  auto r = DecodeBody<RegisterClient>(Pack(GetRequest{{Oid("a")}, 1, ""}), "RegisterClient");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("RegisterClient"), std::string::npos);
