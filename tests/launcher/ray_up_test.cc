@@ -106,7 +106,11 @@ TEST_F(RayUpTest, UpBringsEveryHostInThenExecSubmitRsyncAndDownLeaveNothing) {
   std::string data = dir_.path() + "/data";
   fs::create_directories(data);
   std::ofstream(data + "/f.txt") << "mounted-contents\n";
-  WriteConfig("file_mounts:\n  ~/data: " + data + "\nsetup_commands:\n  - echo setup-ran >> ~/setup.log\n");
+  // (The workers also hold "Worker", which pins work to them.)
+  WriteConfig("file_mounts:\n  ~/data: " + data +
+              "\nsetup_commands:\n  - echo setup-ran >> ~/setup.log\n"
+              "worker_start_ray_commands:\n  - ray stop\n"
+              "  - ray start --address=$RAY_HEAD_IP:6379 --resources='{\"Worker\":1}'\n");
   auto start = std::chrono::steady_clock::now();
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -163,6 +167,14 @@ TEST_F(RayUpTest, UpBringsEveryHostInThenExecSubmitRsyncAndDownLeaveNothing) {
   auto job = Ray({"submit", config_, LAUNCHER_PLUGIN, "spread", "6", "1"}, 120);
   ASSERT_EQ(job.exit_code, 0) << job.all();
   EXPECT_TRUE(Contains(job.out, "nodes=2") || Contains(job.out, "nodes=3")) << job.out;
+
+  // Tasks on another host (its own /dev/shm) take a blob put on the head and make one
+  // the head reads.
+  auto across = Ray({"submit", config_, LAUNCHER_PLUGIN, "across_hosts"}, 120);
+  ASSERT_EQ(across.exit_code, 0) << across.all();
+  EXPECT_TRUE(Contains(across.out, "across_hosts=ok")) << across.all();
+  EXPECT_NE(KeyValue(across.out, "worker_node"), "") << across.out;
+  EXPECT_NE(KeyValue(across.out, "worker_node"), KeyValue(across.out, "driver_node")) << across.out;
 
   std::ofstream(dir_.path() + "/up.txt") << "uploaded\n";
   ASSERT_EQ(Ray({"rsync-up", config_, dir_.path() + "/up.txt", "~/up.txt"}).exit_code, 0);
