@@ -193,6 +193,7 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
       return Status::Internal("the raylet answered a Get with the wrong number of objects");
     }
     protocol::GetRequest again;
+    again.from_node = from_node;
     std::vector<size_t> again_at;
     for (size_t k = 0; k < asked.size(); ++k) {
       auto f = Materialize(reply.objects[k]);

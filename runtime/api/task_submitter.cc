@@ -320,7 +320,8 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
   bool short_tasks = pool.task_ms >= 0 && pool.task_ms < kShortTaskMs;
   if (pool.busy && short_tasks && least && QueuesCalls(*least) &&
       least->inflight.size() < kMaxLeaseQueue) {
-    WantLease(pool, spec);  // (may handle frames meanwhile: an offer moves calls)
+    // (Offers are local: a node never offers a lease on another node.)
+    if (!least->other_node) WantLease(pool, spec);  // (may handle frames meanwhile: an offer moves calls)
     least = least_busy();
     if (least && least->inflight.size() < kMaxLeaseQueue) return least;
   }
@@ -336,7 +337,7 @@ TaskSubmitter::DirectPeer& TaskSubmitter::AdoptLease(LeasePool& pool, const std:
   // (LeaseReturned) may not be read yet.
   EndLease(w);
   if (!gate.valid) {
-    w.gate.reset();  // no calls queue on it
+    w.gate.reset();  // no calls queue on it (unless it is on another node: QueuesCalls)
   } else if (!w.gate) {
     w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.endpoint));
   }

@@ -231,25 +231,34 @@ void Raylet::OnPeerActorGone(const protocol::PeerActorGone& gone) {
 
 void Raylet::ExpireRouteAsks() {
   const int64_t now = clock_.MonoMillis();
-  for (auto it = route_asks_.begin(); it != route_asks_.end();) {
-    if (now - it->second.asked_ms < kRouteAskTimeoutMs) {
-      ++it;
-      continue;
-    }
-    const RouteAskPending& ask = it->second;
-    if (ask.lease) {
+  std::vector<uint64_t> expired;
+  for (const auto& [ask, pending] : route_asks_) {
+    if (now - pending.asked_ms < kRouteAskTimeoutMs) continue;
+    expired.push_back(ask);
+    if (pending.lease) {
       RAY_LOG_WARN("node {} did not answer a lease request in {} ms: the tasks go through the "
                    "raylets for now",
-                   Hex(ask.node), kRouteAskTimeoutMs);
-      SendMsg(ask.caller, MessageType::kLeaseReply, ask.request, protocol::LeaseReply{});
+                   Hex(pending.node), kRouteAskTimeoutMs);
+      lease_asks_unanswered_[pending.node] = now;
     } else {
       RAY_LOG_WARN("node {} did not answer a route request for actor {} in {} ms: the calls go "
                    "through the raylets",
-                   Hex(ask.node), ask.actor.Hex(), kRouteAskTimeoutMs);
-      SendMsg(ask.caller, MessageType::kActorRouteReply, ask.request, protocol::ActorRouteReply{});
+                   Hex(pending.node), pending.actor.Hex(), kRouteAskTimeoutMs);
     }
-    it = route_asks_.erase(it);
   }
+  for (uint64_t ask : expired) AnswerAskNotNow(ask);
+}
+
+void Raylet::AnswerAskNotNow(uint64_t ask) {
+  auto it = route_asks_.find(ask);
+  if (it == route_asks_.end()) return;
+  const RouteAskPending& pending = it->second;
+  if (pending.lease) {
+    SendMsg(pending.caller, MessageType::kLeaseReply, pending.request, protocol::LeaseReply{});
+  } else {
+    SendMsg(pending.caller, MessageType::kActorRouteReply, pending.request, protocol::ActorRouteReply{});
+  }
+  route_asks_.erase(it);
 }
 
 void Raylet::KillActorsOwnedBy(const std::vector<ActorId>& owned) {

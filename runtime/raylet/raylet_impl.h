@@ -181,12 +181,14 @@ class Raylet {
   // shape, its return, and the leases of a caller that is gone.
   // Whether `req` asks for resources a task may (warns, naming the caller, if not).
   static bool ValidLease(const std::string& caller, const protocol::LeaseRequest& req);
-  // `req` is valid (ValidLease); `granted`: set to the worker leased, if one is.
+  // `req` is valid (ValidLease); `caller_node`: the caller's node if another than
+  // this; `granted`: set to the worker leased, if one is.
   protocol::LeaseReply LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
-                                   Client** granted = nullptr);
-  // Leases `w` (idle, with a direct endpoint) to `caller` for tasks of `shape`.
+                                   const std::string& caller_node = "", Client** granted = nullptr);
+  // Leases `w` (idle, with a direct endpoint) to `caller` (on `caller_node`, if
+  // another than this) for tasks of `shape`.
   protocol::LeaseGate GrantLease(Client& w, const std::string& caller, const ResourceSet& shape,
-                                 const std::string& job_id);
+                                 const std::string& job_id, const std::string& caller_node = "");
   // A caller's calls wait behind its busy leased workers (kLeaseWanted): it is offered a
   // lease (OfferLeases) once resources for one free up, whoever frees them.
   void HandleLeaseWanted(Client& c, std::string_view body);
@@ -335,8 +337,9 @@ class Raylet {
   void OnRouteAnswer(const protocol::RouteAnswer& answer);
   void OnPeerActorGone(const protocol::PeerActorGone& gone);
   // Asks unanswered for kRouteAskTimeoutMs are answered "through the raylet" (route
-  // asks) or "not now" (lease asks).
+  // asks) or "not now" (lease asks), as AnswerAskNotNow answers one.
   void ExpireRouteAsks();
+  void AnswerAskNotNow(uint64_t ask);
   // Leases across nodes (remote_leases.cc): a caller here wants a worker of a shape
   // this node cannot fit (nullopt: a node that fits it is asked; the reply comes
   // later, to request `req`); the answer; a caller on another node wants one here;
@@ -349,6 +352,8 @@ class Raylet {
   void OnLeaseAsk(const protocol::LeaseAsk& ask);
   void HandleTcpEndpoint(Client& c, std::string_view body);
   void OnPeerLeaseGone(const protocol::PeerLeaseGone& gone);
+  // The lease answer waiting for worker `w`'s tcp endpoint, answered "not now".
+  void AnswerLeaseAskNotNow(Client& w);
   // Node `node_id` died: callers here hear of their leased workers there.
   void RemoteWorkersLost(const std::string& node_id);
   // A caller's direct call left results on the node of the worker it ran on.
@@ -521,6 +526,12 @@ class Raylet {
   // Where direct callers here reach workers on other nodes (tcp endpoint -> node id),
   // as leases and actor routes were granted: what RanElsewhere names.
   std::unordered_map<std::string, std::string> remote_endpoints_;
+  // When a node last left a lease ask unanswered (it is not asked for leases again for
+  // kLeaseAsksPausedMs), and whether workers here cannot listen on tcp (asks from
+  // other nodes are answered "not now").
+  static constexpr int64_t kLeaseAsksPausedMs = 5000;
+  std::unordered_map<std::string, int64_t> lease_asks_unanswered_;
+  bool cannot_listen_tcp_ = false;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).

@@ -12,8 +12,9 @@
 // TaskSubmitter). A worker that dies while leased is reported to the caller's node
 // (PeerLeaseGone); a node that dies, by the caller's node to its callers. A direct
 // call (leased, or to an actor) that leaves results in the other node's store is
-// reported by its caller (RanElsewhere): its node pulls them from there at once, and
-// keeps a normal task's lineage, as for the tasks it forwards.
+// reported by its caller (RanElsewhere): its node then knows where to pull them from
+// (without asking the GCS), and keeps a normal task's lineage, as for the tasks it
+// forwards.
 
 namespace ray::raylet {
 
@@ -23,6 +24,13 @@ std::optional<protocol::LeaseReply> Raylet::RemoteLease(const Client& caller,
   if (msg.job_id.size() != JobId::kSize) return protocol::LeaseReply{};
   std::optional<std::string> node = placement_.ChooseNode(need, available_, /*shape_waiting=*/false);
   if (!node || node->empty()) return protocol::LeaseReply{};  // (through the raylet: it decides)
+  // A node that did not answer an ask lately is not asked again for a while (each
+  // ask blocks the caller until answered or expired).
+  if (auto quiet = lease_asks_unanswered_.find(*node);
+      quiet != lease_asks_unanswered_.end() &&
+      clock_.MonoMillis() - quiet->second < kLeaseAsksPausedMs) {
+    return protocol::LeaseReply{};
+  }
   uint64_t ask = next_route_ask_++;
   route_asks_[ask] = {caller.peer, req, ActorId(), *node, clock_.MonoMillis(), /*lease=*/true};
   peers_->Tell(*node, MessageType::kLeaseAsk,
@@ -58,11 +66,11 @@ void Raylet::OnLeaseAsk(const protocol::LeaseAsk& ask) {
     return;
   }
   Client* w = nullptr;
-  protocol::LeaseReply local =
-      ValidLease(ask.caller, ask.request) ? LeaseWorker(ask.caller, ask.request, &w) : protocol::LeaseReply{};
+  protocol::LeaseReply local = ValidLease(ask.caller, ask.request) && !cannot_listen_tcp_
+                                   ? LeaseWorker(ask.caller, ask.request, ask.origin_node, &w)
+                                   : protocol::LeaseReply{};
   answer.outcome = local.outcome;
   if (local.outcome == protocol::LeaseReply::kGranted && w) {
-    w->leased_from = ask.origin_node;
     if (w->tcp_endpoint.empty()) {
       // It listens on tcp only once a caller on another node needs it to: the answer
       // waits for its endpoint (or, if it never comes, the asking node's timeout
@@ -78,7 +86,20 @@ void Raylet::OnLeaseAsk(const protocol::LeaseAsk& ask) {
 
 void Raylet::HandleTcpEndpoint(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TcpEndpoint>(c.peer, body, "TcpEndpoint");
-  if (!msg || c.is_driver || msg->endpoint.rfind("tcp://", 0) != 0) return;
+  if (!msg || c.is_driver) return;
+  if (msg->endpoint.rfind("tcp://", 0) != 0) {
+    // It cannot listen (nor, on this node, will any other): the asks waiting for it
+    // are answered "not now", and callers on other nodes go through the raylets.
+    if (!std::exchange(cannot_listen_tcp_, true)) {
+      RAY_LOG_WARN("workers here cannot listen on tcp (see the worker's log): calls from other "
+                   "nodes go through the raylets");
+    }
+    for (const auto& ask : std::exchange(c.route_asks, {})) {
+      peers_->Tell(ask.origin_node, MessageType::kRouteAnswer, protocol::RouteAnswer{ask.ask, "", 0});
+    }
+    AnswerLeaseAskNotNow(c);
+    return;
+  }
   c.tcp_endpoint = msg->endpoint;
   // The answers that waited for it.
   for (const auto& ask : std::exchange(c.route_asks, {})) OnRouteAsk(ask);
@@ -93,13 +114,34 @@ void Raylet::HandleTcpEndpoint(Client& c, std::string_view body) {
   }
 }
 
+void Raylet::AnswerLeaseAskNotNow(Client& w) {
+  if (auto waiting = std::exchange(w.lease_answer, std::nullopt)) {
+    auto& [node, answer] = *waiting;
+    answer.outcome = protocol::LeaseReply::kNotNow;
+    answer.endpoint.clear();
+    peers_->Tell(node, MessageType::kLeaseAnswer, answer);
+  }
+}
+
 void Raylet::OnPeerLeaseGone(const protocol::PeerLeaseGone& gone) {
-  for (auto& [node, leases] : remote_leases_) leases.erase({gone.caller, gone.gone.endpoint});
-  if (clients_.count(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
+  // (Only for a lease granted to that caller here: else a peer could make a caller
+  // drop a live worker and run its calls twice.)
+  bool known = false;
+  for (auto& [node, leases] : remote_leases_) known |= leases.erase({gone.caller, gone.gone.endpoint}) > 0;
+  if (known && clients_.count(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
 }
 
 void Raylet::RemoteWorkersLost(const std::string& node_id) {
-  std::erase_if(remote_endpoints_, [&](const auto& e) { return e.second == node_id; });
+  // Asks waiting for it are answered now ("not now", "through the raylets").
+  std::vector<uint64_t> unanswered;
+  for (const auto& [ask, pending] : route_asks_) {
+    if (pending.node == node_id) unanswered.push_back(ask);
+  }
+  for (uint64_t ask : unanswered) AnswerAskNotNow(ask);
+  // Workers leased from here to callers there work for nobody now.
+  for (auto& [peer, w] : clients_) {
+    if (w.leased_from == node_id) Send(peer, MessageType::kRevokeLease, 0, "");
+  }
   auto it = remote_leases_.find(node_id);
   if (it == remote_leases_.end()) return;
   for (const auto& [caller, endpoint] : it->second) {
@@ -114,14 +156,29 @@ void Raylet::RemoteWorkersLost(const std::string& node_id) {
 void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::RanElsewhere>(c.peer, body, "RanElsewhere");
   if (!msg) return;
-  if (msg->spec.task_id.size() != TaskId::kSize || msg->spec.num_returns < 1 ||
-      msg->spec.num_returns > 1000) {
-    RAY_LOG_WARN("peer {}: dropped a RanElsewhere without a valid task id and returns", Hex(c.peer));
+  const TaskSpec& t = msg->spec;
+  // (A normal task's spec may run again here: it is checked as a submission is.)
+  Status valid = t.kind == ri::kNormalTask ? CheckTaskSpec(t)
+                 : t.kind != ri::kActorTask || t.task_id.size() != TaskId::kSize ||
+                         t.num_returns < 1 || t.num_returns > 1000
+                     ? Status::InvalidArgument("not a normal task, nor an actor call with an id and returns")
+                     : Status::Ok();
+  if (!valid.ok()) {
+    RAY_LOG_WARN("peer {}: dropped a RanElsewhere: {}", Hex(c.peer), valid.message());
     return;
   }
   auto node = remote_endpoints_.find(msg->endpoint);
-  if (node == remote_endpoints_.end()) return;  // (its node died meanwhile: the GCS knows)
-  remote_.RanOn(std::move(msg->spec), node->second);
+  if (node == remote_endpoints_.end()) {
+    RAY_LOG_WARN("peer {}: dropped a RanElsewhere naming endpoint {}, which no route or lease "
+                 "from here gave",
+                 Hex(c.peer), msg->endpoint);
+    return;
+  }
+  const std::string where = node->second;
+  remote_.RanOn(std::move(msg->spec), where);
+  // Its node died before this came: its results are made again now (or fail), as for
+  // the node's other objects when it died.
+  if (!placement_.Alive(where)) RebuildObjectsOf(where);
 }
 
 }  // namespace ray::raylet

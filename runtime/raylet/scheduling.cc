@@ -4,6 +4,10 @@ namespace ray::raylet {
 
 namespace {
 
+// How long a worker leased to a caller on another node waits for the first call
+// (the answer crosses both raylets, and the caller may have a connection to make).
+constexpr int32_t kRemoteFirstCallMs = 200;
+
 // A worker as scheduler/pipelining.h sees it.
 scheduler::AheadWorker AheadOf(const Client& c) {
   return {c.running ? &*c.running : nullptr, &c.held, c.queued.size(), c.blocked,
@@ -440,6 +444,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   ::unlink(protocol::StartGatePath(endpoint).c_str());
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
+  AnswerLeaseAskNotNow(c);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
     leases_.Ended(e.worker_id, c.held);
     std::string cause = fmt::format("pid {} {}", e.pid, e.how);
@@ -480,7 +485,7 @@ bool Raylet::ValidLease(const std::string& caller, const protocol::LeaseRequest&
 }
 
 protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
-                                         Client** granted) {
+                                         const std::string& caller_node, Client** granted) {
   using protocol::LeaseReply;
   TaskSpec shape;
   shape.resources = req.resources;
@@ -498,24 +503,26 @@ protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protoc
   }
   Client& w = *idle;
   if (w.direct_endpoint.empty()) return {};
-  protocol::LeaseGate gate = GrantLease(w, caller, need, req.job_id);
+  protocol::LeaseGate gate = GrantLease(w, caller, need, req.job_id, caller_node);
   if (granted) *granted = &w;
   return {LeaseReply::kGranted, w.direct_endpoint, gate};
 }
 
 protocol::LeaseGate Raylet::GrantLease(Client& w, const std::string& caller,
-                                       const ResourceSet& shape, const std::string& job_id) {
+                                       const ResourceSet& shape, const std::string& job_id,
+                                       const std::string& caller_node) {
   idle_.pop_front();  // (w is FirstIdle(""))
   Bind(w, "");  // leased tasks have no runtime environment (see TaskSubmitter)
   available_.Subtract(shape);
   w.held = w.lease_shape = shape;
   w.state = Client::kBusy;
   w.leased_to = caller;
-  w.leased_from.clear();
+  w.leased_from = caller_node;
   leases_.Granted(w.peer, shape);
   w.last_job = job_id;
   w.dispatched_ms = clock_.NowMillis();
-  SendMsg(w.peer, MessageType::kLeaseGranted, 0, protocol::LeaseGranted{caller});
+  SendMsg(w.peer, MessageType::kLeaseGranted, 0,
+          protocol::LeaseGranted{caller, caller_node.empty() ? 0 : kRemoteFirstCallMs});
   // Read while the worker is idle: its starts and lease count do not move until the
   // holder's first call (read by the holder itself, the worker may have ended this lease
   // and started the raylet's tasks meanwhile).

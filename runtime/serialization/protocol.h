@@ -207,7 +207,7 @@ struct RegisterReply {
 // address: curve.h's keys), so that callers on other nodes call it directly: the
 // actor it hosts, or tasks under a lease.
 struct TcpEndpoint {
-  std::string endpoint;
+  std::string endpoint;  // "": it cannot listen (no address, or the bind failed)
   MSGPACK_DEFINE_ARRAY(endpoint);
 };
 
@@ -373,7 +373,10 @@ struct ActorGone {
 // ends (the worker returns it when idle, or dies).
 struct LeaseGranted {
   std::string caller;  // the caller's identity (as on the raylet's socket)
-  MSGPACK_DEFINE_ARRAY(caller);
+  // How long the worker waits for the caller's first call before it returns the
+  // lease (at least its usual idle time; longer for a caller on another node).
+  int32_t first_call_ms = 0;
+  MSGPACK_DEFINE_ARRAY(caller, first_call_ms);
 };
 
 // A caller asks for a worker to run its normal tasks of one resource shape directly.

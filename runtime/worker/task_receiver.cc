@@ -71,14 +71,20 @@ void TaskReceiver::Attach(core::RayletConnection* raylet, core::ObjectClient* ob
 }
 
 void TaskReceiver::ListenTcp() {
-  const std::string& ip = raylet_->node().node_address;
-  if (ip.empty() || listening_tcp_) return;
+  if (listening_tcp_) return;
   listening_tcp_ = true;
+  const std::string& ip = raylet_->node().node_address;
+  if (ip.empty()) {
+    // (An empty endpoint: the raylet answers the asks waiting for it "not now".)
+    raylet_->Send(protocol::Encode(MessageType::kTcpEndpoint, 0, protocol::TcpEndpoint{""}));
+    return;
+  }
   const std::string want = "tcp://" + (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":*";
   Status curve = transport::MakeCurveServer(router_.socket(), want);  // (for this bind on)
   auto bound = curve.ok() ? router_.Bind(want) : Result<std::string>(curve);
   if (!bound.ok()) {
     RAY_LOG_WARN("callers on other nodes go through the raylets: {}", bound.status().message());
+    raylet_->Send(protocol::Encode(MessageType::kTcpEndpoint, 0, protocol::TcpEndpoint{""}));
     return;
   }
   raylet_->Send(protocol::Encode(MessageType::kTcpEndpoint, 0, protocol::TcpEndpoint{*bound}));
@@ -124,7 +130,9 @@ void TaskReceiver::OnLeaseGranted(const protocol::LeaseGranted& grant) {
   leased_to_ = grant.caller;
   lease_revoked_ = lease_yield_ = false;
   returned_to_.clear();
-  lease_idle_ms_ = MonoMillis() + kLeaseIdleMs;
+  // (A caller on another node needs longer for its first call: its raylet's answer and
+  // a connection to make on the way.)
+  lease_idle_ms_ = MonoMillis() + std::max<int64_t>(kLeaseIdleMs, grant.first_call_ms);
   // The holder's calls that came before the grant go first, now: its later ones are
   // queued behind them, so that they start in the order sent (the holder counts on it
   // to know which did not start when it closes the gate).

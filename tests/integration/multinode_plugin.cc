@@ -153,6 +153,17 @@ void WarmUpLeaseOnA() {
   }
 }
 
+// The text of the note at `path` ("" if none).
+std::string ReadNote(const std::string& path) {
+  std::string text;
+  if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+    char buf[256];
+    while (size_t n = std::fread(buf, 1, sizeof buf, f)) text.append(buf, n);
+    std::fclose(f);
+  }
+  return text;
+}
+
 // Notes its node in <dir>/first, then returns it once <dir>/go exists.
 std::string NoteAndAwaitGo(std::string dir) {
   std::string node = ray::GetNodeId();  // (asked of the raylet: not once it is stopped)
@@ -166,6 +177,38 @@ std::string NoteAndSleep(std::string dir, int ms) {
   NoteNode(dir + "/first");
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   return ray::GetNodeId();
+}
+
+// Whether every result i equals want(i), all within 20 s: "" if so, else "wrong" or
+// "timed_out".
+template <typename T, typename Want>
+std::string AllWithin20s(const std::vector<ray::ObjectRef<T>>& refs, Want want) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::string result;
+  try {
+    for (size_t i = 0; i < refs.size(); ++i) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (*ray::Get(refs[i], std::max(left, std::chrono::milliseconds(1))) != want(i)) result = "wrong";
+    }
+  } catch (const ray::GetTimeoutError&) {
+    result = "timed_out";
+  }
+  return result;
+}
+
+// How a call in flight when its node is killed ended: "returned", "timed_out" (25 s),
+// or "<died>:<the message>" when it fails with error E.
+template <typename E, typename T>
+std::string InFlightOutcome(const ray::ObjectRef<T>& ref, const std::string& died) {
+  try {
+    ray::Get(ref, std::chrono::seconds(25));
+    return "returned";
+  } catch (const ray::GetTimeoutError&) {
+    return "timed_out";
+  } catch (const E& e) {
+    return died + ":" + e.what();
+  }
 }
 
 class Pinned {
@@ -327,18 +370,9 @@ RAY_MAIN(int argc, char** argv) {
       AwaitFile(dir + "/go");
       std::vector<ray::ObjectRef<int>> sums;
       for (int i = 0; i < 500; ++i) sums.push_back(actor.Task(&Pinned::Add).Remote(1));
-      std::string result = "in_order";
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-      try {
-        for (int i = 0; i < 500; ++i) {
-          auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-              deadline - std::chrono::steady_clock::now());
-          if (*ray::Get(sums[i], std::max(left, std::chrono::milliseconds(1))) != i + 1) result = "out_of_order";
-        }
-      } catch (const ray::GetTimeoutError&) {
-        result = "timed_out";
-      }
-      std::printf("direct_calls=%s\n", result.c_str());
+      std::string result = AllWithin20s(sums, [](size_t i) { return static_cast<int>(i) + 1; });
+      if (result == "wrong") result = "out_of_order";
+      std::printf("direct_calls=%s\n", result.empty() ? "in_order" : result.c_str());
       std::fflush(stdout);
       // Once <dir>/resumed exists (the raylets run again): a result too large to come
       // back inline, which the worker leaves in its node's store.
@@ -360,16 +394,7 @@ RAY_MAIN(int argc, char** argv) {
     auto slow = actor.Task(&Pinned::SlowAdd).Remote(1, 30000);
     std::printf("made\n");
     std::fflush(stdout);
-    std::string result;
-    try {
-      ray::Get(slow, std::chrono::seconds(25));
-      result = "returned";
-    } catch (const ray::GetTimeoutError&) {
-      result = "timed_out";
-    } catch (const ray::ActorDiedError& e) {
-      result = "actor_died";
-    }
-    std::printf("in_flight_call=%s\n", result.c_str());
+    std::printf("in_flight_call=%s\n", InFlightOutcome<ray::ActorDiedError>(slow, "actor_died").c_str());
     std::fflush(stdout);
     return 0;
   }
@@ -387,19 +412,9 @@ RAY_MAIN(int argc, char** argv) {
     std::printf("made\n");
     std::fflush(stdout);
     AwaitFile(dir + "/go");
-    std::string result = "all_returned";
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    try {
-      for (int64_t i = 0; i < 500; ++i) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (*ray::Get(sums[i], std::max(left, std::chrono::milliseconds(1))) != i + 1) result = "wrong";
-      }
-      if (ray::Get(held, std::chrono::seconds(5))->empty()) result = "wrong";
-    } catch (const ray::GetTimeoutError&) {
-      result = "timed_out";
-    }
-    std::printf("leased_tasks=%s\n", result.c_str());
+    std::string result = AllWithin20s(sums, [](size_t i) { return static_cast<int64_t>(i) + 1; });
+    if (result.empty()) result = AllWithin20s(std::vector{held}, [&](size_t) { return ReadNote(dir + "/first"); });
+    std::printf("leased_tasks=%s\n", result.empty() ? "all_returned" : result.c_str());
     std::fflush(stdout);
     return 0;
   }
@@ -412,16 +427,8 @@ RAY_MAIN(int argc, char** argv) {
     AwaitFile(dir + "/first");
     std::printf("made\n");
     std::fflush(stdout);
-    std::string result;
-    try {
-      ray::Get(slow, std::chrono::seconds(25));
-      result = "returned";
-    } catch (const ray::GetTimeoutError&) {
-      result = "timed_out";
-    } catch (const ray::WorkerCrashedError& e) {
-      result = std::string("worker_crashed:") + e.what();
-    }
-    std::printf("in_flight_task=%s\n", result.c_str());
+    std::printf("in_flight_task=%s\n",
+                InFlightOutcome<ray::WorkerCrashedError>(slow, "worker_crashed").c_str());
     std::fflush(stdout);
     return 0;
   }

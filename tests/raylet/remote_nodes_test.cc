@@ -124,6 +124,34 @@ TEST(RemoteNodesTest, LineageKeepsNormalTasksWithTheNodeTheyFinishedOn) {
   EXPECT_EQ(remote.LineageOf(Return(actor_call, 1)), nullptr) << "actor results are not rebuilt";
 }
 
+TEST(RemoteNodesTest, ADirectCallOnAnotherNodeLeavesItsResultsAndANormalTasksLineageThere) {
+  RemoteNodes remote;
+  auto t = Task(2);
+  t.max_retries = 1;
+  remote.Rebuilding(t.task_id);
+  remote.RanOn(t, "b");
+  EXPECT_EQ(NodeOf(remote, Return(t, 1)), "b");
+  EXPECT_EQ(NodeOf(remote, Return(t, 2)), "b");
+  ASSERT_NE(remote.LineageOf(Return(t, 1)), nullptr);
+  TaskId tid = TaskId::FromBinary(t.task_id);
+  EXPECT_EQ(*remote.LineageNode(tid), "b");
+  EXPECT_FALSE(remote.IsRebuilding(tid)) << "it ran again";
+  EXPECT_FALSE(remote.HasUnfinishedCall("", "")) << "not waited for: it finished";
+  // Lost with its node: the results are taken, the lineage stays to make them again.
+  auto lost = remote.TakeObjectsOn("b");
+  std::sort(lost.begin(), lost.end());
+  std::vector<ObjectId> want{Return(t, 1), Return(t, 2)};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(lost, want);
+  EXPECT_NE(remote.LineageOf(Return(t, 1)), nullptr);
+
+  auto actor_call = Task(1);
+  actor_call.kind = ray::internal::kActorTask;
+  remote.RanOn(actor_call, "c");
+  EXPECT_EQ(NodeOf(remote, Return(actor_call, 1)), "c");
+  EXPECT_EQ(remote.LineageOf(Return(actor_call, 1)), nullptr) << "actor results are not rebuilt";
+}
+
 TEST(RemoteNodesTest, LineageOutlivesTheNodeAndEndsWithTheJob) {
   RemoteNodes remote;
   auto t = Task(1);
