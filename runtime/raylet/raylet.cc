@@ -60,7 +60,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       clock_);
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
-  RAY_LOG_INFO("raylet {} serving at {} with resources {}", node_id_.Hex(), endpoint_,
+  RAY_LOG_INFO("raylet {} serving at {} (other nodes at {}) with resources {}", node_id_.Hex(), endpoint_,
+               peer_address_,
                total_.ToString());
   StartWorkers(options_.prestart_workers >= 0 ? options_.prestart_workers : cpus_);
   if (!options_.ready_file.empty()) RAY_RETURN_IF_ERROR(WriteFile(options_.ready_file, endpoint_));

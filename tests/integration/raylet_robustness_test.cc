@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -386,6 +387,63 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
 // Junk and malformed calls there are dropped with a warning; a well-formed call,
 // even from a stranger, is answered on that socket; a normal task from a caller the
 // worker is not leased to is bounced back; and the job goes on unharmed.
+// The socket other nodes reach this raylet on: messages before the token, malformed
+// ones, and forged ones (asks from nodes that do not exist, news of leases never
+// granted) are dropped with a warning, and the raylet keeps serving.
+TEST_F(RayletRobustnessTest, PeerMessagesMalformedOrForgedAreDropped) {
+  std::smatch m;
+  std::string log = ReadText(log_);
+  ASSERT_TRUE(std::regex_search(log, m, std::regex("other nodes at (tcp://[^ )]+)"))) << log;
+  zmq::socket_t peer(ctx_, zmq::socket_type::dealer);
+  peer.set(zmq::sockopt::routing_id, std::string("forger"));
+  peer.set(zmq::sockopt::linger, 0);
+  peer.connect(m[1].str());
+  const std::string job(4, 'j');
+  protocol::LeaseAsk ask{7, protocol::LeaseRequest{{{"CPU", 1}}, job}, "caller", "nodeX"};
+  ExpectDropped(peer, protocol::Encode(MessageType::kLeaseAsk, 0, ask), "a lease ask before the token");
+  ExpectDropped(peer, protocol::Encode(MessageType::kPeerHello, 0, protocol::PeerHello{"nodeX", "wrong"}),
+                "a hello with the wrong token");
+  std::string token = ReadText(session_ + "/token");
+  ASSERT_FALSE(token.empty());
+  peer.send(zmq::buffer(protocol::Encode(MessageType::kPeerHello, 0, protocol::PeerHello{"nodeX", token})),
+            zmq::send_flags::none);
+  for (MessageType type : {MessageType::kLeaseAsk, MessageType::kLeaseAnswer,
+                           MessageType::kPeerLeaseGone, MessageType::kRouteAsk,
+                           MessageType::kRouteAnswer, MessageType::kPeerActorGone,
+                           MessageType::kForwardTask, MessageType::kTaskFinished,
+                           MessageType::kKillActor}) {
+    std::string name = "peer message type " + std::to_string(static_cast<int>(type));
+    ExpectDropped(peer, protocol::Encode(type, 0, std::string("\xc1")), name + " with a reserved byte");
+    ExpectDropped(peer, protocol::Encode(type, 0, Pack(std::string("hello"))),
+                  name + " with a string for a body");
+  }
+  ExpectDropped(peer,
+                protocol::Encode(MessageType::kLeaseAsk, 0,
+                                 protocol::LeaseAsk{8, protocol::LeaseRequest{{{"CPU", 1}}, job}, "", ""}),
+                "a lease ask naming no node or caller");
+  ExpectDropped(peer,
+                protocol::Encode(MessageType::kLeaseAsk, 0,
+                                 protocol::LeaseAsk{9, protocol::LeaseRequest{{{"CPU", -1}}, job},
+                                                    "caller", "nodeX"}),
+                "a lease ask for -1 CPUs");
+  // Forged, well formed: a lease for a caller on a node that does not exist (the
+  // worker returns it unused), news of a lease never granted, an answer to nothing.
+  for (const std::string& frame :
+       {protocol::Encode(MessageType::kLeaseAsk, 0, ask),
+        protocol::Encode(MessageType::kPeerLeaseGone, 0,
+                         protocol::PeerLeaseGone{"caller", {"tcp://127.0.0.1:1", "forged"}}),
+        protocol::Encode(MessageType::kLeaseAnswer, 0, protocol::LeaseAnswer{12345, 1, "tcp://x:1"})}) {
+    peer.send(zmq::buffer(frame), zmq::send_flags::none);
+  }
+  // The worker it leased to nobody comes back: a job that needs the node's one CPU runs.
+  std::string work = tmp_.path() + "/work";
+  std::filesystem::create_directories(work);
+  RunResult job_run = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
+                              "returns", "--dir", work},
+                             tmp_.path());
+  EXPECT_EQ(job_run.exit_code, 0) << job_run.all();
+}
+
 TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   std::string sync = tmp_.path() + "/sync";
   std::filesystem::create_directories(sync);
