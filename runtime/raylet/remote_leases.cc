@@ -152,7 +152,6 @@ void Raylet::RemoteWorkersLost(const std::string& node_id) {
   remote_leases_.erase(it);
 }
 
-
 void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::RanElsewhere>(c.peer, body, "RanElsewhere");
   if (!msg) return;
