@@ -1,5 +1,7 @@
 // Hidden modes of the one binary: the daemons `ray start` and the raylet launch.
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "runtime/base/logging.h"
+#include "runtime/base/net.h"
 #include "runtime/base/util.h"
 #include "runtime/cluster/monitor.h"
 #include "runtime/dashboard/dashboard.h"
@@ -145,6 +148,25 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
   auto* fp = app.add_subcommand("_floor_peer", "")->group("");
   fp->add_option("endpoint", *endpoint)->required();
   fp->callback([endpoint] { throw Exit{transport::RunFloorPeer(*endpoint)}; });
+
+  // The loopback tcp floor alone, for benchmarks of work between nodes
+  // (tests/bench/cross_node_bench.sh): prints roundtrips_per_s= and messages_per_s=.
+  auto floor_seconds = std::make_shared<double>(1.0);
+  auto* ft = app.add_subcommand("_tcp_floor", "")->group("");
+  ft->add_option("--seconds", *floor_seconds)->check(CLI::PositiveNumber);
+  ft->callback([floor_seconds] {
+    // Two free loopback ports in a row (the peer binds them a moment later).
+    int port = 0;
+    for (int p = 20000 + ::getpid() % 20000; p < 60000 && !port; p += 2) {
+      if (LoopbackPortFree(p) && LoopbackPortFree(p + 1)) port = p;
+    }
+    if (!port) Fail("_tcp_floor", Status::Unavailable("no two free loopback ports in a row"));
+    auto floor = transport::MeasureFloor({SelfExecutable(), "_floor_peer"},
+                                         "tcp://127.0.0.1:" + std::to_string(port), *floor_seconds);
+    if (!floor.ok()) Fail("_tcp_floor", floor.status());
+    std::printf("roundtrips_per_s=%.0f\nmessages_per_s=%.0f\n", floor->roundtrips_per_s,
+                floor->messages_per_s);
+  });
 
   auto w = std::make_shared<worker::WorkerOptions>();
   auto run_worker = [w] {

@@ -29,8 +29,8 @@ void Run(const BenchOptions& o) {
   // The floor first, on an idle machine: raw ZeroMQ between this process and a peer.
   char dir[] = "/tmp/ray-floor-XXXXXX";
   if (!::mkdtemp(dir)) Fail("microbenchmark", Status::Internal("cannot create a socket dir"));
-  auto floor = transport::MeasureFloor({SelfExecutable(), "_floor_peer"}, dir,
-                                       o.duration.value_or(1.0));
+  auto floor = transport::MeasureFloor({SelfExecutable(), "_floor_peer"},
+                                       std::string("ipc://") + dir + "/floor", o.duration.value_or(1.0));
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (!floor.ok()) Fail("microbenchmark", floor.status());

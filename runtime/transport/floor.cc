@@ -17,9 +17,17 @@ double Seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// "<endpoint>.rr" answers round trips, "<endpoint>.push" receives one-way messages.
-std::string RoundTrips(const std::string& endpoint) { return endpoint + ".rr"; }
-std::string OneWay(const std::string& endpoint) { return endpoint + ".push"; }
+// ipc: "<endpoint>.rr" answers round trips, "<endpoint>.push" receives one-way
+// messages; tcp: its port, and the next.
+bool IsTcp(const std::string& endpoint) { return endpoint.rfind("tcp://", 0) == 0; }
+std::string RoundTrips(const std::string& endpoint) {
+  return IsTcp(endpoint) ? endpoint : endpoint + ".rr";
+}
+std::string OneWay(const std::string& endpoint) {
+  if (!IsTcp(endpoint)) return endpoint + ".push";
+  size_t colon = endpoint.rfind(':');
+  return endpoint.substr(0, colon + 1) + std::to_string(std::stoi(endpoint.substr(colon + 1)) + 1);
+}
 
 }  // namespace
 
@@ -60,9 +68,8 @@ int RunFloorPeer(const std::string& endpoint) {
   }
 }
 
-Result<Floor> MeasureFloor(std::vector<std::string> peer_argv, const std::string& socket_dir,
+Result<Floor> MeasureFloor(std::vector<std::string> peer_argv, const std::string& endpoint,
                            double seconds) {
-  std::string endpoint = "ipc://" + socket_dir + "/floor";
   peer_argv.push_back(endpoint);
   SpawnOptions o;
   o.argv = peer_argv;

@@ -1,8 +1,10 @@
 #pragma once
 // The messaging floor of this machine: what raw ZeroMQ does between two processes
-// over ipc sockets (the transport the raylet and its clients use), with no
-// serialization, scheduling or bookkeeping. `ray microbenchmark` measures it in the
-// same run as its metrics, so that each figure can be read as a fraction of it.
+// with no serialization, scheduling or bookkeeping, over ipc sockets (the transport
+// the raylet and its clients use) or loopback tcp (what nodes use between them).
+// `ray microbenchmark` measures it in the same run as its metrics, so that each
+// figure can be read as a fraction of it; `tests/bench/cross_node_bench.sh` the tcp
+// floor, for work on another node.
 
 #include <string>
 #include <vector>
@@ -17,8 +19,10 @@ struct Floor {
 };
 
 // Starts `peer_argv` (a process that calls RunFloorPeer(endpoint) with the endpoint
-// appended to the argv), measures for about `seconds` each, stops it.
-Result<Floor> MeasureFloor(std::vector<std::string> peer_argv, const std::string& socket_dir,
+// appended to the argv), measures for about `seconds` each, stops it. `endpoint`:
+// "ipc://<path>" (the peer binds <path>.rr and <path>.push) or "tcp://127.0.0.1:<p>"
+// (ports p and p + 1).
+Result<Floor> MeasureFloor(std::vector<std::string> peer_argv, const std::string& endpoint,
                            double seconds);
 
 // The peer's side: answers round trips and counts one-way messages until told to

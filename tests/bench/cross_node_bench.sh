@@ -3,7 +3,8 @@
 # run: a head (the driver's node) and a second node started with `ray start` on this
 # machine, the second holding the only "Remote" resource that pins work to it. Prints
 # Ray's bodies' rates (single_client_tasks_sync/async, 1_1_actor_calls_sync/async),
-# local and remote.
+# local and remote, and the sync ones as a fraction of the loopback tcp round-trip
+# floor (`ray _tcp_floor`).
 #
 #   tests/bench/cross_node_bench.sh BUILD_DIR   (env: SECONDS_EACH, each measurement's length)
 set -euo pipefail
@@ -31,8 +32,14 @@ out="$work/job.out"
 value() { grep "^$1=" "$out" | tail -1 | cut -d= -f2; }
 [ "$(value node_remote)" != "$(value driver_node)" ] ||
   { echo "the remote work ran on the driver's node" >&2; exit 1; }
-printf '%-18s %12s %12s %8s\n' metric local/s remote/s remote%
+# The floor for sync work between nodes: raw ZeroMQ round trips over loopback tcp
+# between two processes, measured in the same run.
+floor=$("$ray" _tcp_floor --seconds "$seconds" | grep '^roundtrips_per_s=' | cut -d= -f2)
+printf '%-18s %12s %12s %8s %10s\n' metric local/s remote/s remote% of_floor
 for m in tasks_sync tasks_async actor_calls_sync actor_calls_async; do
   l=$(value "${m}_local"); r=$(value "${m}_remote")
-  printf '%-18s %12s %12s %7.0f%%\n' "$m" "$l" "$r" "$(echo "100 * $r / $l" | bc -l)"
+  f=-
+  case $m in *_sync) f=$(printf '%.2f' "$(echo "$r / $floor" | bc -l)") ;; esac
+  printf '%-18s %12s %12s %7.0f%% %10s\n' "$m" "$l" "$r" "$(echo "100 * $r / $l" | bc -l)" "$f"
 done
+printf 'tcp round-trip floor: %s/s\n' "$floor"

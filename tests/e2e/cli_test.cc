@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <filesystem>
 #include <fstream>
@@ -281,6 +282,19 @@ TEST_F(CliTest, MicrobenchmarkReportsRaysMetrics) {
 }
 
 // Ray's 800 MiB put, read against the memcpy floor of the same run; and the 100 MiB one.
+// The loopback tcp floor that tests/bench/cross_node_bench.sh reads sync work between
+// nodes against: both rates measured, the peer process gone.
+TEST_F(CliTest, TcpFloorMeasuresRoundTripsAndMessages) {
+  auto o = Sh(Ray("_tcp_floor --seconds 0.2"));
+  ASSERT_EQ(o.code, 0) << o.err << o.out;
+  for (const char* key : {"roundtrips_per_s=", "messages_per_s="}) {
+    size_t at = o.out.find(key);
+    ASSERT_NE(at, std::string::npos) << o.out;
+    EXPECT_GT(std::stod(o.out.substr(at + std::strlen(key))), 0) << o.out;
+  }
+  EXPECT_NE(Sh(Ray("_tcp_floor --seconds -1")).code, 0) << "a negative duration is refused";
+}
+
 TEST_F(CliTest, MicrobenchmarkPutsRaysGigabytes) {
   auto o = Sh(Ray("microbenchmark --quick --duration 0.05 --repeat 1 --json --filter "
                   "single_client_put_gigabytes --temp-dir " +
