@@ -97,7 +97,7 @@ Result<Fetched> ObjectClient::Materialize(const ObjectPayload& p) {
 }
 
 Result<ObjectId> ObjectClient::Put(const ObjectId& id, const std::vector<std::string_view>& parts) {
-  PromoteEscaped();  // the value may hold refs to direct results
+  PromoteEscaped(/*wait_in_flight=*/false);  // the value may hold refs to direct results
   size_t size = 0;
   for (std::string_view part : parts) size += part.size();
   protocol::PutRequest put;
@@ -342,19 +342,46 @@ Status ObjectClient::SyncBorrows() {
   return raylet_->Call("sync_refs", "").status();
 }
 
-void ObjectClient::PromoteEscaped() {
+void ObjectClient::PromoteEscaped(bool wait_in_flight) {
   for (const ObjectId& id : refs_->TakeEscapedDirect()) {
-    while (direct_.Pending(id)) {
-      if (!raylet_->Pump(1000)) return;  // the raylet died: nothing to give the object to
+    if (direct_.Pending(id)) {
+      escaped_in_flight_.insert(id);
+    } else {
+      SendPromoted(id);
     }
-    const ObjectCache::Entry* v = direct_.Find(id);
-    if (!v) continue;  // the raylet has it already
-    protocol::PutRequest put;
-    put.object.id = id;
-    put.object.state = static_cast<uint8_t>(v->state);
-    put.object.data = *v->data;
-    raylet_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
   }
+  if (!wait_in_flight) return;
+  auto in_flight = [&] {
+    return std::any_of(escaped_in_flight_.begin(), escaped_in_flight_.end(),
+                       [&](const ObjectId& id) { return direct_.Pending(id); });
+  };
+  while (in_flight()) {
+    if (!raylet_->Pump(1000)) return;  // the raylet died: nothing to give the objects to
+  }
+  PromoteArrived();
+}
+
+void ObjectClient::PromoteArrived() {
+  for (auto it = escaped_in_flight_.begin(); it != escaped_in_flight_.end();) {
+    const ObjectId id = *it;
+    if (direct_.Pending(id)) {
+      ++it;
+      continue;
+    }
+    SendPromoted(id);  // (not held here: its call went through the raylet again)
+    if (freed_in_flight_.erase(id) > 0 && !direct_.Forget(id)) late_frees_.push_back(id);
+    it = escaped_in_flight_.erase(it);
+  }
+}
+
+void ObjectClient::SendPromoted(const ObjectId& id) {
+  const ObjectCache::Entry* v = direct_.Find(id);
+  if (!v) return;  // the raylet has it already
+  protocol::PutRequest put;
+  put.object.id = id;
+  put.object.state = static_cast<uint8_t>(v->state);
+  put.object.data = *v->data;
+  raylet_->Send(protocol::Encode(MessageType::kPutObject, 0, put));
 }
 
 std::string ObjectClient::TakeFrees(bool all) {
@@ -362,8 +389,14 @@ std::string ObjectClient::TakeFrees(bool all) {
   ReferenceCounter::Changes changes = refs_->TakeChanges(all);
   frees.borrowed = changes.borrowed;
   frees.unborrowed = changes.unborrowed;
+  frees.ids = std::exchange(late_frees_, {});
   for (size_t i = 0; i < changes.freed.size(); ++i) {
     const ObjectId& id = changes.freed[i];
+    // An escaped one still in flight: the raylet waits for it (PromoteArrived).
+    if (escaped_in_flight_.count(id)) {
+      freed_in_flight_.insert(id);
+      continue;
+    }
     // Direct results the raylet never saw go here alone (one still in flight is
     // dropped when it comes).
     if (direct_.Forget(id)) continue;

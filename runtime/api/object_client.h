@@ -63,9 +63,14 @@ class ObjectClient {
   protocol::ObjectPayload ArgPayload(const ObjectId& id) const;
   // Results of this process's direct calls (see direct_results.h).
   DirectResults& direct() { return direct_; }
-  // Direct results whose ids escaped go to the raylet (waiting for those still in
-  // flight): before anything that may carry the ids is sent.
-  void PromoteEscaped();
+  // Direct results whose ids escaped go to the raylet: before anything that may carry
+  // the ids is sent. Those still in flight go when they arrive (PromoteArrived), or,
+  // with `wait_in_flight`, before this returns (with every earlier one in flight: a
+  // worker about to answer, which may exit after). The raylet waits for them meanwhile.
+  void PromoteEscaped(bool wait_in_flight);
+  // Escaped direct results that arrived (or failed, or went to the raylet with their
+  // call) go to the raylet now: after each answer or failure of a direct call.
+  void PromoteArrived();
   // The FreeObjects frame due (see ReferenceCounter::TakeChanges), or "".
   std::string TakeFrees(bool all);
   // Workers answering a direct call whose results hold refs (`contained`): the results
@@ -95,6 +100,13 @@ class ObjectClient {
   RayletConnection* raylet_;
   ReferenceCounter* refs_;
   DirectResults direct_;
+  // Escaped direct results still in flight (PromoteEscaped), those of them this
+  // process let go of meanwhile, and frees of them due to the raylet (their call went
+  // through it again).
+  std::unordered_set<ObjectId, IdHash> escaped_in_flight_, freed_in_flight_;
+  std::vector<ObjectId> late_frees_;
+  // Sends the direct result `id` to the raylet, if it is held here.
+  void SendPromoted(const ObjectId& id);
   uint64_t block_epoch_ = 0;
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};

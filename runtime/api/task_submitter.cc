@@ -173,7 +173,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
       arg = ri::TaskArg{true, id.Binary()};
     }
   }
-  objects_->PromoteEscaped();
+  objects_->PromoteEscaped(/*wait_in_flight=*/false);
   if (spec.kind == ri::kActorCreation && !spec.actor_name.empty()) {
     auto named = raylet_->Call(
         "register_actor_name",
@@ -568,6 +568,7 @@ void TaskSubmitter::Resend(DirectPeer& peer, DirectCall call) {
 
 void TaskSubmitter::FailResults(const std::vector<ObjectId>& returns, const ri::ErrorInfo& e) {
   objects_->direct().Fail(returns, e);
+  objects_->PromoteArrived();
 }
 
 void TaskSubmitter::DrainPeer(DirectPeer& peer) {
@@ -576,6 +577,7 @@ void TaskSubmitter::DrainPeer(DirectPeer& peer) {
     if (!frame) break;
     OnPeerFrame(peer, *frame);
   }
+  objects_->PromoteArrived();
 }
 
 void TaskSubmitter::OnActorGone(const protocol::ActorGone& gone) {
@@ -652,6 +654,7 @@ void TaskSubmitter::Resubmit(DirectCall call) {
   // The raylet has the results from now on, and holds what the task holds (before
   // the caller lets go of it).
   objects_->direct().HandOver(call.returns);
+  objects_->PromoteArrived();  // (the raylet makes these now)
   refs_->ClearDirect(call.returns);
   raylet_->SendWithPiggyback(protocol::Encode(MessageType::kSubmitTask, 0, *call.spec),
                              /*all=*/false);

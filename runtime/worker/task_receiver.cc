@@ -201,7 +201,7 @@ std::optional<IncomingTask> TaskReceiver::NextTask() {
 }
 
 void TaskReceiver::SendTaskDone(const IncomingTask& task, protocol::TaskDone& done) {
-  objects_->PromoteEscaped();  // the results may hold refs to direct results
+  objects_->PromoteEscaped(/*wait_in_flight=*/true);  // the results may hold refs to direct results
   const std::vector<ObjectId> contained = objects_->refs().TakeContained();
   done.contained_refs = contained;
   if (task.reply_to.empty()) {

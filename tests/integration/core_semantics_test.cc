@@ -98,6 +98,10 @@ TEST_F(CoreSemanticsTest, DirectActorCallsKeepOrderAndSemantics) {
   ExpectPassed("direct_calls", {"--num-cpus", "2"});
 }
 
+TEST_F(CoreSemanticsTest, AResultInFlightIsPassedOnWithoutWaitingForIt) {
+  ExpectPassed("in_flight_arguments", {"--num-cpus", "2"});
+}
+
 TEST_F(CoreSemanticsTest, LeasedWorkersRunTasksRetryThemAndEndTheirLeases) {
   ExpectPassed("leased_tasks", {"--num-cpus", "2"});
 }

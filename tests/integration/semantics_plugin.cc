@@ -56,6 +56,18 @@ int TakeMarker(const std::string& dir, const std::string& prefix) {
   }
 }
 
+// Whether <dir>/<prefix>-1 appears within 10 s (TakeMarker makes it).
+bool AwaitMarker(std::string dir, std::string prefix) {
+  std::string path = dir + "/" + prefix + "-1";
+  for (int i = 0; i < 1000; ++i) {
+    if (::access(path.c_str(), F_OK) == 0) return true;
+    SleepMs(10);
+  }
+  return false;
+}
+
+bool Same(bool b) { return b; }
+
 int CountMarkers(const std::string& dir, const std::string& prefix) {
   int n = 0;
   while (::access((dir + "/" + prefix + "-" + std::to_string(n + 1)).c_str(), F_OK) == 0) ++n;
@@ -288,7 +300,8 @@ int SumRefs(std::vector<ray::ObjectRef<int>> refs) {
 
 RAY_REMOTE(Add2, Increment, SubExperiment, RunExperiment, MovePoint, ReturnThree,
            SleepThenReturn, Span, Boom, GetPid, KillOnce, KillAlways, PrintHello, MakeBytes,
-           ChecksumArg, ReadBlob, CallCounter, CallNamedCounter, NamedActorExists, SumRefs);
+           ChecksumArg, ReadBlob, CallCounter, CallNamedCounter, NamedActorExists, SumRefs,
+           AwaitMarker, Same);
 RAY_REMOTE(Recorder::Create, &Recorder::Append);
 RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Bytes, &Counter::Throw,
            &Counter::Die);
@@ -1058,6 +1071,20 @@ void Unregistered(const std::string&) {
   CHECK_THAT(std::string(e.what()).find("RAY_REMOTE") != std::string::npos, e.what());
 }
 
+// A direct result still in flight, passed on to a task that goes through the raylet,
+// does not hold up its caller: the call that makes it waits for a marker the caller
+// leaves only after passing the result on (and gives up after 10 s).
+void InFlightArguments(const std::string& dir) {
+  CHECK_THAT(*ray::Get(ray::Task(Same).Remote(true)), "warm");  // (a lease: calls go direct)
+  auto made = ray::Task(AwaitMarker).Remote(dir, std::string("go"));
+  auto passed_on = ray::Task(Same).Remote(made);
+  auto boxed = ray::Put(std::vector{made});
+  TakeMarker(dir, "go");
+  CHECK_THAT(*ray::Get(passed_on, std::chrono::seconds(30)),
+             "the caller waited for a result in flight before passing it on");
+  CHECK_THAT(*ray::Get(ray::Get(boxed)->at(0)), "a result in flight inside a put");
+}
+
 // Holds a large object, a running task and an actor, then blocks: the test kills the
 // `ray run` process meanwhile. Writes <dir>/ready once everything is in place.
 void Abandoned(const std::string& dir) {
@@ -1081,6 +1108,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
       {"resources", Resources},
       {"actors", Actors},
       {"direct_calls", DirectCalls},
+      {"in_flight_arguments", InFlightArguments},
       {"leased_tasks", LeasedTasks},
       {"leases_yield", LeasesYield},
       {"actor_resources", ActorResources},
