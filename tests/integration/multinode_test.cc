@@ -327,25 +327,32 @@ int RayletPid(const std::string& node_dir) {
 class StoppedRayletsTest : public NodeDeathTest {
  protected:
   StoppedRayletsTest() { heartbeat_timeout_ms_ = "60000"; }
+  // Checks that the job's work (its note <notes>/first names the node it ran on) is
+  // on node a; stops the head's raylet and node a's, lets the job go on (<notes>/go),
+  // and returns its output once it prints `key`= (within 30 s), then resumes them.
+  std::string OutputWithRayletsStopped(const std::string& key) {
+    std::string node_a = nodes_[0];  // "a", the node with resource "A"
+    EXPECT_NE(ReadText(node_a + "/session_latest/logs/raylet.err")
+                  .find("raylet " + ReadText(notes_ + "/first") + " serving"),
+              std::string::npos) << "the work is not on node a";
+    const int raylets[] = {RayletPid(head_), RayletPid(node_a)};
+    for (int pid : raylets) EXPECT_EQ(::kill(pid, SIGSTOP), 0);
+    std::ofstream(notes_ + "/go") << "go";
+    std::string out;
+    for (int i = 0; i < 300 && out.find(key + "=") == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      out = SpawnedOutput(dir_.path() + "/job", ".out");
+    }
+    for (int pid : raylets) ::kill(pid, SIGCONT);
+    return out;
+  }
 };
 
 // Calls to an actor on another node go straight to its worker: with both raylets
 // stopped, 500 calls run and come back in order.
 TEST_F(StoppedRayletsTest, CallsToAnActorOnAnotherNodeNeedNeitherRaylet) {
   StartJob("direct_remote");
-  std::string actor_node = ReadText(notes_ + "/first");
-  std::string node_a = nodes_[0];  // "a", the node with resource "A"
-  ASSERT_NE(ReadText(node_a + "/session_latest/logs/raylet.err").find("raylet " + actor_node + " serving"),
-            std::string::npos) << "the actor is not on node a";
-  const int raylets[] = {RayletPid(head_), RayletPid(node_a)};
-  for (int pid : raylets) ASSERT_EQ(::kill(pid, SIGSTOP), 0);
-  std::ofstream(notes_ + "/go") << "go";
-  std::string out;
-  for (int i = 0; i < 300 && out.find("direct_calls=") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    out = SpawnedOutput(dir_.path() + "/job", ".out");
-  }
-  for (int pid : raylets) ::kill(pid, SIGCONT);
+  std::string out = OutputWithRayletsStopped("direct_calls");
   EXPECT_EQ(KeyValue(out, "direct_calls"), "in_order") << out;
   std::ofstream(notes_ + "/resumed") << "go";
   notes_.clear();  // (go was given)
@@ -357,19 +364,7 @@ TEST_F(StoppedRayletsTest, CallsToAnActorOnAnotherNodeNeedNeitherRaylet) {
 // stopped, 500 tasks sent to those workers run and return.
 TEST_F(StoppedRayletsTest, TasksOnWorkersLeasedOnAnotherNodeNeedNeitherRaylet) {
   StartJob("leased_remote");
-  std::string node_a = nodes_[0];  // "a", the node with resource "A"
-  ASSERT_NE(ReadText(node_a + "/session_latest/logs/raylet.err")
-                .find("raylet " + ReadText(notes_ + "/first") + " serving"),
-            std::string::npos) << "the task is not on node a";
-  const int raylets[] = {RayletPid(head_), RayletPid(node_a)};
-  for (int pid : raylets) ASSERT_EQ(::kill(pid, SIGSTOP), 0);
-  std::ofstream(notes_ + "/go") << "go";
-  std::string out;
-  for (int i = 0; i < 300 && out.find("leased_tasks=") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    out = SpawnedOutput(dir_.path() + "/job", ".out");
-  }
-  for (int pid : raylets) ::kill(pid, SIGCONT);
+  std::string out = OutputWithRayletsStopped("leased_tasks");
   EXPECT_EQ(KeyValue(out, "leased_tasks"), "all_returned") << out;
   notes_.clear();  // (go was given)
   FinishJob();
