@@ -9,9 +9,7 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
   std::optional<protocol::LeaseReply> reply = protocol::LeaseReply{};
   if (msg && ValidLease(c.peer, *msg)) {
-    TaskSpec shape;
-    shape.resources = msg->resources;
-    ResourceSet need = ResourcesOf(shape);
+    ResourceSet need = scheduler::LeaseShapeOf(msg->resources);
     reply = placement_.FitsHere(need) ? LeaseWorker(c.peer, *msg) : RemoteLease(c, *msg, need, req);
   }
   if (reply) SendMsg(c.peer, MessageType::kLeaseReply, req, *reply);

@@ -157,11 +157,13 @@ void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
   if (!msg) return;
   const TaskSpec& t = msg->spec;
   // (A normal task's spec may run again here: it is checked as a submission is.)
-  Status valid = t.kind == ri::kNormalTask ? CheckTaskSpec(t)
-                 : t.kind != ri::kActorTask || t.task_id.size() != TaskId::kSize ||
-                         t.num_returns < 1 || t.num_returns > 1000
-                     ? Status::InvalidArgument("not a normal task, nor an actor call with an id and returns")
-                     : Status::Ok();
+  Status valid = Status::Ok();
+  if (t.kind == ri::kNormalTask) {
+    valid = CheckTaskSpec(t);
+  } else if (t.kind != ri::kActorTask || t.task_id.size() != TaskId::kSize ||
+             t.num_returns < 1 || t.num_returns > 1000) {
+    valid = Status::InvalidArgument("not a normal task, nor an actor call with an id and returns");
+  }
   if (!valid.ok()) {
     RAY_LOG_WARN("peer {}: dropped a RanElsewhere: {}", Hex(c.peer), valid.message());
     return;

@@ -487,9 +487,7 @@ bool Raylet::ValidLease(const std::string& caller, const protocol::LeaseRequest&
 protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
                                          const std::string& caller_node, Client** granted) {
   using protocol::LeaseReply;
-  TaskSpec shape;
-  shape.resources = req.resources;
-  ResourceSet need = ResourcesOf(shape);
+  ResourceSet need = scheduler::LeaseShapeOf(req.resources);
   bool job_ok = req.job_id.size() == JobId::kSize;
   switch (leases_.Decide(need, job_ok, ready_, available_)) {
     case scheduler::LeasePolicy::Answer::kNotNow: return {};
@@ -542,9 +540,7 @@ void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
     RAY_LOG_WARN("peer {}: refused a lease wanted: no valid job id", Hex(c.peer));
     return;
   }
-  TaskSpec shape;
-  shape.resources = msg->resources;
-  ResourceSet need = ResourcesOf(shape);
+  ResourceSet need = scheduler::LeaseShapeOf(msg->resources);
   if (!placement_.FitsHere(need)) return;  // (leases on other nodes are asked for, not offered)
   leases_.Wanted({c.peer, need, ri::Pack(*msg)});
 }

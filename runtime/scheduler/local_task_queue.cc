@@ -4,6 +4,13 @@
 
 namespace ray::scheduler {
 
+ResourceSet LeaseShapeOf(const std::map<std::string, double>& resources) {
+  if (resources.count("CPU")) return ResourceSet::FromDoubles(resources);
+  auto r = resources;
+  r["CPU"] = 1;
+  return ResourceSet::FromDoubles(r);
+}
+
 ResourceSet ResourcesOf(const TaskSpec& t) {
   auto r = t.resources;
   // (A task in a placement group asks for its bundle's renamed resources, its default

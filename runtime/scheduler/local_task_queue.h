@@ -22,6 +22,8 @@ using protocol::TaskSpec;
 // The resources a task holds while it runs: what it asks for, and a normal task that
 // names no CPU amount takes one CPU (unless in a placement group: renamed already).
 ResourceSet ResourcesOf(const TaskSpec& t);
+// The same for a lease of normal tasks asking for `resources` (no spec to build).
+ResourceSet LeaseShapeOf(const std::map<std::string, double>& resources);
 
 class LocalTaskQueue {
  public:

@@ -156,11 +156,7 @@ class RayletRobustnessTest : public ::testing::Test {
   void KillWorkersAndRunAJob() {
     std::vector<int> killed = PidsOf("_worker");
     for (int w : killed) ::kill(w, SIGKILL);
-    std::string work = tmp_.path() + "/work";
-    std::filesystem::create_directories(work);
-    RunResult job = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
-                            "--dir", work},
-                           tmp_.path());
+    RunResult job = SubmitSemantics({"objects"});
     EXPECT_EQ(job.exit_code, 0) << job.all();
     std::string live = LiveWorkers();
     for (const auto& f : std::filesystem::directory_iterator(session_ + "/sockets")) {
@@ -169,6 +165,16 @@ class RayletRobustnessTest : public ::testing::Test {
       EXPECT_NE(live.find(name.substr(2, 16)), std::string::npos)
           << name << " of a dead worker (" << killed.size() << " killed)";
     }
+  }
+
+  // Submits the semantics plugin's `cases` to this node, with a scratch dir.
+  RunResult SubmitSemantics(std::vector<std::string> cases) {
+    std::string work = tmp_.path() + "/work";
+    std::filesystem::create_directories(work);
+    std::vector<std::string> args = {"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN};
+    args.insert(args.end(), cases.begin(), cases.end());
+    args.insert(args.end(), {"--dir", work});
+    return RunRay(args, tmp_.path());
   }
 
   // Sends one frame and waits (bounded) for the raylet to log a new warning about it.
@@ -374,11 +380,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
                zmq::send_flags::none);
 
   // 5. A normal job runs.
-  std::string work = tmp_.path() + "/work";
-  std::filesystem::create_directories(work);
-  RunResult job = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
-                          "returns", "--dir", work},
-                         tmp_.path());
+  RunResult job = SubmitSemantics({"objects", "returns"});
   EXPECT_EQ(job.exit_code, 0) << job.all();
   EXPECT_NE(job.out.find("CASE PASSED: returns"), std::string::npos) << job.all();
 }
@@ -436,11 +438,7 @@ TEST_F(RayletRobustnessTest, PeerMessagesMalformedOrForgedAreDropped) {
     peer.send(zmq::buffer(frame), zmq::send_flags::none);
   }
   // The worker it leased to nobody comes back: a job that needs the node's one CPU runs.
-  std::string work = tmp_.path() + "/work";
-  std::filesystem::create_directories(work);
-  RunResult job_run = RunRay({"submit", "--temp-dir", tmp_.path(), IT_SEMANTICS_PLUGIN, "objects",
-                              "returns", "--dir", work},
-                             tmp_.path());
+  RunResult job_run = SubmitSemantics({"objects", "returns"});
   EXPECT_EQ(job_run.exit_code, 0) << job_run.all();
 }
 
