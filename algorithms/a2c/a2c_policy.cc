@@ -60,13 +60,13 @@ Result<std::unique_ptr<A2CPolicy>> A2CPolicy::Create(const PolicySpec& spec, con
 void A2CPolicy::Postprocess(SampleBatch* traj, const std::vector<float>& next_obs) {
   if (traj->size() == 0) throw std::invalid_argument("Postprocess: empty trajectory");
   float last_r = 0.f;
-  if (!traj->terminateds.back() && !next_obs.empty()) last_r = ComputeValues(next_obs).at(0);
+  if (!traj->terminateds.back() && !next_obs.empty()) last_r = BootstrapValue(*traj, next_obs);
   Status st = ComputeAdvantages(traj, last_r, config_.gamma, config_.lambda, /*use_gae=*/true);
   if (!st.ok()) throw std::invalid_argument(st.message());
 }
 
 LossOutput A2CPolicy::Loss(const TorchBatch& b) {
-  auto [dist_inputs, values] = impl().model->forward(b.obs);
+  auto [dist_inputs, values, state_out] = impl().Forward(b);
   auto dist = MakeActionDistribution(spec().discrete, dist_inputs);
   auto pi_loss = -(dist->Logp(b.actions) * b.advantages).sum();
   auto vf_loss = 0.5 * (values - b.value_targets).pow(2).sum();

@@ -49,7 +49,7 @@ void APPOPolicy::Postprocess(SampleBatch* traj, const std::vector<float>& next_o
   }
   if (traj->size() == 0) throw std::invalid_argument("Postprocess: empty trajectory");
   float last_r = 0.f;
-  if (!traj->terminateds.back() && !next_obs.empty()) last_r = ComputeValues(next_obs).at(0);
+  if (!traj->terminateds.back() && !next_obs.empty()) last_r = BootstrapValue(*traj, next_obs);
   Status st = ComputeAdvantages(traj, last_r, config_.gamma, config_.lambda, config_.use_gae);
   if (!st.ok()) throw std::invalid_argument(st.message());
 }
@@ -64,7 +64,7 @@ Gradients APPOPolicy::ComputeGradients(const SampleBatch& batch) {
 }
 
 LossOutput APPOPolicy::Loss(const TorchBatch& b) {
-  auto [dist_inputs, values] = impl().model->forward(b.obs);
+  auto [dist_inputs, values, state_out] = impl().Forward(b);
   auto dist = MakeActionDistribution(spec().discrete, dist_inputs);
   auto ratio = torch::exp(dist->Logp(b.actions) - b.action_logp);
   auto surrogate = torch::min(

@@ -67,12 +67,12 @@ SampleBatch IMPALAPolicy::WithVTrace(const SampleBatch& batch) {
   VTraceInput in;
   {
     torch::NoGradGuard no_grad;
-    auto [dist_inputs, values] = impl().model->forward(t.obs);
+    auto [dist_inputs, values, state_out] = impl().ForwardRows(t.obs);
     auto logp = MakeActionDistribution(spec().discrete, dist_inputs)->Logp(t.actions);
     auto next = ToTensor(batch.new_obs, batch.size(), spec().obs_dim);
     in.log_rhos = ToVector(logp - t.action_logp);
     in.values = ToVector(values);
-    in.next_values = ToVector(impl().model->forward(next).second);
+    in.next_values = ToVector(impl().ForwardRows(next).values);
   }
   in.rewards = batch.rewards;
   in.discounts.resize(batch.size());
@@ -98,7 +98,7 @@ Gradients IMPALAPolicy::ComputeGradients(const SampleBatch& batch) {
 }
 
 LossOutput IMPALAPolicy::Loss(const TorchBatch& b) {
-  auto [dist_inputs, values] = impl().model->forward(b.obs);
+  auto [dist_inputs, values, state_out] = impl().Forward(b);
   auto dist = MakeActionDistribution(spec().discrete, dist_inputs);
   auto pi_loss = -(dist->Logp(b.actions) * b.advantages).sum();
   auto vf_loss = 0.5 * (values - b.value_targets).pow(2).sum();

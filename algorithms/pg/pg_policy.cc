@@ -30,7 +30,7 @@ void PGPolicy::Postprocess(SampleBatch* traj, const std::vector<float>&) {
 }
 
 LossOutput PGPolicy::Loss(const TorchBatch& b) {
-  auto dist_inputs = impl().model->forward(b.obs).first;
+  auto dist_inputs = impl().Forward(b).dist_inputs;
   auto dist = MakeActionDistribution(spec().discrete, dist_inputs);
   auto policy_loss = -(dist->Logp(b.actions) * b.advantages).mean();
   return {policy_loss, {{"policy_loss", policy_loss.detach()}}};

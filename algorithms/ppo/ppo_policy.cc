@@ -38,7 +38,7 @@ void PPOPolicy::Postprocess(SampleBatch* traj, const std::vector<float>& next_ob
   if (traj->size() == 0) throw std::invalid_argument("Postprocess: empty trajectory");
   float bootstrap = 0.f;
   if (!traj->terminateds.back() && config_.use_critic && !next_obs.empty()) {
-    bootstrap = ComputeValues(next_obs).at(0);
+    bootstrap = BootstrapValue(*traj, next_obs);
   }
   Status st = ComputeGaeForTrajectory(traj, bootstrap, config_.gamma, config_.lambda,
                                       config_.use_gae, config_.use_critic);
@@ -46,7 +46,7 @@ void PPOPolicy::Postprocess(SampleBatch* traj, const std::vector<float>& next_ob
 }
 
 LossOutput PPOPolicy::Loss(const TorchBatch& b) {
-  auto [dist_inputs, values] = impl().model->forward(b.obs);
+  auto [dist_inputs, values, state_out] = impl().Forward(b);
   auto curr = MakeActionDistribution(spec().discrete, dist_inputs);
   auto prev = MakeActionDistribution(spec().discrete, b.action_dist_inputs);
   PPOLossCoeffs coeffs;
@@ -79,19 +79,26 @@ LearnerStats PPOPolicy::LearnOnBatch(const SampleBatch& batch) {
   const double lr = UpdateLr();
   SetTimestep(timestep() + n);
 
-  const int64_t mb = std::min<int64_t>(c.sgd_minibatch_size, n);
-  const int64_t num_minibatches = std::max<int64_t>(1, n / mb);
-  std::vector<int64_t> perm(n);
+  // Minibatches of rows; for a recurrent model, of whole sequences (about
+  // sgd_minibatch_size rows each, as RLlib's: sgd_minibatch_size / max_seq_len of them).
+  const bool recurrent = all.seq_lens.defined();
+  const int64_t units = recurrent ? all.num_sequences() : n;
+  const int64_t per_unit = recurrent ? c.model.max_seq_len : 1;
+  const int64_t mb = std::clamp<int64_t>(c.sgd_minibatch_size / per_unit, 1, units);
+  const int64_t num_minibatches = std::max<int64_t>(1, units / mb);
+  std::vector<int64_t> perm(units);
   std::iota(perm.begin(), perm.end(), 0);
-  auto params = impl().model->parameters();
 
   int64_t num_sgd_steps = 0;
   torch::Tensor sums;  // [6] running sums of the loss terms
   for (int epoch = 0; epoch < c.num_sgd_iter; ++epoch) {
     if (c.shuffle_sequences) std::shuffle(perm.begin(), perm.end(), impl().rng);
-    auto perm_t = torch::from_blob(perm.data(), {n}, torch::kInt64);
+    auto perm_t = torch::from_blob(perm.data(), {units}, torch::kInt64);
     for (int64_t i = 0; i < num_minibatches; ++i) {
-      LossOutput loss = Loss(all.Select(perm_t.narrow(0, i * mb, mb)));
+      const TorchBatch minibatch =
+          recurrent ? all.SelectSequences({perm.begin() + i * mb, perm.begin() + (i + 1) * mb})
+                    : all.Select(perm_t.narrow(0, i * mb, mb));
+      LossOutput loss = Loss(minibatch);
       impl().optimizer->zero_grad();
       loss.total_loss.backward();
       impl().ClipGradients();

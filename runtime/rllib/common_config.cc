@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/rllib/config_setters.h"
+
 namespace ray::rllib {
 namespace {
 
@@ -160,6 +162,11 @@ ConfigKeys CommonConfigKeys(CommonConfig* c) {
       {"fcnet_activation", StringKey(&m->fcnet_activation)},
       {"vf_share_layers", BoolKey(&m->vf_share_layers)},
       {"free_log_std", BoolKey(&m->free_log_std)},
+      {"use_lstm", BoolKey(&m->use_lstm)},
+      {"max_seq_len", IntKey(&m->max_seq_len)},
+      {"lstm_cell_size", IntKey(&m->lstm_cell_size)},
+      {"lstm_use_prev_action_reward",
+       OnlyValueKey(false, "the LSTM sees observations only")},
       {"custom_model", OnlyNullKey()},
       {"conv_filters", OnlyNullKey()},
   });
@@ -251,7 +258,15 @@ Status CommonConfig::ValidateCommon() const {
     return bad("config key 'model.fcnet_activation' must be tanh, relu or linear, got '" + act +
                "'");
   }
+  if (model.max_seq_len <= 0) return bad("config key 'model.max_seq_len' must be > 0");
+  if (model.lstm_cell_size <= 0) return bad("config key 'model.lstm_cell_size' must be > 0");
   return Status::Ok();
+}
+
+Status CommonConfig::RefuseLstm(const std::string& algorithm) const {
+  if (!model.use_lstm) return Status::Ok();
+  return Status::InvalidArgument("config key 'model.use_lstm' is not supported by " + algorithm +
+                                 " (recurrent models train with PPO, PG, A2C and A3C)");
 }
 
 double RewardClip::Apply(double r) const {
@@ -318,7 +333,10 @@ nlohmann::json CommonConfig::CommonJson() const {
        {{"fcnet_hiddens", model.fcnet_hiddens},
         {"fcnet_activation", model.fcnet_activation},
         {"vf_share_layers", model.vf_share_layers},
-        {"free_log_std", model.free_log_std}}},
+        {"free_log_std", model.free_log_std},
+        {"use_lstm", model.use_lstm},
+        {"max_seq_len", model.max_seq_len},
+        {"lstm_cell_size", model.lstm_cell_size}}},
   };
 }
 

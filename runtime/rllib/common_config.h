@@ -23,7 +23,7 @@
 
 namespace ray::rllib {
 
-// The subset of RLlib's MODEL_DEFAULTS the built-in fully connected net honours.
+// The subset of RLlib's MODEL_DEFAULTS the built-in models honour.
 struct ModelConfig {
   std::vector<int> fcnet_hiddens = {256, 256};  // layer sizes
   std::string fcnet_activation = "tanh";        // "tanh" | "relu" | "linear"
@@ -34,6 +34,14 @@ struct ModelConfig {
   // Box actions only. false: the net outputs [mean, log_std] (state-dependent
   // log_std, RLlib's default). true: log_std is a free, state-independent parameter.
   bool free_log_std = false;
+  // RLlib's LSTM wrapper: the hidden layers feed an LSTM of lstm_cell_size units, whose
+  // output feeds the logits and the value head (vf_share_layers does not apply). The
+  // learner unrolls sequences of at most max_seq_len steps of one episode, each from
+  // the state the sampler recorded at its first step. Algorithms that cannot train it
+  // refuse it (RefuseLstm).
+  bool use_lstm = false;
+  int max_seq_len = 20;
+  int lstm_cell_size = 256;
 };
 
 // clip_rewards: off (null, false), each reward's sign (true, RLlib's np.sign), or
@@ -107,6 +115,9 @@ struct CommonConfig {
 
   // Cross-key checks of the common keys; InvalidArgument naming the key.
   Status ValidateCommon() const;
+  // InvalidArgument if model.use_lstm is set: for algorithms that do not train
+  // recurrent models (`algorithm` names it in the message).
+  Status RefuseLstm(const std::string& algorithm) const;
   // The learning rate after `timesteps` env steps have been trained on.
   double LrAt(int64_t timesteps) const;
   // The common keys as a JSON object (merged into an algorithm's ToJson).

@@ -31,7 +31,8 @@ Result<std::unique_ptr<RolloutWorker>> RolloutWorker::Create(const std::string& 
   std::optional<int64_t> seed = config.seed;
   if (seed) *seed += 1000 * worker_index;
   RAY_ASSIGN_OR_RETURN(auto policy, make_policy(SpecFor(*env), seed));
-  std::unique_ptr<RolloutWorker> w(new RolloutWorker(std::move(env), std::move(policy), config));
+  std::unique_ptr<RolloutWorker> w(
+      new RolloutWorker(std::move(env), std::move(policy), config, worker_index));
   if (config.observation_filter == "MeanStdFilter") {
     w->filter_ = std::make_unique<MeanStdFilter>(static_cast<size_t>(w->env_->obs_size()));
   }
@@ -56,10 +57,15 @@ Result<std::unique_ptr<RolloutWorker>> RolloutWorker::Create(const std::string& 
 }
 
 RolloutWorker::RolloutWorker(std::unique_ptr<VectorEnv> env, std::unique_ptr<Policy> policy,
-                             const CommonConfig& config)
-    : env_(std::move(env)), policy_(std::move(policy)), config_(config) {
+                             const CommonConfig& config, int worker_index)
+    : env_(std::move(env)),
+      policy_(std::move(policy)),
+      config_(config),
+      // Unique across the workers whose batches a learner concatenates.
+      next_episode_id_(int64_t{worker_index} << 40) {
   int n = env_->num_envs();
   open_.resize(n);
+  states_.assign(static_cast<size_t>(n) * policy_->StateSize(), 0.f);
   returns_.assign(n, 0.0);
   lengths_.assign(n, 0);
   last_rewards_.assign(n, 0.0);
@@ -116,6 +122,8 @@ RayRllibEpisode RolloutWorker::EpisodeView(int i, const float* raw_obs) const {
 }
 
 void RolloutWorker::StartEpisode(int i, const float* raw_first) {
+  const int width = policy_->StateSize();
+  std::fill(states_.begin() + i * width, states_.begin() + (i + 1) * width, 0.f);
   returns_[i] = 0;
   lengths_[i] = 0;
   last_rewards_[i] = 0;
@@ -156,8 +164,18 @@ void RolloutWorker::SampleOrThrow(SampleResult* out) {
   std::vector<Action> actions(n);
   VectorStepResult step;
   std::vector<float> next_obs(obs_.size());
+  const int state_width = policy_->StateSize();
   for (int64_t t = 0; complete ? out->batch.size() < min_rows : t < config_.sample_batch_size; ++t) {
-    ActionBatch act = policy_->ComputeActions(obs_);
+    ActionBatch act = state_width > 0 ? policy_->ComputeActionsWithState(obs_, states_, true)
+                                      : policy_->ComputeActions(obs_);
+    // Each row's state before this step goes into the batch; after it, on to the next
+    // step (StartEpisode zeroes the slots whose episode ends now).
+    std::vector<float> state_in = std::move(states_);
+    states_ = std::move(act.state_out);
+    if (states_.size() != state_in.size()) {
+      throw std::invalid_argument("ComputeActionsWithState returned " + std::to_string(states_.size()) +
+                                  " floats of state, expected " + std::to_string(state_in.size()));
+    }
     for (int i = 0; i < n; ++i) {
       const float* a = &act.actions[i * act.action_dim];
       if (action_space.is_discrete()) {
@@ -177,6 +195,9 @@ void RolloutWorker::SampleOrThrow(SampleResult* out) {
       b.obs_dim = obs_dim;
       b.action_dim = act.action_dim;
       b.dist_dim = act.dist_dim;
+      b.state_size = state_width;
+      b.state_in.insert(b.state_in.end(), state_in.begin() + i * state_width,
+                        state_in.begin() + (i + 1) * state_width);
       b.obs.insert(b.obs.end(), obs_.begin() + i * obs_dim, obs_.begin() + (i + 1) * obs_dim);
       b.actions.insert(b.actions.end(), act.actions.begin() + i * act.action_dim,
                        act.actions.begin() + (i + 1) * act.action_dim);

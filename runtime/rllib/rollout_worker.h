@@ -28,6 +28,9 @@
 //  * callbacks: the plugin's episode callbacks run as episodes start, step and end
 //    (their custom metrics come back with each finished episode), on_sample_end
 //    once per Sample(). Its errors fail Sample() naming the plugin.
+// A recurrent policy's state (Policy::StateSize()) is kept per env: zeros when an
+// episode starts, recorded in the batch before each step (state_in). Episode ids are
+// unique across workers (the worker index is in their high bits).
 // Not thread-safe.
 
 #include <cstdint>
@@ -82,7 +85,7 @@ class RolloutWorker {
 
  private:
   RolloutWorker(std::unique_ptr<VectorEnv> env, std::unique_ptr<Policy> policy,
-                const CommonConfig& config);
+                const CommonConfig& config, int worker_index);
   void SampleOrThrow(SampleResult* out);
   // Postprocesses slot `slot`'s open trajectory (bootstrapping from `next_obs`), runs
   // on_postprocess_traj on it (the episode's current raw observation: `raw_obs`) and
@@ -105,6 +108,7 @@ class RolloutWorker {
   std::vector<double> returns_;    // running return of each env's episode
   std::vector<int64_t> lengths_;
   std::vector<int64_t> episode_ids_;
+  std::vector<float> states_;  // a recurrent policy's state of each env's episode
   std::vector<double> last_rewards_;  // for the callbacks
   int64_t next_episode_id_ = 0;
   std::unique_ptr<MeanStdFilter> filter_;

@@ -1,7 +1,8 @@
 #include "runtime/rllib/policy/fcnet.h"
 
+#include "runtime/rllib/policy/lstm.h"
+
 namespace ray::rllib {
-namespace {
 
 torch::nn::Linear NormcLinear(int in, int out, double stddev) {
   torch::nn::Linear layer(in, out);
@@ -13,58 +14,68 @@ torch::nn::Linear NormcLinear(int in, int out, double stddev) {
   return layer;
 }
 
-}  // namespace
+int AddHiddenLayers(torch::nn::ModuleList& layers, int in, const std::vector<int>& hiddens) {
+  for (int size : hiddens) {
+    layers->push_back(NormcLinear(in, size, 1.0));
+    in = size;
+  }
+  return in;
+}
 
-FullyConnectedNetworkImpl::FullyConnectedNetworkImpl(int obs_dim, int num_actions, bool discrete,
-                                                     const ModelConfig& config)
+torch::Tensor RunHiddenLayers(const torch::nn::ModuleList& layers, torch::Tensor x,
+                              const std::string& activation) {
+  for (const auto& layer : *layers) {
+    x = layer->as<torch::nn::Linear>()->forward(x);
+    if (activation == "tanh") {
+      x = torch::tanh(x);
+    } else if (activation == "relu") {
+      x = torch::relu(x);
+    }
+  }
+  return x;
+}
+
+FullyConnectedNetwork::FullyConnectedNetwork(int obs_dim, int num_actions, bool discrete,
+                                             const ModelConfig& config)
     : config_(config) {
   const bool free_log_std = !discrete && config.free_log_std;
   const int num_outputs = discrete || free_log_std ? num_actions : 2 * num_actions;
   dist_dim_ = discrete ? num_actions : 2 * num_actions;
 
   hidden_ = register_module("hidden", torch::nn::ModuleList());
-  int prev = obs_dim;
-  for (int size : config.fcnet_hiddens) {
-    hidden_->push_back(NormcLinear(prev, size, 1.0));
-    prev = size;
-  }
-  logits_ = register_module("logits", NormcLinear(prev, num_outputs, 0.01));
+  const int features = AddHiddenLayers(hidden_, obs_dim, config.fcnet_hiddens);
+  logits_ = register_module("logits", NormcLinear(features, num_outputs, 0.01));
   if (free_log_std) {
     free_log_std_ = register_parameter("free_log_std", torch::zeros({num_actions}));
   }
   vf_hidden_ = register_module("vf_hidden", torch::nn::ModuleList());
-  int vf_prev = prev;
-  if (!config.vf_share_layers) {
-    vf_prev = obs_dim;
-    for (int size : config.fcnet_hiddens) {
-      vf_hidden_->push_back(NormcLinear(vf_prev, size, 1.0));
-      vf_prev = size;
-    }
-  }
-  value_ = register_module("value", NormcLinear(vf_prev, 1, 0.01));
+  const int vf_features = config.vf_share_layers
+                              ? features
+                              : AddHiddenLayers(vf_hidden_, obs_dim, config.fcnet_hiddens);
+  value_ = register_module("value", NormcLinear(vf_features, 1, 0.01));
 }
 
-torch::Tensor FullyConnectedNetworkImpl::Activate(const torch::Tensor& x) const {
-  if (config_.fcnet_activation == "tanh") return torch::tanh(x);
-  if (config_.fcnet_activation == "relu") return torch::relu(x);
-  return x;
-}
-
-std::pair<torch::Tensor, torch::Tensor> FullyConnectedNetworkImpl::forward(
-    const torch::Tensor& obs) {
-  torch::Tensor features = obs;
-  for (const auto& layer : *hidden_) {
-    features = Activate(layer->as<torch::nn::Linear>()->forward(features));
-  }
+std::pair<torch::Tensor, torch::Tensor> FullyConnectedNetwork::forward(const torch::Tensor& obs) {
+  const std::string& act = config_.fcnet_activation;
+  torch::Tensor features = RunHiddenLayers(hidden_, obs, act);
   torch::Tensor dist_inputs = logits_->forward(features);
   if (free_log_std_.defined()) {
     dist_inputs = torch::cat({dist_inputs, free_log_std_.expand_as(dist_inputs)}, -1);
   }
-  torch::Tensor vf_features = config_.vf_share_layers ? features : obs;
-  for (const auto& layer : *vf_hidden_) {
-    vf_features = Activate(layer->as<torch::nn::Linear>()->forward(vf_features));
-  }
+  torch::Tensor vf_features = RunHiddenLayers(vf_hidden_, config_.vf_share_layers ? features : obs, act);
   return {dist_inputs, value_->forward(vf_features).squeeze(-1)};
+}
+
+ModelOutput FullyConnectedNetwork::Forward(const torch::Tensor& obs, const torch::Tensor&,
+                                           const torch::Tensor&) {
+  auto [dist_inputs, values] = forward(obs);
+  return {dist_inputs, values, torch::Tensor()};
+}
+
+std::shared_ptr<ActorCriticModel> MakeModel(int obs_dim, int num_actions, bool discrete,
+                                            const ModelConfig& config) {
+  if (config.use_lstm) return std::make_shared<LSTMNetwork>(obs_dim, num_actions, discrete, config);
+  return std::make_shared<FullyConnectedNetwork>(obs_dim, num_actions, discrete, config);
 }
 
 }  // namespace ray::rllib

@@ -17,25 +17,28 @@
 
 #include <torch/torch.h>
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "runtime/rllib/common_config.h"
+#include "runtime/rllib/policy/model.h"
 
 namespace ray::rllib {
 
-class FullyConnectedNetworkImpl : public torch::nn::Module {
+class FullyConnectedNetwork : public ActorCriticModel {
  public:
   // `discrete`: Discrete(num_actions) else Box(num_actions). The config must have
   // passed CommonConfig::ValidateCommon (activation name).
-  FullyConnectedNetworkImpl(int obs_dim, int num_actions, bool discrete, const ModelConfig& config);
+  FullyConnectedNetwork(int obs_dim, int num_actions, bool discrete, const ModelConfig& config);
 
   // obs [B, obs_dim] -> (distribution inputs [B, dist_dim], values [B]).
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& obs);
+  ModelOutput Forward(const torch::Tensor& obs, const torch::Tensor&, const torch::Tensor&) override;
 
-  int dist_dim() const { return dist_dim_; }
+  int dist_dim() const override { return dist_dim_; }
 
  private:
-  torch::Tensor Activate(const torch::Tensor& x) const;
 
   ModelConfig config_;
   int dist_dim_;
@@ -45,6 +48,14 @@ class FullyConnectedNetworkImpl : public torch::nn::Module {
   torch::nn::Linear value_{nullptr};
   torch::Tensor free_log_std_;  // defined only with free_log_std and Box actions
 };
-TORCH_MODULE(FullyConnectedNetwork);
+
+// Pieces the built-in models share: a Linear layer with RLlib's normc initialisation
+// (each output row scaled to norm `stddev`, bias 0), the hidden-layer stack of
+// fcnet_hiddens, and the configured activation.
+torch::nn::Linear NormcLinear(int in, int out, double stddev);
+// Appends Linear(h_i) layers for h_i in `hiddens` to `layers`; returns the last width.
+int AddHiddenLayers(torch::nn::ModuleList& layers, int in, const std::vector<int>& hiddens);
+torch::Tensor RunHiddenLayers(const torch::nn::ModuleList& layers, torch::Tensor x,
+                              const std::string& activation);
 
 }  // namespace ray::rllib

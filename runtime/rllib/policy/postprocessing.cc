@@ -75,4 +75,13 @@ void Standardize(std::vector<float>* x) {
   for (float& v : *x) v = static_cast<float>((v - mean) / stddev);
 }
 
+std::vector<int64_t> SequenceLengths(const std::vector<int64_t>& eps_id, int max_seq_len) {
+  std::vector<int64_t> lens;
+  for (size_t i = 0; i < eps_id.size(); ++i) {
+    if (i == 0 || eps_id[i] != eps_id[i - 1] || lens.back() == max_seq_len) lens.push_back(0);
+    ++lens.back();
+  }
+  return lens;
+}
+
 }  // namespace ray::rllib

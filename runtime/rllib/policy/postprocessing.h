@@ -38,4 +38,9 @@ Status ComputeGaeForTrajectory(SampleBatch* traj, float bootstrap_value, double 
 // In place: (x - mean) / max(1e-4, std), population std, as RLlib's standardized().
 void Standardize(std::vector<float>* x);
 
+// RLlib's chop_into_sequences for a batch whose rows carry their episode ids: the
+// lengths of the runs of equal eps_id, each cut every max_seq_len rows, in row order.
+// Requires max_seq_len > 0.
+std::vector<int64_t> SequenceLengths(const std::vector<int64_t>& eps_id, int max_seq_len);
+
 }  // namespace ray::rllib

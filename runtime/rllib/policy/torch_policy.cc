@@ -3,6 +3,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "runtime/rllib/policy/postprocessing.h"
 #include "runtime/rllib/policy/torch_policy_impl.h"
 
 namespace ray::rllib {
@@ -20,6 +21,7 @@ std::vector<float> ToVector(const torch::Tensor& t) {
 void SetTorchNumThreads(int num_threads) { torch::set_num_threads(num_threads); }
 
 TorchBatch TorchBatch::Select(const torch::Tensor& idx) const {
+  if (seq_lens.defined()) throw std::logic_error("TorchBatch::Select on a batch of sequences");
   auto pick = [&](const torch::Tensor& t) { return t.defined() ? t.index_select(0, idx) : t; };
   TorchBatch out;
   out.n = idx.size(0);
@@ -31,6 +33,23 @@ TorchBatch TorchBatch::Select(const torch::Tensor& idx) const {
   out.vf_preds = pick(vf_preds);
   out.advantages = pick(advantages);
   out.value_targets = pick(value_targets);
+  return out;
+}
+
+TorchBatch TorchBatch::SelectSequences(const std::vector<int64_t>& seqs) const {
+  const auto* lens = seq_lens.data_ptr<int64_t>();
+  std::vector<int64_t> rows, starts;
+  for (int64_t q : seqs) {
+    starts.push_back(static_cast<int64_t>(rows.size()));
+    for (int64_t r = seq_starts.at(q); r < seq_starts[q] + lens[q]; ++r) rows.push_back(r);
+  }
+  auto seq_idx = torch::tensor(seqs, torch::kInt64);
+  TorchBatch flat = *this;
+  flat.seq_lens = flat.state_in = torch::Tensor();
+  TorchBatch out = flat.Select(torch::tensor(rows, torch::kInt64));
+  out.state_in = state_in.index_select(0, seq_idx);
+  out.seq_lens = seq_lens.index_select(0, seq_idx);
+  out.seq_starts = std::move(starts);
   return out;
 }
 
@@ -55,7 +74,28 @@ TorchBatch TorchPolicy::Impl::ToTensors(const SampleBatch& b) const {
   t.vf_preds = column(b.vf_preds);
   t.advantages = column(b.advantages);
   t.value_targets = column(b.value_targets);
+  if (const int width = model->state_size(); width > 0) {
+    if (b.state_size != width || b.state_in.empty()) {
+      throw std::invalid_argument("the batch has no recurrent state of " + std::to_string(width) +
+                                  " floats per row (state_in) for the policy's LSTM");
+    }
+    const std::vector<int64_t> lens = SequenceLengths(b.eps_id, config->model.max_seq_len);
+    std::vector<float> first_states;
+    for (int64_t start = 0; int64_t len : lens) {
+      t.seq_starts.push_back(start);
+      first_states.insert(first_states.end(), b.state_in.begin() + start * width,
+                          b.state_in.begin() + (start + 1) * width);
+      start += len;
+    }
+    t.seq_lens = torch::tensor(lens, torch::kInt64);
+    t.state_in = ToTensor(first_states, t.num_sequences(), width);
+  }
   return t;
+}
+
+ModelOutput TorchPolicy::Impl::ForwardRows(const torch::Tensor& obs) const {
+  if (model->state_size() > 0) throw std::logic_error("ForwardRows on a recurrent model");
+  return model->Forward(obs, torch::Tensor(), torch::Tensor());
 }
 
 void TorchPolicy::Impl::ClipGradients() {
@@ -76,7 +116,7 @@ TorchPolicy::TorchPolicy(const PolicySpec& spec, const CommonConfig& config)
   } else {
     impl_->rng.seed(std::random_device{}());
   }
-  impl_->model = FullyConnectedNetwork(spec.obs_dim, spec.num_actions, spec.discrete, config.model);
+  impl_->model = MakeModel(spec.obs_dim, spec.num_actions, spec.discrete, config.model);
   impl_->optimizer = std::make_unique<torch::optim::Adam>(impl_->model->parameters(),
                                                           torch::optim::AdamOptions(config.lr));
 }
@@ -88,38 +128,80 @@ const CommonConfig& TorchPolicy::common_config() const { return *impl_->config; 
 void TorchPolicy::SetTimestep(int64_t timestep) { impl_->timestep = timestep; }
 int64_t TorchPolicy::timestep() const { return impl_->timestep; }
 
+int TorchPolicy::StateSize() const { return impl_->model->state_size(); }
+
 ActionBatch TorchPolicy::ComputeActions(const std::vector<float>& obs, bool explore) {
-  const int obs_dim = impl_->spec.obs_dim;
+  if (StateSize() > 0) {
+    throw std::invalid_argument("ComputeActions: a recurrent policy needs each row's state "
+                                "(ComputeActionsWithState)");
+  }
+  return ComputeActionsWithState(obs, {}, explore);
+}
+
+namespace {
+
+int64_t RowsOf(const std::vector<float>& obs, int obs_dim, const char* what) {
   if (obs.empty() || obs.size() % obs_dim != 0) {
-    throw std::invalid_argument("ComputeActions: " + std::to_string(obs.size()) +
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(obs.size()) +
                                 " floats is not a positive multiple of obs_dim " +
                                 std::to_string(obs_dim));
   }
+  return static_cast<int64_t>(obs.size() / obs_dim);
+}
+
+}  // namespace
+
+ActionBatch TorchPolicy::ComputeActionsWithState(const std::vector<float>& obs,
+                                                 const std::vector<float>& state_in, bool explore) {
+  const int64_t rows = RowsOf(obs, impl_->spec.obs_dim, "ComputeActions");
+  const int width = StateSize();
+  if (state_in.size() != static_cast<size_t>(rows * width)) {
+    throw std::invalid_argument("ComputeActions: " + std::to_string(state_in.size()) +
+                                " floats of state for " + std::to_string(rows) + " rows of " +
+                                std::to_string(width));
+  }
   torch::NoGradGuard no_grad;
-  const int64_t rows = obs.size() / obs_dim;
-  auto input = torch::from_blob(const_cast<float*>(obs.data()), {rows, obs_dim}, torch::kFloat32);
-  auto [dist_inputs, values] = impl_->model->forward(input);
-  auto dist = MakeActionDistribution(impl_->spec.discrete, dist_inputs);
+  auto input = torch::from_blob(const_cast<float*>(obs.data()), {rows, impl_->spec.obs_dim}, torch::kFloat32);
+  ModelOutput m = width > 0 ? impl_->model->Forward(input, ToTensor(state_in, rows, width),
+                                                    torch::ones({rows}, torch::kInt64))
+                            : impl_->ForwardRows(input);
+  auto dist = MakeActionDistribution(impl_->spec.discrete, m.dist_inputs);
   auto actions = explore ? dist->Sample() : dist->DeterministicSample();
   ActionBatch out;
   out.action_dim = impl_->spec.discrete ? 1 : impl_->spec.num_actions;
   out.dist_dim = impl_->model->dist_dim();
   out.action_logp = ToVector(dist->Logp(actions));
   out.actions = ToVector(actions);
-  out.vf_preds = ToVector(values);
-  out.action_dist_inputs = ToVector(dist_inputs);
+  out.vf_preds = ToVector(m.values);
+  out.action_dist_inputs = ToVector(m.dist_inputs);
+  if (width > 0) out.state_out = ToVector(m.state_out);
   return out;
 }
 
 std::vector<float> TorchPolicy::ComputeValues(const std::vector<float>& obs) {
-  const int obs_dim = impl_->spec.obs_dim;
-  if (obs.empty() || obs.size() % obs_dim != 0) {
-    throw std::invalid_argument("ComputeValues: bad observation size");
-  }
+  const int64_t rows = RowsOf(obs, impl_->spec.obs_dim, "ComputeValues");
   torch::NoGradGuard no_grad;
-  const int64_t rows = obs.size() / obs_dim;
-  auto input = torch::from_blob(const_cast<float*>(obs.data()), {rows, obs_dim}, torch::kFloat32);
-  return ToVector(impl_->model->forward(input).second);
+  auto input = torch::from_blob(const_cast<float*>(obs.data()), {rows, impl_->spec.obs_dim}, torch::kFloat32);
+  return ToVector(impl_->ForwardRows(input).values);
+}
+
+float TorchPolicy::BootstrapValue(const SampleBatch& traj, const std::vector<float>& next_obs) {
+  const int width = StateSize();
+  if (width == 0) return ComputeValues(next_obs).at(0);
+  const int obs_dim = impl_->spec.obs_dim;
+  const int64_t last = traj.size() - 1;
+  if (last < 0 || next_obs.size() != static_cast<size_t>(obs_dim) ||
+      traj.state_in.size() != static_cast<size_t>(traj.size() * width)) {
+    throw std::invalid_argument("BootstrapValue: a trajectory with its states and one observation");
+  }
+  // Unroll the last row and next_obs from the last row's state.
+  std::vector<float> two(traj.obs.end() - obs_dim, traj.obs.end());
+  two.insert(two.end(), next_obs.begin(), next_obs.end());
+  std::vector<float> state(traj.state_in.end() - width, traj.state_in.end());
+  torch::NoGradGuard no_grad;
+  ModelOutput m = impl_->model->Forward(ToTensor(two, 2, obs_dim), ToTensor(state, 1, width),
+                                        torch::tensor({int64_t{2}}, torch::kInt64));
+  return m.values[1].item<float>();
 }
 
 double TorchPolicy::UpdateLr() {

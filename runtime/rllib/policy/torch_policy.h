@@ -1,6 +1,7 @@
 #pragma once
 // TorchPolicy: what RLlib's build_torch_policy gives every torch policy, for the
-// default model (FullyConnectedNetwork + Categorical/DiagGaussian): batched actions
+// built-in models (model.h: the fully connected net, or its LSTM wrapper with
+// use_lstm; Categorical/DiagGaussian distributions): batched actions
 // and values, flat weights, gradients of the algorithm's loss, one Adam optimiser at
 // the config's lr (and lr_schedule, read at the global timestep), global-norm
 // grad_clip, and checkpoints of model, optimiser and schedule state.
@@ -41,9 +42,16 @@ class TorchPolicy : public Policy {
 
   const PolicySpec& spec() const override;
   // Runs under torch::NoGradGuard; vf_preds always filled (the model has a value head).
+  // A recurrent policy (model.use_lstm) refuses ComputeActions: it needs the state.
   ActionBatch ComputeActions(const std::vector<float>& obs, bool explore = true) override;
-  // V(obs) per row.
+  int StateSize() const override;
+  ActionBatch ComputeActionsWithState(const std::vector<float>& obs,
+                                      const std::vector<float>& state_in, bool explore) override;
+  // V(obs) per row; a stateless policy only.
   std::vector<float> ComputeValues(const std::vector<float>& obs);
+  // V of the observation after a trajectory fragment's last row (to bootstrap from):
+  // V(next_obs), for a recurrent policy in the state the last row leads to.
+  float BootstrapValue(const SampleBatch& traj, const std::vector<float>& next_obs);
 
   // One Adam step on the whole batch: ComputeGradients + ApplyGradients without
   // flattening; env steps trained grow by the batch's rows.

@@ -8,21 +8,32 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "runtime/rllib/policy/action_dist.h"
-#include "runtime/rllib/policy/fcnet.h"
+#include "runtime/rllib/policy/model.h"
 #include "runtime/rllib/policy/torch_policy.h"
 
 namespace ray::rllib {
 
 // A SampleBatch as tensors, [n] or [n, width]. advantages/value_targets are
 // undefined when the batch is not postprocessed.
+//
+// For a recurrent model the rows are also S sequences laid back to back: runs of one
+// episode's rows of at most max_seq_len (seq_lens [S]), each unrolled from the state
+// recorded at its first row (state_in [S, state_size]); undefined for a stateless one.
 struct TorchBatch {
   int64_t n = 0;
   torch::Tensor obs, actions, rewards, action_dist_inputs, action_logp, vf_preds;
   torch::Tensor advantages, value_targets;
-  // Rows `idx` (an int64 tensor) of every defined column.
+  torch::Tensor state_in, seq_lens;
+  std::vector<int64_t> seq_starts;  // first row of each sequence
+
+  int64_t num_sequences() const { return static_cast<int64_t>(seq_starts.size()); }
+  // Rows `idx` (an int64 tensor) of every defined column. A stateless batch only.
   TorchBatch Select(const torch::Tensor& idx) const;
+  // Sequences `seqs` (indices into seq_starts), in that order, with their rows.
+  TorchBatch SelectSequences(const std::vector<int64_t>& seqs) const;
 };
 
 struct LossOutput {
@@ -33,12 +44,17 @@ struct LossOutput {
 struct TorchPolicy::Impl {
   PolicySpec spec;
   std::unique_ptr<CommonConfig> config;  // the common part of the algorithm's config
-  FullyConnectedNetwork model{nullptr};
+  std::shared_ptr<ActorCriticModel> model;
   std::unique_ptr<torch::optim::Optimizer> optimizer;  // Adam unless UseRMSProp
   int64_t timestep = 0;  // env steps sampled/trained so far (drives lr_schedule)
   std::mt19937_64 rng;
 
+  // The batch as tensors; a recurrent model's batch is cut into sequences.
   TorchBatch ToTensors(const SampleBatch& b) const;
+  // The model on a batch's rows (recurrent: on its sequences).
+  ModelOutput Forward(const TorchBatch& b) const { return model->Forward(b.obs, b.state_in, b.seq_lens); }
+  // The model on rows of observations; a stateless model only.
+  ModelOutput ForwardRows(const torch::Tensor& obs) const;
   // Clips the gradients' global norm to config->grad_clip, if set.
   void ClipGradients();
 };

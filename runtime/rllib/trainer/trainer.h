@@ -398,14 +398,17 @@ int RolloutMain(int argc, char** argv) {
   double episode_return = 0;
   int64_t done = 0;
   std::vector<double> returns;
+  std::vector<float> state(policy->StateSize(), 0.f);  // a recurrent policy's
   for (int64_t t = 0; episodes > 0 ? done < episodes : t < steps; ++t) {
-    ActionBatch act = policy->ComputeActions(obs, /*explore=*/false);
+    ActionBatch act = policy->ComputeActionsWithState(obs, state, /*explore=*/false);
+    state = std::move(act.state_out);
     Action action = env->action_space().is_discrete() ? Action::OfIndex(static_cast<int64_t>(act.actions[0]))
                                                       : Action::OfValues(act.actions);
     env->VectorStep({action}, &step);
     episode_return += step.rewards[0];
     obs = filtered(step.obs);
     if (step.done(0)) {
+      state.assign(state.size(), 0.f);
       ++done;
       returns.push_back(episode_return);
       std::printf("Episode #%lld: reward: %.1f\n", static_cast<long long>(done), episode_return);

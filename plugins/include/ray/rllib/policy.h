@@ -24,6 +24,12 @@
 //    learning policy the env steps sampled so far before each step (schedules use it).
 //  * SaveState(path)/RestoreState(path): everything a checkpoint needs to resume
 //    learning (weights, optimiser state, schedules, coefficients) in one file.
+//  * Recurrent policies (RLlib's use_lstm) carry StateSize() floats per row from one
+//    step of an episode to the next (zeros at its start). The sampler calls
+//    ComputeActionsWithState(obs, state_in, explore) with each row's state and keeps
+//    ActionBatch::state_out for the row's next step; it stores each step's state_in in
+//    the batch (SampleBatch::state_in), from which the learner unrolls sequences. A
+//    stateless policy (StateSize() 0) needs neither.
 //
 // Errors are exceptions, as at every plugin boundary: std::invalid_argument for bad
 // input (wrong sizes, a batch not postprocessed), std::runtime_error otherwise; the
@@ -31,6 +37,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +67,8 @@ struct ActionBatch {
   std::vector<float> action_logp;
   std::vector<float> vf_preds;
   std::vector<float> action_dist_inputs;
+  // Recurrent policies: each row's state after this step, StateSize() floats per row.
+  std::vector<float> state_out;
 };
 
 // Learner stats by RLlib's names (policy_loss, vf_loss, entropy, cur_lr, ...).
@@ -80,6 +89,15 @@ class Policy {
   virtual const PolicySpec& spec() const = 0;
   virtual ActionBatch ComputeActions(const std::vector<float>& obs, bool explore = true) = 0;
   virtual void Postprocess(SampleBatch* traj, const std::vector<float>& next_obs) = 0;
+
+  virtual int StateSize() const { return 0; }
+  virtual ActionBatch ComputeActionsWithState(const std::vector<float>& obs,
+                                              const std::vector<float>& state_in, bool explore) {
+    if (!state_in.empty()) {
+      throw std::invalid_argument("ComputeActionsWithState: this policy keeps no recurrent state");
+    }
+    return ComputeActions(obs, explore);
+  }
 
   virtual LearnerStats LearnOnBatch(const SampleBatch& batch) {
     Gradients g = ComputeGradients(batch);

@@ -25,6 +25,7 @@ struct SampleBatch {
   int32_t obs_dim = 0;     // floats per row of `obs`
   int32_t action_dim = 1;  // floats per row of `actions` (1 for Discrete)
   int32_t dist_dim = 0;    // floats per row of `action_dist_inputs`
+  int32_t state_size = 0;  // floats per row of `state_in` (0: a stateless policy)
 
   std::vector<float> obs;                 // observation the action was taken in
   std::vector<float> actions;             // action taken
@@ -42,10 +43,14 @@ struct SampleBatch {
   // (prioritized replay).
   std::vector<float> new_obs;
   std::vector<float> weights;
+  // Recurrent policies: the policy's state before each step (Policy::StateSize()).
+  // Rows of one episode that are adjacent in a batch are consecutive steps, so a
+  // learner can unroll a sequence from its first row's state.
+  std::vector<float> state_in;
 
-  MSGPACK_DEFINE_MAP(obs_dim, action_dim, dist_dim, obs, actions, rewards, terminateds,
-                     truncateds, action_dist_inputs, action_logp, vf_preds, eps_id,
-                     advantages, value_targets, new_obs, weights);
+  MSGPACK_DEFINE_MAP(obs_dim, action_dim, dist_dim, state_size, obs, actions, rewards,
+                     terminateds, truncateds, action_dist_inputs, action_logp, vf_preds,
+                     eps_id, advantages, value_targets, new_obs, weights, state_in);
 
   // Rows (the length of `rewards`).
   int64_t size() const { return static_cast<int64_t>(rewards.size()); }
@@ -60,7 +65,8 @@ struct SampleBatch {
       const auto& c = this->*col;
       const std::string_view column = name;
       const bool optional = column == "advantages" || column == "value_targets" ||
-                            column == "vf_preds" || column == "new_obs" || column == "weights";
+                            column == "vf_preds" || column == "new_obs" || column == "weights" ||
+                            column == "state_in";
       if (optional && c.empty()) return;
       const int64_t want = n * Width(*this, w);
       if (static_cast<int64_t>(c.size()) != want) {
@@ -113,7 +119,8 @@ struct SampleBatch {
       *this = other;
       return;
     }
-    if (obs_dim != other.obs_dim || action_dim != other.action_dim || dist_dim != other.dist_dim) {
+    if (obs_dim != other.obs_dim || action_dim != other.action_dim || dist_dim != other.dist_dim ||
+        state_size != other.state_size) {
       throw std::invalid_argument("SampleBatch::Append: column widths differ");
     }
     if (advantages.empty() != other.advantages.empty() ||
@@ -154,6 +161,7 @@ struct SampleBatch {
     fn(&SampleBatch::value_targets, "value_targets", WidthField{});
     fn(&SampleBatch::new_obs, "new_obs", &SampleBatch::obs_dim);
     fn(&SampleBatch::weights, "weights", WidthField{});
+    fn(&SampleBatch::state_in, "state_in", &SampleBatch::state_size);
   }
 
   SampleBatch EmptyLike() const {
@@ -161,6 +169,7 @@ struct SampleBatch {
     out.obs_dim = obs_dim;
     out.action_dim = action_dim;
     out.dist_dim = dist_dim;
+    out.state_size = state_size;
     return out;
   }
 };

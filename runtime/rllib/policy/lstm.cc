@@ -1,0 +1,83 @@
+#include "runtime/rllib/policy/lstm.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "runtime/rllib/policy/fcnet.h"
+
+namespace ray::rllib {
+
+LSTMNetwork::LSTMNetwork(int obs_dim, int num_actions, bool discrete, const ModelConfig& config)
+    : config_(config) {
+  const bool free_log_std = !discrete && config.free_log_std;
+  const int num_outputs = discrete || free_log_std ? num_actions : 2 * num_actions;
+  dist_dim_ = discrete ? num_actions : 2 * num_actions;
+  const int cell = config.lstm_cell_size;
+
+  hidden_ = register_module("hidden", torch::nn::ModuleList());
+  const int features = AddHiddenLayers(hidden_, obs_dim, config.fcnet_hiddens);
+  lstm_ = register_module("lstm", torch::nn::LSTM(torch::nn::LSTMOptions(features, cell).batch_first(true)));
+  logits_ = register_module("logits", NormcLinear(cell, num_outputs, 0.01));
+  if (free_log_std) {
+    free_log_std_ = register_parameter("free_log_std", torch::zeros({num_actions}));
+  }
+  value_ = register_module("value", NormcLinear(cell, 1, 0.01));
+}
+
+std::pair<torch::Tensor, torch::Tensor> LSTMNetwork::Unroll(const torch::Tensor& features,
+                                                            const torch::Tensor& state_in,
+                                                            const torch::Tensor& seq_lens) {
+  const int64_t cell = config_.lstm_cell_size;
+  const int64_t n = features.size(0);
+  const int64_t s = seq_lens.size(0);
+  auto h0 = state_in.narrow(1, 0, cell).unsqueeze(0).contiguous();
+  auto c0 = state_in.narrow(1, cell, cell).unsqueeze(0).contiguous();
+  const int64_t longest = seq_lens.max().item<int64_t>();
+  torch::Tensor out;
+  std::tuple<torch::Tensor, torch::Tensor> hc;
+  if (longest == 1) {  // one step per sequence (acting): no padding needed
+    std::tie(out, hc) = lstm_->forward(features.unsqueeze(1), std::make_tuple(h0, c0));
+    out = out.squeeze(1);
+  } else {
+    // Row r, step t of sequence q, sits at q * longest + t of the padded batch.
+    auto seq_of_row = torch::repeat_interleave(torch::arange(s), seq_lens);
+    auto starts = seq_lens.cumsum(0) - seq_lens;
+    auto pos = seq_of_row * longest + (torch::arange(n) - starts.index_select(0, seq_of_row));
+    auto padded = torch::zeros({s * longest, features.size(1)}, features.options())
+                      .index_copy(0, pos, features)
+                      .view({s, longest, features.size(1)});
+    namespace rnn = torch::nn::utils::rnn;
+    auto packed = rnn::pack_padded_sequence(padded, seq_lens, /*batch_first=*/true,
+                                            /*enforce_sorted=*/false);
+    auto [packed_out, final_hc] = lstm_->forward_with_packed_input(packed, std::make_tuple(h0, c0));
+    hc = final_hc;
+    auto [unpacked, lens] = rnn::pad_packed_sequence(packed_out, /*batch_first=*/true,
+                                                     /*padding_value=*/0.0, longest);
+    out = unpacked.reshape({s * longest, cell}).index_select(0, pos);
+  }
+  auto state_out = torch::cat({std::get<0>(hc).squeeze(0), std::get<1>(hc).squeeze(0)}, 1);
+  return {out, state_out};
+}
+
+ModelOutput LSTMNetwork::Forward(const torch::Tensor& obs, const torch::Tensor& state_in,
+                                 const torch::Tensor& seq_lens) {
+  if (!state_in.defined() || !seq_lens.defined()) {
+    throw std::invalid_argument("LSTM model: needs each sequence's state and length");
+  }
+  const int64_t s = seq_lens.size(0);
+  if (state_in.dim() != 2 || state_in.size(0) != s || state_in.size(1) != state_size() ||
+      seq_lens.sum().item<int64_t>() != obs.size(0) || seq_lens.min().item<int64_t>() < 1) {
+    throw std::invalid_argument("LSTM model: " + std::to_string(s) + " sequences do not fit " +
+                                std::to_string(obs.size(0)) + " rows and states of " +
+                                std::to_string(state_size()) + " floats");
+  }
+  auto features = RunHiddenLayers(hidden_, obs, config_.fcnet_activation);
+  auto [out, state_out] = Unroll(features, state_in, seq_lens);
+  torch::Tensor dist_inputs = logits_->forward(out);
+  if (free_log_std_.defined()) {
+    dist_inputs = torch::cat({dist_inputs, free_log_std_.expand_as(dist_inputs)}, -1);
+  }
+  return {dist_inputs, value_->forward(out).squeeze(-1), state_out};
+}
+
+}  // namespace ray::rllib
