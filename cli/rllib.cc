@@ -285,8 +285,9 @@ void Train(const TrainOptions& o) {
 }
 
 void Rollout(const RolloutOptions& o) {
-  std::vector<std::string> args = {"rollout", o.checkpoint, "--env", o.env, "--config", o.config,
+  std::vector<std::string> args = {"rollout", o.checkpoint, "--config", o.config,
                                    "--steps", std::to_string(o.steps)};
+  if (!o.env.empty()) args.insert(args.end(), {"--env", o.env});
   if (o.episodes > 0) args.insert(args.end(), {"--episodes", std::to_string(o.episodes)});
   RunOnLocalCluster("rllib rollout", o.cluster, AlgorithmPlugin("rllib rollout", o.run), args);
 }
@@ -333,7 +334,7 @@ void AddRllib(CLI::App& app) {
   auto* rollout = rllib->add_subcommand("rollout", "Run a trained policy and report episode returns");
   rollout->add_option("checkpoint", r->checkpoint, "a checkpoint dir (or its policy.pt)")->required();
   rollout->add_option("--run", r->run, "the algorithm that made it (PPO, PG, A2C)")->required();
-  rollout->add_option("--env", r->env, "the environment")->required();
+  rollout->add_option("--env", r->env, "the environment (default: the trial's, from params.json)");
   rollout->add_option("--config", r->config, "the config it was trained with (model keys), JSON");
   rollout->add_option("--steps", r->steps, "steps to run (default 10000)");
   rollout->add_option("--episodes", r->episodes, "episodes to run (overrides --steps)");

@@ -671,6 +671,49 @@ TEST_F(RllibTest, TrainsOnARunningClusterThroughAddress) {
   EXPECT_NE(sized.err.find("--num-cpus sizes the local cluster"), std::string::npos) << sized.err;
 }
 
+// model.use_lstm: the tuned example learns a memory task (repeat the previous token)
+// on seeds 1, 2 and 3, and the same config without the LSTM does not; `rllib rollout`
+// runs a recurrent checkpoint, its env and config read from the trial's params.json.
+TEST_F(RllibTest, AnLstmLearnsAMemoryTaskThatAFullyConnectedNetCannot) {
+  const std::string train = std::string("train -f ") + RAY_SOURCE_DIR +
+                            "/share/tuned_examples/repeatafterme-ppo-lstm.yaml --env-plugin " +
+                            RAY_EXAMPLES_DIR + "/repeat_after_me_env.so --local-dir " + dir_;
+  auto lstm = Rllib(train + "/lstm --checkpoint-at-end --config '{\"seed\": {\"grid_search\": [1, 2, 3]}}'", 240);
+  ASSERT_EQ(lstm.code, 0) << lstm.err;
+  auto plain = Rllib(train + "/plain --stop '{\"timesteps_total\": 30000}' --config "
+                     "'{\"seed\": {\"grid_search\": [1, 2, 3]}, \"model\": {\"fcnet_hiddens\": [32]}}'", 240);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  std::string checkpoint;
+  for (const std::string variant : {"lstm", "plain"}) {
+    const bool learns = variant == "lstm";
+    int trials = 0;
+    for (const auto& e : fs::directory_iterator(dir_ + "/" + variant + "/repeatafterme-ppo-lstm")) {
+      if (!e.is_directory()) continue;
+      ++trials;
+      auto results = Results(e.path());
+      ASSERT_FALSE(results.empty()) << e.path();
+      const json& last = results.back();
+      const double reward = last["episode_reward_mean"].get<double>();
+      EXPECT_EQ(last["config"]["model"]["use_lstm"], learns) << e.path();
+      if (learns) {
+        EXPECT_GE(reward, 95.0) << e.path() << ": " << lstm.out;
+        EXPECT_LE(last["timesteps_total"].get<int64_t>(), 100000) << e.path();
+        checkpoint = (e.path() / ("checkpoint_" + std::to_string(results.size()))).string();
+      } else {
+        EXPECT_LE(reward, 10.0) << e.path() << ": " << plain.out;
+        EXPECT_GE(last["timesteps_total"].get<int64_t>(), 30000) << e.path();
+      }
+    }
+    EXPECT_EQ(trials, 3) << variant;
+  }
+  auto rollout = Rllib("rollout " + checkpoint + " --run PPO --episodes 3");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  EXPECT_NE(rollout.out.find("3 episodes, mean reward"), std::string::npos) << rollout.out;
+  const size_t at = rollout.out.find("mean reward ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GE(std::stod(rollout.out.substr(at + 12)), 90.0) << rollout.out;
+}
+
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.
 TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
   auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +

@@ -60,7 +60,7 @@ inline void RestoreFilter(const std::string& checkpoint, MeanStdFilter* filter) 
   OrThrow(filter->FromJson(j["default_policy"]));
 }
 
-// `rollout CHECKPOINT --env E [--config JSON] [--steps N] [--episodes N]`.
+// `rollout CHECKPOINT [--env E] [--config JSON] [--steps N] [--episodes N]`.
 struct RolloutArgs {
   std::string env;
   std::string config_json = "{}";  // the trial's params.json (without env) unless --config
@@ -70,8 +70,8 @@ struct RolloutArgs {
 };
 
 // Parses argv (argv[1] must be "rollout": nullopt otherwise, after saying so). As
-// RLlib, the config the policy was trained with is the trial's params.json beside the
-// checkpoint directory; --config overrides it. Throws std::invalid_argument naming a
+// RLlib, the config (and env) the policy was trained with is the trial's params.json
+// beside the checkpoint directory; --config (--env) overrides it. Throws std::invalid_argument naming a
 // bad argument.
 inline std::optional<RolloutArgs> ParseRolloutArgs(int argc, char** argv) {
   namespace fs = std::filesystem;
@@ -94,15 +94,18 @@ inline std::optional<RolloutArgs> ParseRolloutArgs(int argc, char** argv) {
     else if (a.checkpoint.empty() && k.rfind("--", 0) != 0) a.checkpoint = k;
     else throw std::invalid_argument("unknown argument '" + k + "'");
   }
-  if (a.env.empty()) throw std::invalid_argument("--env is required");
   if (a.checkpoint.empty()) throw std::invalid_argument("rollout needs a CHECKPOINT");
   fs::path params = CheckpointDir(a.checkpoint).parent_path() / "params.json";
-  if (a.config_json == "{}" && fs::exists(params)) {
+  if (fs::exists(params)) {
     std::ifstream in(params);
     nlohmann::json p = nlohmann::json::parse(in, nullptr, false);
     if (p.is_discarded() || !p.is_object()) throw std::invalid_argument(params.string() + ": not a JSON object");
+    if (a.env.empty() && p.value("env", nlohmann::json()).is_string()) a.env = p["env"];
     p.erase("env");
-    a.config_json = p.dump();
+    if (a.config_json == "{}") a.config_json = p.dump();
+  }
+  if (a.env.empty()) {
+    throw std::invalid_argument("--env is required (no params.json beside the checkpoint names one)");
   }
   return a;
 }
