@@ -60,6 +60,7 @@ struct Experiment {
   std::string local_dir;
   std::string restore;
   std::string env_plugin;
+  std::string model_plugin;
   std::vector<std::string> loggers = tune::DefaultLoggers();
 };
 
@@ -152,10 +153,11 @@ tune::ExperimentSpec ToSpec(const Experiment& x) {
   spec.trainable = x.run;
   spec.config = json::parse(x.config);
   spec.config["env"] = x.env;
-  // Env and callbacks plugins are loaded by every worker: give them paths that work
-  // anywhere.
+  // Env, model and callbacks plugins are loaded by every worker: give them paths that
+  // work anywhere.
   if (!x.env_plugin.empty()) spec.config["env_plugin"] = x.env_plugin;
-  for (const char* key : {"env_plugin", "callbacks"}) {
+  if (!x.model_plugin.empty()) spec.config["model_plugin"] = x.model_plugin;
+  for (const char* key : {"env_plugin", "model_plugin", "callbacks"}) {
     if (spec.config.contains(key) && spec.config[key].is_string()) {
       spec.config[key] = fs::absolute(spec.config[key].get<std::string>()).string();
     }
@@ -191,6 +193,7 @@ void ApplyFlagsOverFile(const TrainOptions& o, std::vector<Experiment>* experime
     flag_config = json::parse(f.config);
   }
   if (o.Given("--env-plugin")) flag_config["env_plugin"] = f.env_plugin;
+  if (o.Given("--model-plugin")) flag_config["model_plugin"] = f.model_plugin;
   for (Experiment& x : *experiments) {
     auto report = [&](const std::string& flag, const std::string& key, const std::string& was,
                       const std::string& now) {
@@ -305,6 +308,9 @@ void AddRllib(CLI::App& app) {
   opt["--env"] = train->add_option("--env", t->flags.env, "a registered environment, e.g. CartPole-v1");
   opt["--env-plugin"] = train->add_option(
       "--env-plugin", t->flags.env_plugin, "a library of envs to load (RAY_ENV, <ray/rllib/env_plugin.h>), for --env");
+  opt["--model-plugin"] = train->add_option(
+      "--model-plugin", t->flags.model_plugin,
+      "a library of custom models (RAY_MODEL, <ray/rllib/model_plugin.h>), for model.custom_model");
   opt["--config"] = train->add_option("--config", t->flags.config, "algorithm config overrides, JSON");
   opt["--stop"] = train->add_option("--stop", t->flags.stop,
                                     "stop criteria, JSON, e.g. '{\"episode_reward_mean\": 475}'");

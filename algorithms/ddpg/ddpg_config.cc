@@ -65,7 +65,7 @@ Result<DDPGConfig> DDPGConfig::FromJson(const std::string& json, DDPGConfig defa
 
 Status DDPGConfig::Validate() const {
   RAY_RETURN_IF_ERROR(ValidateCommon());
-  RAY_RETURN_IF_ERROR(RefuseLstm("DDPG and TD3"));
+  RAY_RETURN_IF_ERROR(RefuseModelCatalog("DDPG and TD3", /*custom_too=*/true));
   RAY_RETURN_IF_ERROR(replay.Validate());
   auto bad = [](const std::string& m) { return Status::InvalidArgument("config key " + m); };
   for (const auto& [name, a] : {std::pair{"actor_hidden_activation", &actor_hidden_activation},

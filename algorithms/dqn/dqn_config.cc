@@ -35,7 +35,7 @@ Result<DQNConfig> DQNConfig::FromJson(const std::string& json) {
 
 Status DQNConfig::Validate() const {
   RAY_RETURN_IF_ERROR(ValidateCommon());
-  RAY_RETURN_IF_ERROR(RefuseLstm("DQN"));
+  RAY_RETURN_IF_ERROR(RefuseModelCatalog("DQN", /*custom_too=*/true));
   auto bad = [](const std::string& m) { return Status::InvalidArgument("config key " + m); };
   if (num_atoms < 1) return bad("'num_atoms' must be >= 1");
   if (num_atoms > 1 && !(v_min < v_max)) return bad("'num_atoms' > 1 needs 'v_min' below 'v_max'");

@@ -85,7 +85,7 @@ std::string IMPALAConfig::ToJson() const { return ImpalaJson().dump(); }
 
 Status IMPALAConfig::ValidateImpala() const {
   RAY_RETURN_IF_ERROR(ValidateCommon());
-  RAY_RETURN_IF_ERROR(RefuseLstm("IMPALA and APPO"));
+  RAY_RETURN_IF_ERROR(RefuseModelCatalog("IMPALA and APPO", /*custom_too=*/false));
   auto bad = [](const std::string& m) { return Status::InvalidArgument("config key " + m); };
   if (num_workers < 1)
     return bad("'num_workers' must be >= 1: the AsyncSamplesOptimizer samples on remote workers");

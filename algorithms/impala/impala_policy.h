@@ -15,6 +15,7 @@
 // with global-norm grad_clip and Adam. Torch-free header; not thread-safe.
 
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "algorithms/impala/impala_config.h"
@@ -38,6 +39,10 @@ class IMPALAPolicy : public TorchPolicy {
   LossOutput Loss(const TorchBatch& batch) override;
   IMPALAPolicy(const PolicySpec& spec, const IMPALAConfig& config)
       : TorchPolicy(spec, config), config_(config) {
+    if (StateSize() > 0) {
+      throw std::invalid_argument("custom model '" + config.model.custom_model +
+                                  "' keeps a recurrent state: IMPALA and APPO train stateless models");
+    }
     if (config.opt_type == "rmsprop") UseRMSProp(config.decay, config.momentum, config.epsilon);
   }
 

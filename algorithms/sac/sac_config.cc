@@ -60,7 +60,7 @@ Result<SACConfig> SACConfig::FromJson(const std::string& json) {
 
 Status SACConfig::Validate() const {
   RAY_RETURN_IF_ERROR(ValidateCommon());
-  RAY_RETURN_IF_ERROR(RefuseLstm("SAC"));
+  RAY_RETURN_IF_ERROR(RefuseModelCatalog("SAC", /*custom_too=*/true));
   RAY_RETURN_IF_ERROR(replay.Validate());
   auto bad = [](const std::string& m) { return Status::InvalidArgument("config key " + m); };
   for (const auto& [name, net] : {std::pair{"Q_model", &Q_model}, std::pair{"policy_model", &policy_model}}) {

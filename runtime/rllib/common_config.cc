@@ -69,6 +69,15 @@ ConfigSetter LrSchedule(std::vector<std::pair<int64_t, double>>* out) {
   };
 }
 
+// A string, or null for none (empty).
+ConfigSetter NullableStringKey(std::string* out) {
+  return [out](const Json& v, const std::string& key) {
+    if (!v.is_null() && !v.is_string()) return TypeError(key, "a string or null", v);
+    *out = v.is_null() ? "" : v.get<std::string>();
+    return Status::Ok();
+  };
+}
+
 ConfigSetter ObjectKey(Json* out) {
   return [out](const Json& v, const std::string& key) {
     if (!v.is_object()) return TypeError(key, "a JSON object", v);
@@ -167,7 +176,8 @@ ConfigKeys CommonConfigKeys(CommonConfig* c) {
       {"lstm_cell_size", IntKey(&m->lstm_cell_size)},
       {"lstm_use_prev_action_reward",
        OnlyValueKey(false, "the LSTM sees observations only")},
-      {"custom_model", OnlyNullKey()},
+      {"custom_model", NullableStringKey(&m->custom_model)},
+      {"custom_options", ObjectKey(&m->custom_options)},
       {"conv_filters", OnlyNullKey()},
   });
   return {
@@ -184,6 +194,7 @@ ConfigKeys CommonConfigKeys(CommonConfig* c) {
       {"num_gpus", IntKey(&c->num_gpus)},
       {"batch_mode", StringKey(&c->batch_mode)},
       {"env_plugin", StringKey(&c->env_plugin)},
+      {"model_plugin", StringKey(&c->model_plugin)},
       {"observation_filter", StringKey(&c->observation_filter)},
       {"synchronize_filters", BoolKey(&c->synchronize_filters)},
       {"horizon", NullableInt64Key(&c->horizon)},
@@ -260,13 +271,27 @@ Status CommonConfig::ValidateCommon() const {
   }
   if (model.max_seq_len <= 0) return bad("config key 'model.max_seq_len' must be > 0");
   if (model.lstm_cell_size <= 0) return bad("config key 'model.lstm_cell_size' must be > 0");
+  if (!model.custom_model.empty() && model.use_lstm) {
+    return bad("config key 'model.use_lstm' cannot wrap a custom_model: make the custom model "
+               "recurrent itself (state_size() > 0)");
+  }
+  if (!model.custom_model.empty() && model_plugin.empty()) {
+    return bad("config key 'model.custom_model' ('" + model.custom_model +
+               "') needs 'model_plugin', the library that registers it");
+  }
   return Status::Ok();
 }
 
-Status CommonConfig::RefuseLstm(const std::string& algorithm) const {
-  if (!model.use_lstm) return Status::Ok();
-  return Status::InvalidArgument("config key 'model.use_lstm' is not supported by " + algorithm +
-                                 " (recurrent models train with PPO, PG, A2C and A3C)");
+Status CommonConfig::RefuseModelCatalog(const std::string& algorithm, bool custom_too) const {
+  if (model.use_lstm) {
+    return Status::InvalidArgument("config key 'model.use_lstm' is not supported by " + algorithm +
+                                   " (recurrent models train with PPO, PG, A2C and A3C)");
+  }
+  if (custom_too && !model.custom_model.empty()) {
+    return Status::InvalidArgument("config key 'model.custom_model' is not supported by " + algorithm +
+                                   " (custom models train with PPO, PG, A2C, A3C, IMPALA and APPO)");
+  }
+  return Status::Ok();
 }
 
 double RewardClip::Apply(double r) const {
@@ -310,6 +335,7 @@ nlohmann::json CommonConfig::CommonJson() const {
       {"num_gpus", num_gpus},
       {"batch_mode", batch_mode},
       {"env_plugin", env_plugin},
+      {"model_plugin", model_plugin},
       {"observation_filter", observation_filter},
       {"synchronize_filters", synchronize_filters},
       {"horizon", nullable(horizon)},
@@ -336,7 +362,9 @@ nlohmann::json CommonConfig::CommonJson() const {
         {"free_log_std", model.free_log_std},
         {"use_lstm", model.use_lstm},
         {"max_seq_len", model.max_seq_len},
-        {"lstm_cell_size", model.lstm_cell_size}}},
+        {"lstm_cell_size", model.lstm_cell_size},
+        {"custom_model", model.custom_model.empty() ? Json() : Json(model.custom_model)},
+        {"custom_options", model.custom_options}}},
   };
 }
 

@@ -38,10 +38,15 @@ struct ModelConfig {
   // output feeds the logits and the value head (vf_share_layers does not apply). The
   // learner unrolls sequences of at most max_seq_len steps of one episode, each from
   // the state the sampler recorded at its first step. Algorithms that cannot train it
-  // refuse it (RefuseLstm).
+  // refuse it (RefuseModelCatalog).
   bool use_lstm = false;
   int max_seq_len = 20;
   int lstm_cell_size = 256;
+  // A model registered by name in the model plugin (CommonConfig::model_plugin), built
+  // with custom_options; empty: a built-in model. Recurrent custom models are cut into
+  // sequences of max_seq_len as the LSTM's are.
+  std::string custom_model;
+  nlohmann::json custom_options = nlohmann::json::object();
 };
 
 // clip_rewards: off (null, false), each reward's sign (true, RLlib's np.sign), or
@@ -105,6 +110,7 @@ struct CommonConfig {
   std::optional<int64_t> seed;           // null: nondeterministic
   std::string env;                       // env name (informational here)
   std::string env_plugin;                // an env plugin library to load first
+  std::string model_plugin;              // a model plugin library (model.custom_model)
   int metrics_smoothing_episodes = 100;  // episode_reward_mean window
   std::optional<double> grad_clip;       // global-norm gradient clip; null: none
   // One training iteration runs optimizer steps until both hold: at least this many
@@ -115,9 +121,10 @@ struct CommonConfig {
 
   // Cross-key checks of the common keys; InvalidArgument naming the key.
   Status ValidateCommon() const;
-  // InvalidArgument if model.use_lstm is set: for algorithms that do not train
-  // recurrent models (`algorithm` names it in the message).
-  Status RefuseLstm(const std::string& algorithm) const;
+  // InvalidArgument if model.use_lstm (or, with `custom_too`, model.custom_model) is
+  // set: for algorithms whose own networks do not come from the model catalog
+  // (`algorithm` names them in the message).
+  Status RefuseModelCatalog(const std::string& algorithm, bool custom_too) const;
   // The learning rate after `timesteps` env steps have been trained on.
   double LrAt(int64_t timesteps) const;
   // The common keys as a JSON object (merged into an algorithm's ToJson).

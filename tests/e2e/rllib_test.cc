@@ -714,6 +714,29 @@ TEST_F(RllibTest, AnLstmLearnsAMemoryTaskThatAFullyConnectedNetCannot) {
   EXPECT_GE(std::stod(rollout.out.substr(at + 12)), 90.0) << rollout.out;
 }
 
+// model.custom_model: a recurrent model from a model plugin (the example GRU) is what
+// PPO learns the memory task with, through `rllib train --model-plugin`.
+TEST_F(RllibTest, ACustomModelFromAPluginLearnsTheMemoryTask) {
+  auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR + "/share/tuned_examples/repeatafterme-ppo-lstm.yaml"
+                 " --env-plugin " + RAY_EXAMPLES_DIR + "/repeat_after_me_env.so --model-plugin " +
+                 RAY_EXAMPLES_DIR + "/custom_models.so --config '{\"seed\": 1, \"model\": {\"custom_model\": "
+                 "\"gru\", \"custom_options\": {\"width\": 32}}}' --local-dir " + dir_ + "/results", 240);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto results = Results(TrialDir("repeatafterme-ppo-lstm"));
+  ASSERT_FALSE(results.empty());
+  const json& last = results.back();
+  EXPECT_EQ(last["config"]["model"]["custom_model"], "gru");
+  EXPECT_EQ(last["config"]["model"]["use_lstm"], false);
+  EXPECT_GE(last["episode_reward_mean"].get<double>(), 95.0) << r.out;
+  EXPECT_LE(last["timesteps_total"].get<int64_t>(), 100000);
+
+  auto unknown = Rllib("train --run PPO --env CartPole-v1 --model-plugin " + std::string(RAY_EXAMPLES_DIR) +
+                       "/custom_models.so --stop '{\"training_iteration\": 1}' --config "
+                       "'{\"model\": {\"custom_model\": \"nope\"}}' --local-dir " + dir_ + "/unknown");
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("custom model 'nope' is not registered"), std::string::npos) << unknown.err;
+}
+
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.
 TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
   auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +

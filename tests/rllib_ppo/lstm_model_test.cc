@@ -145,7 +145,7 @@ TEST(LstmPolicyTest, AlgorithmsThatTrainNoRecurrentModelRefuseIt) {
   PPOConfig c;
   c.model.use_lstm = true;
   EXPECT_TRUE(c.Validate().ok());
-  Status st = c.RefuseLstm("DQN");
+  Status st = c.RefuseModelCatalog("DQN", true);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("model.use_lstm"), std::string::npos) << st.message();
   c.model.max_seq_len = 0;

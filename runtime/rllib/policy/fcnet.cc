@@ -1,7 +1,5 @@
 #include "runtime/rllib/policy/fcnet.h"
 
-#include "runtime/rllib/policy/lstm.h"
-
 namespace ray::rllib {
 
 torch::nn::Linear NormcLinear(int in, int out, double stddev) {
@@ -70,12 +68,6 @@ ModelOutput FullyConnectedNetwork::Forward(const torch::Tensor& obs, const torch
                                            const torch::Tensor&) {
   auto [dist_inputs, values] = forward(obs);
   return {dist_inputs, values, torch::Tensor()};
-}
-
-std::shared_ptr<ActorCriticModel> MakeModel(int obs_dim, int num_actions, bool discrete,
-                                            const ModelConfig& config) {
-  if (config.use_lstm) return std::make_shared<LSTMNetwork>(obs_dim, num_actions, discrete, config);
-  return std::make_shared<FullyConnectedNetwork>(obs_dim, num_actions, discrete, config);
 }
 
 }  // namespace ray::rllib

@@ -116,7 +116,7 @@ TorchPolicy::TorchPolicy(const PolicySpec& spec, const CommonConfig& config)
   } else {
     impl_->rng.seed(std::random_device{}());
   }
-  impl_->model = MakeModel(spec.obs_dim, spec.num_actions, spec.discrete, config.model);
+  impl_->model = MakeModel(spec.obs_dim, spec.num_actions, spec.discrete, config.model, config.model_plugin);
   impl_->optimizer = std::make_unique<torch::optim::Adam>(impl_->model->parameters(),
                                                           torch::optim::AdamOptions(config.lr));
 }
