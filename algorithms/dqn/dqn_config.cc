@@ -7,28 +7,32 @@ namespace ray::rllib {
 
 using Json = nlohmann::json;
 
+ConfigKeys DQNConfig::Keys(DQNConfig* c) {
+  ConfigKeys keys = CommonConfigKeys(c);
+  keys.insert({
+      {"num_atoms", IntKey(&c->num_atoms)},
+      {"v_min", DoubleKey(&c->v_min)},
+      {"v_max", DoubleKey(&c->v_max)},
+      {"noisy", BoolKey(&c->noisy)},
+      {"sigma0", DoubleKey(&c->sigma0)},
+      {"dueling", BoolKey(&c->dueling)},
+      {"double_q", BoolKey(&c->double_q)},
+      {"hiddens", HiddensKey(&c->hiddens)},
+      {"exploration_fraction", DoubleKey(&c->exploration_fraction)},
+      {"exploration_final_eps", DoubleKey(&c->exploration_final_eps)},
+      {"soft_q", OnlyValueKey(false, "softmax exploration")},
+      {"softmax_temp", DoubleKey(&c->softmax_temp)},
+      {"parameter_noise", OnlyValueKey(false, "parameter space noise")},
+      {"adam_epsilon", DoubleKey(&c->adam_epsilon)},
+      {"grad_norm_clipping", NullableDoubleKey(&c->grad_clip)},
+  });
+  c->replay.AddKeys(&keys);
+  return keys;
+}
+
 Result<DQNConfig> DQNConfig::FromJson(const std::string& json) {
   DQNConfig c;
-  ConfigKeys keys = CommonConfigKeys(&c);
-  keys.insert({
-      {"num_atoms", IntKey(&c.num_atoms)},
-      {"v_min", DoubleKey(&c.v_min)},
-      {"v_max", DoubleKey(&c.v_max)},
-      {"noisy", BoolKey(&c.noisy)},
-      {"sigma0", DoubleKey(&c.sigma0)},
-      {"dueling", BoolKey(&c.dueling)},
-      {"double_q", BoolKey(&c.double_q)},
-      {"hiddens", HiddensKey(&c.hiddens)},
-      {"exploration_fraction", DoubleKey(&c.exploration_fraction)},
-      {"exploration_final_eps", DoubleKey(&c.exploration_final_eps)},
-      {"soft_q", OnlyValueKey(false, "softmax exploration")},
-      {"softmax_temp", DoubleKey(&c.softmax_temp)},
-      {"parameter_noise", OnlyValueKey(false, "parameter space noise")},
-      {"adam_epsilon", DoubleKey(&c.adam_epsilon)},
-      {"grad_norm_clipping", NullableDoubleKey(&c.grad_clip)},
-  });
-  c.replay.AddKeys(&keys);
-  RAY_RETURN_IF_ERROR(ApplyConfigJson(json, keys));
+  RAY_RETURN_IF_ERROR(ApplyConfigJson(json, Keys(&c)));
   RAY_RETURN_IF_ERROR(c.Validate());
   return c;
 }
@@ -49,6 +53,7 @@ Status DQNConfig::Validate() const {
 }
 
 double DQNConfig::EpsilonAt(int64_t t) const {
+  if (fixed_epsilon) return *fixed_epsilon;
   const auto steps = static_cast<int64_t>(exploration_fraction * static_cast<double>(replay.schedule_max_timesteps));
   return LinearSchedule{steps, 1.0, exploration_final_eps}.Value(t);
 }

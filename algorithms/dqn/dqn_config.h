@@ -6,6 +6,7 @@
 // evaluation_config. v_min and v_max matter only with num_atoms > 1, sigma0 only
 // with noisy, softmax_temp not at all (as in RLlib, only soft_q reads it). Torch-free.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ struct DQNConfig : CommonConfig {
   ReplayConfig replay;
   // Optimization.
   double adam_epsilon = 1e-8;
+  // Not a config key: a constant epsilon instead of the schedule (Ape-X's
+  // per_worker_exploration sets one per rollout worker).
+  std::optional<double> fixed_epsilon;
+
+  // DQN's config keys (the common and replay keys included), writing into `c`.
+  static ConfigKeys Keys(DQNConfig* c);
 
   // Overlays the JSON object onto the defaults; unknown or unsupported keys and bad
   // values are InvalidArgument naming the key.
@@ -53,7 +60,8 @@ struct DQNConfig : CommonConfig {
   Status Validate() const;
 
   // The epsilon of epsilon-greedy after `t` env steps: 1.0 annealed linearly to
-  // exploration_final_eps over exploration_fraction * schedule_max_timesteps.
+  // exploration_final_eps over exploration_fraction * schedule_max_timesteps (or
+  // fixed_epsilon, when set).
   double EpsilonAt(int64_t t) const;
   SyncReplayOptions ReplayOptions() const;
 };

@@ -368,6 +368,11 @@ LearnerStats DQNPolicy::LearnOnBatch(const SampleBatch& batch) {
   return stats;
 }
 
+std::vector<float> DQNPolicy::ComputeTDErrors(const SampleBatch& batch) {
+  torch::NoGradGuard no_grad;
+  return ToVector(ComputeLoss(batch, spec_, config_, nets_->online, nets_->target).td);
+}
+
 Gradients DQNPolicy::ComputeGradients(const SampleBatch& batch) {
   QLoss l = ComputeLoss(batch, spec_, config_, nets_->online, nets_->target);
   nets_->optimizer->zero_grad();

@@ -65,6 +65,7 @@ class DQNPolicy : public Policy, public ReplayPolicy {
 
   std::vector<float> LastTDErrors() const override { return last_td_; }
   void UpdateTarget() override;
+  std::vector<float> ComputeTDErrors(const SampleBatch& batch) override;
 
   // Q(obs, .) of the online (or target) network, num_actions per row (without noise).
   std::vector<float> QValues(const std::vector<float>& obs, bool target = false) const;

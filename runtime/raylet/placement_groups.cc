@@ -97,6 +97,7 @@ void Raylet::SyncBundles(bool again) {
     available_.Subtract(resources);
     ResourceSet renamed = scheduler::BundleReservation(resources, key.first, key.second);
     total_.Add(renamed);
+    placement_.SetLocalTotal(total_);
     available_.Add(renamed);
     bundles_.Reserved(key, resources);
     RAY_LOG_INFO("reserved bundle {} of placement group {}: {}", key.second, key.first,
@@ -147,6 +148,7 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
     for (auto& t : again) Place(std::move(t), /*may_forward=*/true);
   }
   total_.Subtract(renamed);
+  placement_.SetLocalTotal(total_);
   available_.Subtract(renamed);
   available_.Add(original);
   total_.DropZerosOf(renamed);

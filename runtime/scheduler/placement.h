@@ -23,6 +23,8 @@ namespace ray::scheduler {
 class Placement {
  public:
   explicit Placement(ResourceSet total) : total_(std::move(total)) {}
+  // This node's total changed (a placement group's bundle reserved or released here).
+  void SetLocalTotal(ResourceSet total) { total_ = std::move(total); }
 
   // Replaces what is known of another node. `reachable`: its raylet can be sent work
   // (it has a peer address). Returns whether the node was alive before.

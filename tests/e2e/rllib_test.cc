@@ -332,6 +332,41 @@ TEST_F(RllibTest, DQNTrainsCheckpointsAndRollsOut) {
   }
 }
 
+// Ape-X DQN: rollout-worker actors sample with their own epsilons into replay shard
+// actors, the learner thread trains on what the shards replay and sends the TD errors
+// back, weights go to the workers every max_weight_sync_delay steps; checkpoints
+// restore in `rllib rollout`; num_workers 0 is refused (RLlib: training would hang).
+TEST_F(RllibTest, ApexTrainsWithReplayShardsCheckpointsAndRollsOut) {
+  auto r = Rllib("train --run APEX --env CartPole-v0 --stop '{\"training_iteration\": 2}' --config '{"
+                 "\"num_workers\": 3, \"buffer_size\": 10000, \"learning_starts\": 500, \"train_batch_size\": 32, "
+                 "\"sample_batch_size\": 20, \"timesteps_per_iteration\": 2000, \"min_iter_time_s\": 0, "
+                 "\"target_network_update_freq\": 1000, \"training_intensity\": 2, \"hiddens\": [16], "
+                 "\"optimizer\": {\"num_replay_buffer_shards\": 2, \"max_weight_sync_delay\": 100}, "
+                 "\"model\": {\"fcnet_hiddens\": [16]}}' --checkpoint-at-end --local-dir " + dir_ + "/results");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string trial = TrialDir("default");
+  auto results = Results(trial);
+  ASSERT_EQ(results.size(), 2u);
+  const json& last = results.back();
+  const json& info = last["info"];
+  EXPECT_GE(last["timesteps_total"].get<int64_t>(), 4000);
+  EXPECT_GE(info["num_steps_trained"].get<double>(), 2 * (last["timesteps_total"].get<double>() - 500) - 2000)
+      << "training_intensity 2 holds the samplers back: " << info.dump();
+  EXPECT_GT(info["num_weight_syncs"].get<double>(), 0);
+  EXPECT_GE(info["num_target_updates"].get<double>(), 3);
+  EXPECT_TRUE(info.contains("replay_processing_time_ms"));
+  EXPECT_TRUE(info["learner"]["default_policy"].contains("mean_q"));
+  EXPECT_EQ(last["config"]["per_worker_exploration"], true);
+  EXPECT_EQ(last["config"]["optimizer"]["num_replay_buffer_shards"], 2);
+  auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run APEX --episodes 2");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  EXPECT_NE(rollout.out.find("Episode #2: reward:"), std::string::npos) << rollout.out;
+
+  auto none = Rllib("train --run APEX --env CartPole-v0 --config '{\"num_workers\": 0}' --local-dir " + dir_ + "/none");
+  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.err.find("'num_workers' must be >= 1"), std::string::npos) << none.err;
+}
+
 // SAC, TD3 and DDPG train on Pendulum-v1 (Box actions) through the same trainer with
 // SyncReplayOptimizer (SAC also with a rollout-worker actor), one learn step per env
 // step once learning_starts steps were sampled and the targets following each;
@@ -802,6 +837,7 @@ TEST_F(TunedShortRun, A3CLearnsCartPole) { ExpectLearns("cartpole-a3c", "500000"
 TEST_F(TunedShortRun, IMPALALearnsCartPole) { ExpectLearns("cartpole-impala", "500000", 150, 100000); }
 TEST_F(TunedShortRun, APPOLearnsCartPole) { ExpectLearns("cartpole-appo", "200000", 150, 100000); }
 TEST_F(TunedShortRun, RainbowDQNLearnsCartPole) { ExpectLearns("cartpole-rainbow", "50000", 150, 30000); }
+TEST_F(TunedShortRun, ApexDQNLearnsCartPole) { ExpectLearns("cartpole-apex", "200000", 150, 60000); }
 
 // The tuned Pendulum example swings up and balances: -200 within 200k steps.
 TEST_F(RllibTest, TunedPendulumExampleReachesMinus200) {

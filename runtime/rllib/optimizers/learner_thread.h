@@ -1,5 +1,6 @@
 #pragma once
-// LearnerThread: RLlib 0.7's LearnerThread for AsyncSamplesOptimizer (IMPALA, APPO).
+// LearnerThread: RLlib 0.7's LearnerThread for AsyncSamplesOptimizer (IMPALA, APPO)
+// and AsyncReplayOptimizer (Ape-X: a replayed batch's TD errors come back with it).
 // A background thread takes train batches from a bounded queue (learner_queue_size),
 // tells the policy the global timestep the batch came with (OnGlobalVarUpdate: env
 // steps sampled before it; lr_schedule reads it) and runs num_sgd_iter LearnOnBatch
@@ -19,11 +20,14 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "runtime/rllib/optimizers/policy_optimizer.h"
+#include "runtime/rllib/optimizers/sync_replay_optimizer.h"
 
 namespace ray::rllib {
 
@@ -47,9 +51,20 @@ class LearnerThread {
   LearnerThread(const LearnerThread&) = delete;
   LearnerThread& operator=(const LearnerThread&) = delete;
 
+  // What a batch replayed from a shard (Ape-X) gives back once learned on: the shard,
+  // the slots of its rows and their TD errors (the policy's LastTDErrors).
+  struct Replayed {
+    int shard = 0;
+    std::vector<int64_t> indexes;
+    std::vector<float> td_errors;
+  };
+
   // Queues a train batch sampled after `global_timestep` env steps, waiting while the
   // queue is full. False if it stayed full for `timeout` (the batch is not queued).
-  bool Put(SampleBatch batch, int64_t global_timestep, std::chrono::milliseconds timeout) {
+  // A batch replayed from `replayed` (its td_errors empty) comes back from
+  // TakeReplayed once learned on; the policy must then be a ReplayPolicy.
+  bool Put(SampleBatch batch, int64_t global_timestep, std::chrono::milliseconds timeout,
+           std::optional<Replayed> replayed = std::nullopt) {
     std::unique_lock<std::mutex> l(mu_);
     RethrowLocked();
     if (!cv_.wait_for(l, timeout,
@@ -57,9 +72,15 @@ class LearnerThread {
       return false;
     }
     RethrowLocked();
-    queue_.push_back({std::move(batch), global_timestep});
+    queue_.push_back({std::move(batch), global_timestep, std::move(replayed)});
     cv_.notify_all();
     return true;
+  }
+  // The replayed batches learned on since the last call.
+  std::vector<Replayed> TakeReplayed() {
+    std::lock_guard<std::mutex> l(mu_);
+    RethrowLocked();
+    return std::exchange(replayed_, {});
   }
 
   // Env steps trained since the last call (RLlib's outqueue, drained).
@@ -113,25 +134,29 @@ class LearnerThread {
  private:
   void Run() {
     for (;;) {
-      SampleBatch batch;
-      int64_t timestep = 0;
+      Item item;
       {
         std::unique_lock<std::mutex> l(mu_);
         cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
         if (stopping_) return;
-        batch = std::move(queue_.front().first);
-        timestep = queue_.front().second;
+        item = std::move(queue_.front());
         queue_.pop_front();
         learning_ = true;
       }
+      const SampleBatch& batch = item.batch;
       cv_.notify_all();  // a Put waiting for room
       LearnerStats stats;
       std::exception_ptr error;
       const auto start = std::chrono::steady_clock::now();
       try {
         std::lock_guard<std::mutex> p(policy_mu_);
-        policy_->OnGlobalVarUpdate(timestep);
+        policy_->OnGlobalVarUpdate(item.timestep);
         for (int i = 0; i < num_sgd_iter_; ++i) stats = policy_->LearnOnBatch(batch);
+        if (item.replayed) {
+          auto* replay = dynamic_cast<ReplayPolicy*>(policy_);
+          if (!replay) throw std::invalid_argument("a replayed batch needs a policy with TD errors");
+          item.replayed->td_errors = replay->LastTDErrors();
+        }
       } catch (...) {
         error = std::current_exception();
       }
@@ -147,6 +172,7 @@ class LearnerThread {
           grad_timer_.Push(ms);
           stats_ = std::move(stats);
           trained_ += batch.size();
+          if (item.replayed) replayed_.push_back(std::move(*item.replayed));
           weights_updated_ = true;
           ++num_steps_;
         }
@@ -166,7 +192,13 @@ class LearnerThread {
   mutable std::mutex mu_;  // everything below
   std::mutex policy_mu_;   // the policy
   std::condition_variable cv_;
-  std::deque<std::pair<SampleBatch, int64_t>> queue_;  // batch, global timestep
+  struct Item {
+    SampleBatch batch;
+    int64_t timestep = 0;  // global timestep
+    std::optional<Replayed> replayed;
+  };
+  std::deque<Item> queue_;
+  std::vector<Replayed> replayed_;
   bool stopping_ = false;
   bool learning_ = false;
   bool weights_updated_ = false;

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include <ray/rllib/policy.h>
@@ -42,6 +43,12 @@ class ReplayPolicy {
   virtual std::vector<float> LastTDErrors() const = 0;
   // Copies the online network's weights into the target network.
   virtual void UpdateTarget() = 0;
+  // One TD error per row of a postprocessed batch, without learning (Ape-X's
+  // worker-side prioritization).
+  virtual std::vector<float> ComputeTDErrors(const SampleBatch& batch) {
+    throw std::invalid_argument("this policy cannot compute TD errors on its workers "
+                                "(worker_side_prioritization)");
+  }
 };
 
 struct SyncReplayOptions {

@@ -108,6 +108,16 @@ ReplaySample PrioritizedReplayBuffer::Sample(int64_t n, double beta) {
   return out;
 }
 
+void PrioritizedReplayBuffer::AddWithPriorities(const SampleBatch& batch) {
+  if (batch.weights.empty()) return Add(batch);
+  const int64_t first = next_slot();
+  Add(batch);  // validates the batch, weights included
+  std::vector<int64_t> slots;
+  std::vector<double> priorities(batch.weights.begin(), batch.weights.end());
+  for (int64_t r = 0; r < batch.size(); ++r) slots.push_back((first + r) % capacity());
+  UpdatePriorities(slots, priorities);
+}
+
 void PrioritizedReplayBuffer::UpdatePriorities(const std::vector<int64_t>& indexes,
                                                const std::vector<double>& priorities) {
   if (indexes.size() != priorities.size()) {

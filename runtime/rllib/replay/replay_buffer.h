@@ -51,6 +51,7 @@ class ReplayBuffer {
   // Called with each slot a new row was written to.
   virtual void OnAdd(int64_t slot) {}
   SampleBatch Gather(const std::vector<int64_t>& slots) const;
+  int64_t next_slot() const { return next_; }
   std::mt19937_64& rng() { return rng_; }
 
  private:
@@ -73,6 +74,9 @@ class PrioritizedReplayBuffer : public ReplayBuffer {
   ReplaySample Sample(int64_t n, double beta) override;
   // priorities[k] > 0 for slot indexes[k] (a stored slot), else std::invalid_argument.
   void UpdatePriorities(const std::vector<int64_t>& indexes, const std::vector<double>& priorities);
+  // Add, with the rows' priorities taken from batch.weights (RLlib's ReplayActor with
+  // worker-side prioritization) when the batch has them.
+  void AddWithPriorities(const SampleBatch& batch);
 
   double max_priority() const { return max_priority_; }
   // priority^alpha of a slot (for tests).

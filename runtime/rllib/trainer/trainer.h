@@ -16,6 +16,11 @@
 //     static AsyncGradientsOptions AsyncGradients(const Config& c);
 //     // or, for IMPALA and APPO (AsyncSamplesOptimizer, learner thread):
 //     static AsyncSamplesOptions AsyncSamples(const Config& c);
+//     // or, for Ape-X (AsyncReplayOptimizer: replay shards, learner thread):
+//     static AsyncReplayOptions AsyncReplay(const Config& c);
+//     // and, optionally, what a rollout worker's config gets from its index (Ape-X:
+//     // per-worker exploration):
+//     static void ForWorker(Config* c, int worker_index);
 //   };
 //   RAY_RLLIB_ALGORITHM(PG);
 //
@@ -69,6 +74,7 @@
 #include "runtime/rllib/episode_metrics.h"
 #include "runtime/rllib/execution/env_runner_group.h"
 #include "runtime/rllib/optimizers/async_gradients_optimizer.h"
+#include "runtime/rllib/optimizers/async_replay_optimizer.h"
 #include "runtime/rllib/optimizers/async_samples_optimizer.h"
 #include "runtime/rllib/optimizers/sync_replay_optimizer.h"
 #include "runtime/rllib/optimizers/sync_samples_optimizer.h"
@@ -121,6 +127,7 @@ class RemoteRolloutWorker {
   static RemoteRolloutWorker* Create(std::string env, std::string config_json, int index) {
     SetTorchNumThreads(1);
     auto config = internal::ParseOrThrow<Algo>(config_json);
+    if constexpr (requires { Algo::ForWorker(&config, index); }) Algo::ForWorker(&config, index);
     return new RemoteRolloutWorker(
         internal::OrThrow(RolloutWorker::Create(env, config, index, internal::FactoryFor<Algo>(config))));
   }
@@ -136,8 +143,23 @@ class RemoteRolloutWorker {
   // RLlib's set_weights, sample and compute_gradients, as AsyncGradientsOptimizer and
   // AsyncSamplesOptimizer call them one after the other on a worker.
   void SetWeights(std::vector<float> weights) { internal::OrThrow(worker_->SetWeights(weights)); }
+  // RLlib's set_global_vars: the env steps sampled so far (exploration schedules read it).
+  bool SetGlobalTimestep(int64_t global_timestep) {
+    worker_->policy().OnGlobalVarUpdate(global_timestep);
+    return true;
+  }
   // Samples with the weights it holds.
   SampleResult SampleCurrent() { return internal::OrThrow(worker_->Sample()); }
+  // As SampleCurrent, with each row's TD error in the batch's weights column (Ape-X's
+  // worker-side prioritization: the replay shard makes them priorities; the policy
+  // must be a ReplayPolicy).
+  SampleResult SampleWithTDErrors() {
+    SampleResult r = SampleCurrent();
+    auto* replay = dynamic_cast<ReplayPolicy*>(&worker_->policy());
+    if (!replay) throw std::invalid_argument("worker_side_prioritization: the policy keeps no TD errors");
+    r.batch.weights = replay->ComputeTDErrors(r.batch);
+    return r;
+  }
   // The gradient of the policy's loss on `sample`, with the sample's finished episodes.
   WorkerGradients ComputeGradients(SampleResult sample) {
     WorkerGradients out;
@@ -219,6 +241,9 @@ class Trainer : public ray::tune::Trainable {
     if constexpr (requires { Algo::ReplayOptions(config_); }) {
       optimizer_ = std::make_unique<SyncReplayOptimizer>([this](int64_t t) { return SampleForReplay(t); },
                                                          &local_->policy(), Algo::ReplayOptions(config_));
+    } else if constexpr (requires { Algo::AsyncReplay(config_); }) {
+      optimizer_ = std::make_unique<AsyncReplayOptimizer<Worker>>(workers_.get(), &local_->policy(),
+                                                                   Algo::AsyncReplay(config_));
     } else if constexpr (requires { Algo::AsyncSamples(config_); }) {
       optimizer_ = std::make_unique<AsyncSamplesOptimizer<Worker>>(workers_.get(), &local_->policy(),
                                                                     Algo::AsyncSamples(config_));
@@ -431,6 +456,14 @@ int RolloutMain(int argc, char** argv) {
   RAY_REMOTE_NAMED("RemoteRolloutWorker::Ping", &::ray::rllib::RemoteRolloutWorker<Algo>::Ping);     \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::SetWeights", &::ray::rllib::RemoteRolloutWorker<Algo>::SetWeights); \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::SampleCurrent", &::ray::rllib::RemoteRolloutWorker<Algo>::SampleCurrent); \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::SetGlobalTimestep",                            \
+                   &::ray::rllib::RemoteRolloutWorker<Algo>::SetGlobalTimestep);         \
+  RAY_REMOTE_NAMED("RemoteRolloutWorker::SampleWithTDErrors",                           \
+                   &::ray::rllib::RemoteRolloutWorker<Algo>::SampleWithTDErrors);        \
+  RAY_REMOTE_NAMED("ReplayShard::Create", ::ray::rllib::ReplayShard::Create);            \
+  RAY_REMOTE_NAMED("ReplayShard::Add", &::ray::rllib::ReplayShard::Add);                 \
+  RAY_REMOTE_NAMED("ReplayShard::Replay", &::ray::rllib::ReplayShard::Replay);           \
+  RAY_REMOTE_NAMED("ReplayShard::UpdatePriorities", &::ray::rllib::ReplayShard::UpdatePriorities); \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::ComputeGradients",                             \
                    &::ray::rllib::RemoteRolloutWorker<Algo>::ComputeGradients);          \
   RAY_REMOTE_NAMED("RemoteRolloutWorker::GetFilters", &::ray::rllib::RemoteRolloutWorker<Algo>::GetFilters); \
