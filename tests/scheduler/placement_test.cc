@@ -26,6 +26,21 @@ TEST(PlacementTest, WaitsHereIfNoNodeHasRoomButThisOneCould) {
   EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({}), false), "");
 }
 
+// A task in a placement group whose shape already waits here (its group's first
+// zero-CPU actor still starting) waits here too once the node's total holds the
+// bundle; without the bundle in the total it would wait for its group as if no node
+// held it (and be looked at again only on the next retry).
+TEST(PlacementTest, WaitsHereForABundleThisNodeReserved) {
+  Placement p(Shape({{"CPU", 2}}));
+  const ResourceSet marker = Shape({{"bundle_group_ab", 0.001}});
+  EXPECT_EQ(p.ChooseNode(marker, marker, /*shape_waiting=*/true), std::nullopt);
+  p.SetLocalTotal(Shape({{"CPU", 1}, {"CPU_group_ab", 1}, {"bundle_group_ab", 1000}}));
+  EXPECT_EQ(p.ChooseNode(marker, marker, /*shape_waiting=*/true), "");
+  EXPECT_TRUE(p.FitsHere(marker));
+  p.SetLocalTotal(Shape({{"CPU", 2}}));  // released
+  EXPECT_FALSE(p.FitsHere(marker));
+}
+
 TEST(PlacementTest, WaitsOnANodeThatCouldIfThisOneNever) {
   Placement p(Shape({{"CPU", 4}}));
   p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({}));
