@@ -35,6 +35,7 @@ Result<ApexConfig> ApexConfig::FromJson(const std::string& json) {
 }
 
 Status ApexConfig::Validate() const {
+  RAY_RETURN_IF_ERROR(RefuseModelCatalog("APEX", /*custom_too=*/true));
   RAY_RETURN_IF_ERROR(DQNConfig::Validate());
   auto bad = [](const std::string& m) { return Status::InvalidArgument("config key " + m); };
   if (num_workers < 1) return bad("'num_workers' must be >= 1 (Ape-X samples on remote workers only)");
@@ -49,6 +50,9 @@ Status ApexConfig::Validate() const {
   if (training_intensity && !(*training_intensity > 0)) return bad("'training_intensity' must be > 0 or null");
   if (max_weight_sync_delay < 1) return bad("'optimizer.max_weight_sync_delay' must be >= 1");
   if (num_replay_buffer_shards < 1) return bad("'optimizer.num_replay_buffer_shards' must be >= 1");
+  if (replay.learning_starts > replay.buffer_size) {
+    return bad("'learning_starts' must be <= 'buffer_size' (the shards could never replay)");
+  }
   if (replay.buffer_size < num_replay_buffer_shards) {
     return bad("'buffer_size' must hold a row per replay shard");
   }

@@ -65,18 +65,8 @@ class GRUModel : public ActorCriticModel {
   }
   ModelOutput Forward(const torch::Tensor& obs, const torch::Tensor& state_in,
                       const torch::Tensor& seq_lens) override {
-    // Pad the sequences to [S, T, width], run the GRU, and take each row back out.
-    const int64_t s = seq_lens.size(0), longest = seq_lens.max().item<int64_t>();
-    auto seq_of_row = torch::repeat_interleave(torch::arange(s), seq_lens);
-    auto step = torch::arange(obs.size(0)) - (seq_lens.cumsum(0) - seq_lens).index_select(0, seq_of_row);
-    auto pos = seq_of_row * longest + step;
     auto x = torch::tanh(input_->forward(obs));
-    auto padded = torch::zeros({s * longest, width_}).index_copy(0, pos, x).view({s, longest, width_});
-    namespace rnn = torch::nn::utils::rnn;
-    auto packed = rnn::pack_padded_sequence(padded, seq_lens, true, /*enforce_sorted=*/false);
-    auto [out, h] = gru_->forward_with_packed_input(packed, state_in.unsqueeze(0).contiguous());
-    auto rows = std::get<0>(rnn::pad_packed_sequence(out, true, 0.0, longest)).reshape({s * longest, width_});
-    auto features = rows.index_select(0, pos);
+    auto [features, h] = UnrollSequences(gru_, x, seq_lens, state_in.unsqueeze(0).contiguous());
     return {logits_->forward(features), value_->forward(features).squeeze(-1), h.squeeze(0)};
   }
   int dist_dim() const override { return num_outputs_; }

@@ -7,7 +7,8 @@
 //               --env-plugin build/plugins/examples/repeat_after_me_env.so
 //               --config '{"model": {"use_lstm": true}}'
 //
-//   observation  Box([0, 0], [1, 1]): the new token (0 or 1, uniform), one-hot
+//   observation  Discrete(2): the new token (0 or 1, uniform); the model sees it
+//                one-hot, as RLlib's preprocessor gives it
 //   action       Discrete(2): the token seen repeat_delay steps before this one
 //                (the first repeat_delay answers are compared with 0)
 //   reward       +1 if the action matches, -1 if not
@@ -45,12 +46,12 @@ class RepeatAfterMe : public Env {
   Observation NextToken() {
     const int64_t token = rng().Integer(2);
     history_.push_back(token);
-    return {token == 0 ? 1.f : 0.f, token == 1 ? 1.f : 0.f};
+    return {static_cast<float>(token)};
   }
 
   int64_t delay_;
   std::deque<int64_t> history_;  // the last delay_ + 1 tokens, oldest first
-  Space observation_space_ = Box({0.f, 0.f}, {1.f, 1.f});
+  Space observation_space_ = Discrete(2);
   Space action_space_ = Discrete(2);
 };
 

@@ -115,6 +115,7 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
   const ResourceSet original = std::move(*held);
   ResourceSet renamed = scheduler::BundleReservation(original, key.first, key.second);
   RAY_LOG_INFO("released bundle {} of placement group {}", key.second, key.first);
+  std::deque<TaskSpec> again;  // placed once the bundle's resources are gone
   if (!bundles_.HoldsGroup(key.first)) {
     // The group is gone from this node: what runs in it dies (Ray kills the actors
     // and fails the tasks of a removed group), what waits for it waits again.
@@ -123,7 +124,6 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
     for (const auto& [peer, c] : clients_) {
       if (scheduler::UsesGroup(c.held, key.first)) victims.push_back(peer);
     }
-    std::deque<TaskSpec> again;
     for (const auto& peer : victims) {
       Client& c = clients_[peer];
       available_.Add(c.held);  // the worker's exit gives back nothing more
@@ -145,14 +145,14 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
       again.push_back(t);
       return true;
     });
-    for (auto& t : again) Place(std::move(t), /*may_forward=*/true);
   }
   total_.Subtract(renamed);
-  placement_.SetLocalTotal(total_);
   available_.Subtract(renamed);
   available_.Add(original);
   total_.DropZerosOf(renamed);
   available_.DropZerosOf(renamed);
+  placement_.SetLocalTotal(total_);
+  for (auto& t : again) Place(std::move(t), /*may_forward=*/true);
 }
 
 void Raylet::FailUnplaceable(const TaskSpec& t, const std::string& type, const std::string& why) {

@@ -275,11 +275,26 @@ Status CommonConfig::ValidateCommon() const {
     return bad("config key 'model.use_lstm' cannot wrap a custom_model: make the custom model "
                "recurrent itself (state_size() > 0)");
   }
+  if (!model_plugin.empty() && model.custom_model.empty()) {
+    return bad("config key 'model_plugin' is set, but 'model.custom_model' names no model of it");
+  }
   if (!model.custom_model.empty() && model_plugin.empty()) {
     return bad("config key 'model.custom_model' ('" + model.custom_model +
                "') needs 'model_plugin', the library that registers it");
   }
   return Status::Ok();
+}
+
+Json ModelConfig::ToJson() const {
+  return {{"fcnet_hiddens", fcnet_hiddens},
+          {"fcnet_activation", fcnet_activation},
+          {"vf_share_layers", vf_share_layers},
+          {"free_log_std", free_log_std},
+          {"use_lstm", use_lstm},
+          {"max_seq_len", max_seq_len},
+          {"lstm_cell_size", lstm_cell_size},
+          {"custom_model", custom_model.empty() ? Json() : Json(custom_model)},
+          {"custom_options", custom_options}};
 }
 
 Status CommonConfig::RefuseModelCatalog(const std::string& algorithm, bool custom_too) const {
@@ -355,16 +370,7 @@ nlohmann::json CommonConfig::CommonJson() const {
       {"grad_clip", nullable(grad_clip)},
       {"min_iter_time_s", min_iter_time_s},
       {"timesteps_per_iteration", timesteps_per_iteration},
-      {"model",
-       {{"fcnet_hiddens", model.fcnet_hiddens},
-        {"fcnet_activation", model.fcnet_activation},
-        {"vf_share_layers", model.vf_share_layers},
-        {"free_log_std", model.free_log_std},
-        {"use_lstm", model.use_lstm},
-        {"max_seq_len", model.max_seq_len},
-        {"lstm_cell_size", model.lstm_cell_size},
-        {"custom_model", model.custom_model.empty() ? Json() : Json(model.custom_model)},
-        {"custom_options", model.custom_options}}},
+      {"model", model.ToJson()},
   };
 }
 

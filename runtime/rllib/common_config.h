@@ -47,6 +47,9 @@ struct ModelConfig {
   // sequences of max_seq_len as the LSTM's are.
   std::string custom_model;
   nlohmann::json custom_options = nlohmann::json::object();
+
+  // Every key above, as the config's "model" object.
+  nlohmann::json ToJson() const;
 };
 
 // clip_rewards: off (null, false), each reward's sign (true, RLlib's np.sign), or

@@ -1,6 +1,7 @@
 #include "runtime/rllib/rollout_worker.h"
 
 #include <algorithm>
+#include <random>
 #include <stdexcept>
 
 #include "runtime/rllib/env/env_plugin_loader.h"
@@ -61,8 +62,9 @@ RolloutWorker::RolloutWorker(std::unique_ptr<VectorEnv> env, std::unique_ptr<Pol
     : env_(std::move(env)),
       policy_(std::move(policy)),
       config_(config),
-      // Unique across the workers whose batches a learner concatenates.
-      next_episode_id_(int64_t{worker_index} << 40) {
+      // Unique across the workers whose batches a learner concatenates, recreated
+      // ones included: the worker index, then 24 random bits, then the count.
+      next_episode_id_((int64_t{worker_index} << 48) | (int64_t{std::random_device{}() & 0xffffff} << 24)) {
   int n = env_->num_envs();
   open_.resize(n);
   states_.assign(static_cast<size_t>(n) * policy_->StateSize(), 0.f);

@@ -30,7 +30,7 @@
 //    once per Sample(). Its errors fail Sample() naming the plugin.
 // A recurrent policy's state (Policy::StateSize()) is kept per env: zeros when an
 // episode starts, recorded in the batch before each step (state_in). Episode ids are
-// unique across workers (the worker index is in their high bits).
+// unique across workers, recreated ones included (worker index and random bits on top).
 // Not thread-safe.
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// VectorEnv: seeding (seed + i), RLlib-style same-step auto-reset, final_obs.
+// VectorEnv: seeding (seed + i), RLlib-style same-step auto-reset, final_obs, one-hot
+// Discrete observations.
 
 #include "runtime/rllib/env/vector_env.h"
 
@@ -89,6 +90,57 @@ TEST(VectorEnvTest, ResetAtAndErrors) {
   EXPECT_EQ((*vec)->action_space().ToString(), "Box(1,)");
   EXPECT_EQ(VectorEnv::Make("CartPole-v1", 0).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(VectorEnv::Make("Nope-v0", 2).status().code(), StatusCode::kNotFound);
+}
+
+// An env whose observations are a Discrete(4) index: counts 0, 1, 2, then index 7
+// (out of the space) once `bad_after` steps passed.
+class Counter : public Env {
+ public:
+  explicit Counter(int bad_after) : bad_after_(bad_after) {}
+  Observation Reset(std::optional<uint64_t>) override {
+    t_ = 0;
+    return {0.f};
+  }
+  StepResult Step(const Action&) override {
+    ++t_;
+    return {{static_cast<float>(t_ > bad_after_ ? 7 : t_ % 4)}, 1.0, t_ == 3, false};
+  }
+  const Space& observation_space() const override { return obs_; }
+  const Space& action_space() const override { return act_; }
+
+ private:
+  int bad_after_;
+  int t_ = 0;
+  Space obs_ = Discrete(4);
+  Space act_ = Discrete(2);
+};
+
+TEST(VectorEnvTest, DiscreteObservationsAreOneHot) {
+  std::vector<std::unique_ptr<Env>> envs;
+  envs.push_back(std::make_unique<Counter>(100));
+  VectorEnv vec(std::move(envs));
+  ASSERT_EQ(vec.obs_size(), 4);
+  EXPECT_EQ(vec.VectorReset(std::nullopt), (std::vector<float>{1, 0, 0, 0}));
+  VectorStepResult step;
+  vec.VectorStep({Action::OfIndex(0)}, &step);
+  EXPECT_EQ(step.obs, (std::vector<float>{0, 1, 0, 0}));
+  vec.VectorStep({Action::OfIndex(0)}, &step);
+  vec.VectorStep({Action::OfIndex(0)}, &step);  // terminates at 3, resets to 0
+  EXPECT_EQ(step.final_obs[0], (std::vector<float>{0, 0, 0, 1}));
+  EXPECT_EQ(step.obs, (std::vector<float>{1, 0, 0, 0}));
+  EXPECT_EQ(vec.ResetAt(0, std::nullopt), (std::vector<float>{1, 0, 0, 0}));
+
+  std::vector<std::unique_ptr<Env>> bad;
+  bad.push_back(std::make_unique<Counter>(1));
+  VectorEnv broken(std::move(bad));
+  broken.VectorReset(std::nullopt);
+  broken.VectorStep({Action::OfIndex(0)}, &step);
+  try {
+    broken.VectorStep({Action::OfIndex(0)}, &step);
+    FAIL() << "index 7 of Discrete(4) was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("Discrete(4)"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "runtime/rllib/env/vector_env.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "runtime/rllib/env/env_registry.h"
 
@@ -17,17 +18,35 @@ Result<std::unique_ptr<VectorEnv>> VectorEnv::Make(const std::string& name, int 
     EnvConfig slot_config = config;
     slot_config.set_vector_index(i);
     RAY_ASSIGN_OR_RETURN(std::unique_ptr<Env> env, MakeEnv(name, slot_config));
-    if (!env->observation_space().is_box()) {
-      return Status::InvalidArgument("VectorEnv needs a Box observation space; '" + name +
-                                     "' has " + env->observation_space().ToString());
-    }
     envs.push_back(std::move(env));
   }
   return std::make_unique<VectorEnv>(std::move(envs));
 }
 
+namespace {
+
+int64_t ModelObsSize(const Space& space) {
+  return space.is_discrete() ? space.discrete().n() : space.box().size();
+}
+
+}  // namespace
+
 VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs)
-    : envs_(std::move(envs)), obs_size_(envs_.at(0)->observation_space().box().size()) {}
+    : envs_(std::move(envs)), obs_size_(ModelObsSize(envs_.at(0)->observation_space())) {}
+
+Observation VectorEnv::Preprocess(Observation raw) const {
+  const Space& space = observation_space();
+  if (!space.is_discrete()) return raw;
+  const int64_t n = space.discrete().n();
+  const double index = raw.size() == 1 ? raw[0] : -1;
+  if (index < 0 || index >= n || index != static_cast<double>(static_cast<int64_t>(index))) {
+    throw std::invalid_argument("env observation " + (raw.size() == 1 ? std::to_string(raw[0]) : "of " + std::to_string(raw.size()) + " floats") +
+                                " is not an index of its space " + space.ToString());
+  }
+  Observation one_hot(n, 0.f);
+  one_hot[static_cast<int64_t>(index)] = 1.f;
+  return one_hot;
+}
 
 std::vector<float> VectorEnv::VectorReset(std::optional<uint64_t> seed) {
   std::vector<float> obs;
@@ -35,14 +54,14 @@ std::vector<float> VectorEnv::VectorReset(std::optional<uint64_t> seed) {
   for (size_t i = 0; i < envs_.size(); ++i) {
     std::optional<uint64_t> slot_seed;
     if (seed.has_value()) slot_seed = *seed + i;
-    Observation o = envs_[i]->Reset(slot_seed);
+    Observation o = Preprocess(envs_[i]->Reset(slot_seed));
     obs.insert(obs.end(), o.begin(), o.end());
   }
   return obs;
 }
 
 Observation VectorEnv::ResetAt(int index, std::optional<uint64_t> seed) {
-  return envs_.at(index)->Reset(seed);
+  return Preprocess(envs_.at(index)->Reset(seed));
 }
 
 void VectorEnv::VectorStep(const std::vector<Action>& actions, VectorStepResult* out) {
@@ -58,11 +77,12 @@ void VectorEnv::VectorStep(const std::vector<Action>& actions, VectorStepResult*
     out->terminated[i] = r.terminated;
     out->truncated[i] = r.truncated;
     if (r.terminated || r.truncated) {
-      out->final_obs[i] = std::move(r.obs);
+      out->final_obs[i] = Preprocess(std::move(r.obs));
       r.obs = envs_[i]->Reset(std::nullopt);
     } else {
       out->final_obs[i].clear();
     }
+    r.obs = Preprocess(std::move(r.obs));
     std::copy(r.obs.begin(), r.obs.end(), out->obs.begin() + i * obs_size_);
   }
 }

@@ -13,7 +13,11 @@
 // and a seeded run is reproducible end to end.
 //
 // Observations are flattened into one row-major [num_envs, obs_size] float buffer,
-// ready to become a batch tensor. Requires a Box observation space. Not thread-safe.
+// ready to become a batch tensor, after RLlib's default preprocessor for the
+// observation space: a Box as it is (flattened), a Discrete(n) as a one-hot vector of
+// n floats (OneHotPreprocessor; an index outside [0, n) is std::invalid_argument
+// naming the env). Every observation this class returns is preprocessed. Not
+// thread-safe.
 
 #include <cstdint>
 #include <memory>
@@ -42,11 +46,11 @@ class VectorEnv {
  public:
   // num_envs copies of the registered env `name` (each through MakeEnv, so with its
   // TimeLimit); copy i sees `config` with vector_index i. InvalidArgument if
-  // num_envs < 1 or the observation space is not a Box; MakeEnv's errors otherwise.
+  // num_envs < 1; MakeEnv's errors otherwise.
   static Result<std::unique_ptr<VectorEnv>> Make(const std::string& name, int num_envs,
                                                  const EnvConfig& config = {});
   // Takes ownership of already-built envs. Preconditions (as Make checks): at least one,
-  // all with the same spaces, Box observations.
+  // all with the same spaces.
   explicit VectorEnv(std::vector<std::unique_ptr<Env>> envs);
 
   int num_envs() const { return static_cast<int>(envs_.size()); }
@@ -64,6 +68,9 @@ class VectorEnv {
   void VectorStep(const std::vector<Action>& actions, VectorStepResult* out);
 
  private:
+  // The observation as the model sees it (one-hot for a Discrete space).
+  Observation Preprocess(Observation raw) const;
+
   std::vector<std::unique_ptr<Env>> envs_;
   int64_t obs_size_;
 };

@@ -78,9 +78,9 @@ struct AsyncReplayOptions {
   double prioritized_replay_eps = 1e-6;
   int64_t target_network_update_freq = 500000;
   bool worker_side_prioritization = true;
-  // Ray's later training_intensity: once learning started, sample requests are held
-  // back while num_steps_trained < training_intensity * num_steps_sampled (nullopt:
-  // never, RLlib 0.7's free-running samplers).
+  // Ray's later training_intensity: sample requests are held back while
+  // num_steps_trained < training_intensity * (num_steps_sampled - learning_starts)
+  // (nullopt: never, RLlib 0.7's free-running samplers).
   std::optional<double> training_intensity;
   int max_sample_requests_in_flight_per_worker = 2;  // RLlib's SAMPLE_QUEUE_DEPTH
   int replay_queue_depth = 4;                        // RLlib's REPLAY_QUEUE_DEPTH
@@ -178,11 +178,14 @@ class AsyncReplayOptimizer : public PolicyOptimizer {
     stats_.num_steps_trained = trained;
     last_target_update_ts_ = sampled;
   }
+  // Runs fn between learn steps; the workers' next weights are the policy's after it
+  // (a restored checkpoint's).
   void WithLearnerPaused(const std::function<void()>& fn) override {
     learner_->WithPolicy([&](Policy&) {
       fn();
       return 0;
     });
+    PutWeights();
   }
 
  private:
@@ -204,9 +207,9 @@ class AsyncReplayOptimizer : public PolicyOptimizer {
   // Whether sampling waits for the learner (training_intensity), `pending` steps not
   // yet counted as sampled.
   bool Throttled(int64_t pending) const {
-    const int64_t sampled = stats_.num_steps_sampled + pending;
-    return options_.training_intensity && sampled >= options_.learning_starts &&
-           static_cast<double>(stats_.num_steps_trained) < *options_.training_intensity * static_cast<double>(sampled);
+    const int64_t learnable = stats_.num_steps_sampled + pending - options_.learning_starts;
+    return options_.training_intensity && learnable > 0 &&
+           static_cast<double>(stats_.num_steps_trained) < *options_.training_intensity * static_cast<double>(learnable);
   }
 
   void RequestReplay(int shard) { replays_.push_back({shards_[shard].Task(&ReplayShard::Replay).Remote(), shard}); }
@@ -263,6 +266,14 @@ class AsyncReplayOptimizer : public PolicyOptimizer {
       throw std::runtime_error("AsyncReplayOptimizer: no sample request is pending");
     }
     if (samples_.empty()) {  // sampling waits for the learner: look again soon
+      if (learner_->num_learn_steps() != learn_steps_seen_) {
+        learn_steps_seen_ = learner_->num_learn_steps();
+        learner_waited_since_ = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - learner_waited_since_ > options_.wait_timeout) {
+        throw std::runtime_error("AsyncReplayOptimizer: the samplers waited " +
+                                 std::to_string(options_.wait_timeout.count()) +
+                                 " ms for the learner (training_intensity), which learned nothing meanwhile");
+      }
       if (!AnyReady(replays_, 2)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return;
     }
@@ -359,6 +370,8 @@ class AsyncReplayOptimizer : public PolicyOptimizer {
   ObjectRef<std::vector<float>> weights_;
   std::vector<PendingSample> samples_;
   std::vector<std::pair<Handle, int>> held_;  // sample requests training_intensity holds back
+  int64_t learn_steps_seen_ = -1;             // while held_: the learner's progress
+  std::chrono::steady_clock::time_point learner_waited_since_;
   std::vector<PendingReplay> replays_;
   std::vector<int> parked_;  // shards to ask for a replay when the learner has room
   std::map<int, int64_t> steps_since_update_;

@@ -9,8 +9,11 @@
 //    train_batch_size sample (beta fixed at prioritized_replay_beta, as RLlib's
 //    ReplayActor) and the slots it came from; before that, not ready;
 //  * UpdatePriorities(slots, td_errors): |td| + prioritized_replay_eps each.
+// A TD error that is not finite leaves its row's priority as it was (Add: the
+// largest so far), so a diverging learner cannot corrupt the shard's sum tree.
 // Header-only (it is an actor class of every algorithm plugin); not thread-safe.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -47,6 +50,11 @@ class ReplayShard {
 
   int64_t Add(SampleBatch batch) {
     for (float& td : batch.weights) td = std::abs(td) + static_cast<float>(options_.eps);
+    // A worker's diverged TD error (NaN, inf) would poison the sum tree: its rows
+    // get the largest priority so far instead.
+    if (!std::all_of(batch.weights.begin(), batch.weights.end(), [](float p) { return std::isfinite(p); })) {
+      batch.weights.clear();
+    }
     buffer_.AddWithPriorities(batch);
     return buffer_.size();
   }
@@ -60,11 +68,16 @@ class ReplayShard {
     return out;
   }
   bool UpdatePriorities(std::vector<int64_t> indexes, std::vector<float> td_errors) {
+    std::vector<int64_t> slots;
     std::vector<double> priorities;
-    priorities.reserve(td_errors.size());
-    for (float td : td_errors) priorities.push_back(std::abs(static_cast<double>(td)) + options_.eps);
-    buffer_.UpdatePriorities(indexes, priorities);
-    return true;
+    for (size_t k = 0; k < td_errors.size() && k < indexes.size(); ++k) {
+      const double p = std::abs(static_cast<double>(td_errors[k])) + options_.eps;
+      if (!std::isfinite(p)) continue;  // a diverged TD error leaves the row's priority
+      slots.push_back(indexes[k]);
+      priorities.push_back(p);
+    }
+    buffer_.UpdatePriorities(slots, priorities);
+    return slots.size() == indexes.size() && indexes.size() == td_errors.size();
   }
   int64_t Size() { return buffer_.size(); }
 

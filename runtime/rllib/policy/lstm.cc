@@ -28,33 +28,9 @@ std::pair<torch::Tensor, torch::Tensor> LSTMNetwork::Unroll(const torch::Tensor&
                                                             const torch::Tensor& state_in,
                                                             const torch::Tensor& seq_lens) {
   const int64_t cell = config_.lstm_cell_size;
-  const int64_t n = features.size(0);
-  const int64_t s = seq_lens.size(0);
   auto h0 = state_in.narrow(1, 0, cell).unsqueeze(0).contiguous();
   auto c0 = state_in.narrow(1, cell, cell).unsqueeze(0).contiguous();
-  const int64_t longest = seq_lens.max().item<int64_t>();
-  torch::Tensor out;
-  std::tuple<torch::Tensor, torch::Tensor> hc;
-  if (longest == 1) {  // one step per sequence (acting): no padding needed
-    std::tie(out, hc) = lstm_->forward(features.unsqueeze(1), std::make_tuple(h0, c0));
-    out = out.squeeze(1);
-  } else {
-    // Row r, step t of sequence q, sits at q * longest + t of the padded batch.
-    auto seq_of_row = torch::repeat_interleave(torch::arange(s), seq_lens);
-    auto starts = seq_lens.cumsum(0) - seq_lens;
-    auto pos = seq_of_row * longest + (torch::arange(n) - starts.index_select(0, seq_of_row));
-    auto padded = torch::zeros({s * longest, features.size(1)}, features.options())
-                      .index_copy(0, pos, features)
-                      .view({s, longest, features.size(1)});
-    namespace rnn = torch::nn::utils::rnn;
-    auto packed = rnn::pack_padded_sequence(padded, seq_lens, /*batch_first=*/true,
-                                            /*enforce_sorted=*/false);
-    auto [packed_out, final_hc] = lstm_->forward_with_packed_input(packed, std::make_tuple(h0, c0));
-    hc = final_hc;
-    auto [unpacked, lens] = rnn::pad_packed_sequence(packed_out, /*batch_first=*/true,
-                                                     /*padding_value=*/0.0, longest);
-    out = unpacked.reshape({s * longest, cell}).index_select(0, pos);
-  }
+  auto [out, hc] = UnrollSequences(lstm_, features, seq_lens, std::make_tuple(h0, c0));
   auto state_out = torch::cat({std::get<0>(hc).squeeze(0), std::get<1>(hc).squeeze(0)}, 1);
   return {out, state_out};
 }

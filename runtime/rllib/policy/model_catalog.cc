@@ -1,6 +1,6 @@
 #include <dlfcn.h>
 
-#include <ray/rllib/model_plugin.h>
+#include <ray/rllib/model.h>
 
 #include <map>
 #include <mutex>
@@ -117,11 +117,7 @@ std::shared_ptr<ActorCriticModel> MakeModel(int obs_dim, int num_actions, bool d
     context.discrete = discrete;
     context.num_outputs = discrete ? num_actions : 2 * num_actions;
     context.custom_options = config.custom_options;
-    context.model_config = {{"fcnet_hiddens", config.fcnet_hiddens},
-                            {"fcnet_activation", config.fcnet_activation},
-                            {"max_seq_len", config.max_seq_len},
-                            {"custom_model", config.custom_model},
-                            {"custom_options", config.custom_options}};
+    context.model_config = config.ToJson();
     return MakeCustomModel(context, config, model_plugin);
   }
   if (config.use_lstm) return std::make_shared<LSTMNetwork>(obs_dim, num_actions, discrete, config);

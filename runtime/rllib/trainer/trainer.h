@@ -355,7 +355,9 @@ class Trainer : public ray::tune::Trainable {
   // evaluation_num_episodes whole episodes with the learner's weights, schedules
   // and filter; their metrics.
   Json Evaluate() {
-    internal::OrThrow(evaluation_->SetWeights(local_->policy().GetWeights()));
+    std::vector<float> weights;  // (a learner thread may be learning meanwhile)
+    optimizer_->WithLearnerPaused([&] { weights = local_->policy().GetWeights(); });
+    internal::OrThrow(evaluation_->SetWeights(weights));
     evaluation_->policy().OnGlobalVarUpdate(optimizer_->stats().num_steps_sampled);
     if (MeanStdFilter* master = local_->filter(); master && evaluation_->filter()) {
       internal::OrThrow(evaluation_->filter()->SyncFrom(master->GetState(false)));

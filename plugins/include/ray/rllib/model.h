@@ -11,7 +11,9 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <memory>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 namespace ray::rllib {
@@ -44,9 +46,47 @@ struct ModelContext {
   bool discrete = true;
   int num_outputs = 0;    // the dist_dim() the model must report and output
   nlohmann::json custom_options = nlohmann::json::object();  // model.custom_options
-  nlohmann::json model_config = nlohmann::json::object();    // the whole "model" key
+  nlohmann::json model_config = nlohmann::json::object();    // every "model" key, defaults included
 };
 
 using ModelFactory = std::shared_ptr<ActorCriticModel> (*)(const ModelContext&);
+
+// What a model plugin lists (<ray/rllib/model_plugin.h> exports them).
+#define RAY_MODEL_PLUGIN_ABI_VERSION 1u
+struct ModelEntry {
+  const char* name;
+  ModelFactory make;
+};
+
+// Runs a recurrent torch module (torch::nn::LSTM or torch::nn::GRU, batch_first) over
+// `rows` [N, F] laid back to back as sequences (`seq_lens` [S], int64, each >= 1),
+// each from its own initial hidden state (`hidden`: the module's, e.g. (h, c) of
+// [1, S, H] each for an LSTM, h for a GRU). Returns each row's output [N, H], in row
+// order, and each sequence's final hidden state. The sequences are packed, so no step
+// is computed past a sequence's end.
+template <typename Rnn, typename Hidden>
+std::pair<torch::Tensor, Hidden> UnrollSequences(Rnn& rnn, const torch::Tensor& rows,
+                                                 const torch::Tensor& seq_lens, Hidden hidden) {
+  const int64_t s = seq_lens.size(0), n = rows.size(0);
+  const int64_t longest = seq_lens.max().template item<int64_t>();
+  if (longest == 1) {  // one step per sequence (acting): nothing to pad
+    auto [out, final_hidden] = rnn->forward(rows.unsqueeze(1), hidden);
+    return {out.squeeze(1), final_hidden};
+  }
+  // Row r, step t of sequence q, sits at q * longest + t of the padded batch.
+  auto seq_of_row = torch::repeat_interleave(torch::arange(s), seq_lens);
+  auto starts = seq_lens.cumsum(0) - seq_lens;
+  auto pos = seq_of_row * longest + (torch::arange(n) - starts.index_select(0, seq_of_row));
+  auto padded = torch::zeros({s * longest, rows.size(1)}, rows.options())
+                    .index_copy(0, pos, rows)
+                    .view({s, longest, rows.size(1)});
+  namespace rnn_utils = torch::nn::utils::rnn;
+  auto packed = rnn_utils::pack_padded_sequence(padded, seq_lens, /*batch_first=*/true,
+                                                /*enforce_sorted=*/false);
+  auto [packed_out, final_hidden] = rnn->forward_with_packed_input(packed, hidden);
+  auto unpacked = std::get<0>(rnn_utils::pad_packed_sequence(packed_out, /*batch_first=*/true,
+                                                             /*padding_value=*/0.0, longest));
+  return {unpacked.reshape({s * longest, -1}).index_select(0, pos), final_hidden};
+}
 
 }  // namespace ray::rllib

@@ -27,15 +27,7 @@
 
 #include "ray/rllib/model.h"
 
-#define RAY_MODEL_PLUGIN_ABI_VERSION 1u
-
 namespace ray::rllib {
-
-// One registered model, as the runtime reads them.
-struct ModelEntry {
-  const char* name;
-  ModelFactory make;
-};
 
 // Hidden, whatever the plugin's visibility flags, so that each model plugin keeps its
 // own registry.
