@@ -24,8 +24,8 @@ DDPGConfig DDPGConfig::TD3Defaults() {
   return c;
 }
 
-Result<DDPGConfig> DDPGConfig::FromJson(const std::string& json, DDPGConfig defaults) {
-  DDPGConfig c = std::move(defaults);
+ConfigKeys DDPGConfig::Keys(DDPGConfig* config) {
+  DDPGConfig& c = *config;
   ConfigKeys keys = CommonConfigKeys(&c);
   RefuseModelKeys(&keys, "DDPG", "actor_hiddens, critic_hiddens, actor_lr and critic_lr");
   c.replay.AddKeys(&keys);
@@ -58,7 +58,12 @@ Result<DDPGConfig> DDPGConfig::FromJson(const std::string& json, DDPGConfig defa
       {"l2_reg", DoubleKey(&c.l2_reg)},
       {"grad_norm_clipping", NullableDoubleKey(&c.grad_clip)},
   });
-  RAY_RETURN_IF_ERROR(ApplyConfigJson(json, keys));
+  return keys;
+}
+
+Result<DDPGConfig> DDPGConfig::FromJson(const std::string& json, DDPGConfig defaults) {
+  DDPGConfig c = std::move(defaults);
+  RAY_RETURN_IF_ERROR(ApplyConfigJson(json, Keys(&c)));
   RAY_RETURN_IF_ERROR(c.Validate());
   return c;
 }
@@ -95,6 +100,7 @@ Status DDPGConfig::Validate() const {
 }
 
 double DDPGConfig::NoiseScaleAt(int64_t t) const {
+  if (fixed_noise_scale) return *fixed_noise_scale;
   if (!exploration_should_anneal) return 1.0;
   const auto steps =
       static_cast<int64_t>(exploration_fraction * static_cast<double>(replay.schedule_max_timesteps));

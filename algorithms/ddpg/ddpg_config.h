@@ -10,6 +10,7 @@
 // use_state_preprocessor, parameter_noise. The evaluation keys are common
 // (runtime/rllib/common_config.h). Refused: lr, lr_schedule, a non-empty model. Torch-free.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,11 @@ struct DDPGConfig : CommonConfig {
   // Overlays the JSON object onto `defaults` (DDPG's or TD3Defaults()); unknown or
   // unsupported keys and bad values are InvalidArgument naming the key.
   static Result<DDPGConfig> FromJson(const std::string& json, DDPGConfig defaults = DDPGConfig());
+  // DDPG's config keys (the common and replay keys included), writing into `c`.
+  static ConfigKeys Keys(DDPGConfig* c);
+  // Not a config key: a constant noise scale instead of the schedule (Ape-X DDPG's
+  // per_worker_exploration sets one per rollout worker).
+  std::optional<double> fixed_noise_scale;
   std::string ToJson() const;
   Status Validate() const;
 

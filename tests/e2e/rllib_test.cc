@@ -168,7 +168,7 @@ TEST_F(RllibTest, MistakesAreNamed) {
   EXPECT_NE(unknown.code, 0);
   EXPECT_NE(unknown.err.find("unknown algorithm 'NOPE'"), std::string::npos) << unknown.err;
   // The installed algorithm plugins are listed.
-  EXPECT_NE(unknown.err.find("installed: A2C, A3C, APPO, ARS, DDPG, DQN, ES, IMPALA, PG, PPO, SAC, TD3"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("installed: A2C, A3C, APEX, APEX_DDPG, APPO, ARS, DDPG, DQN, ES, IMPALA, PG, PPO, SAC, TD3"), std::string::npos) << unknown.err;
 
   auto key = Rllib("train --run PPO --env CartPole-v1 --config '{\"lrr\": 1}' --local-dir " + dir_);
   EXPECT_NE(key.code, 0);
@@ -365,6 +365,28 @@ TEST_F(RllibTest, ApexTrainsWithReplayShardsCheckpointsAndRollsOut) {
   auto none = Rllib("train --run APEX --env CartPole-v0 --config '{\"num_workers\": 0}' --local-dir " + dir_ + "/none");
   EXPECT_NE(none.code, 0);
   EXPECT_NE(none.err.find("'num_workers' must be >= 1"), std::string::npos) << none.err;
+}
+
+// Ape-X DDPG: DDPG's policy on the same replay shards and learner thread, on
+// Pendulum-v1 (Box actions); checkpoints restore in `rllib rollout`.
+TEST_F(RllibTest, ApexDDPGTrainsOnPendulumAndRollsOut) {
+  auto r = Rllib("train --run APEX_DDPG --env Pendulum-v1 --stop '{\"training_iteration\": 2}' --config '{"
+                 "\"num_workers\": 2, \"buffer_size\": 10000, \"learning_starts\": 500, \"train_batch_size\": 64, "
+                 "\"sample_batch_size\": 20, \"timesteps_per_iteration\": 1000, \"min_iter_time_s\": 0, "
+                 "\"target_network_update_freq\": 0, \"training_intensity\": 4, \"actor_hiddens\": [16], "
+                 "\"critic_hiddens\": [16], \"optimizer\": {\"num_replay_buffer_shards\": 2}}' "
+                 "--checkpoint-at-end --local-dir " + dir_ + "/results");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string trial = TrialDir("default");
+  auto results = Results(trial);
+  ASSERT_EQ(results.size(), 2u);
+  const json& info = results.back()["info"];
+  EXPECT_GT(info["num_steps_trained"].get<double>(), 0) << info.dump();
+  EXPECT_GT(info["num_target_updates"].get<double>(), 0);
+  EXPECT_TRUE(info["learner"]["default_policy"].contains("critic_loss"));
+  auto rollout = Rllib("rollout " + trial + "/checkpoint_2 --run APEX_DDPG --episodes 1");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  EXPECT_NE(rollout.out.find("Episode #1: reward:"), std::string::npos) << rollout.out;
 }
 
 // SAC, TD3 and DDPG train on Pendulum-v1 (Box actions) through the same trainer with

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "algorithms/apex_ddpg/apex_ddpg_config.h"
+#include "algorithms/ddpg/ddpg_policy.h"
 #include "algorithms/dqn/dqn_policy.h"
 
 namespace ray::rllib {
@@ -34,11 +36,11 @@ TEST(ApexConfigTest, DefaultsAreRLlibsApexOverDQN) {
   EXPECT_EQ(c.replay.target_network_update_freq, 500000);
   EXPECT_EQ(c.timesteps_per_iteration, 25000);
   EXPECT_EQ(c.min_iter_time_s, 30);
-  EXPECT_TRUE(c.per_worker_exploration);
-  EXPECT_TRUE(c.worker_side_prioritization);
-  EXPECT_EQ(c.max_weight_sync_delay, 400);
-  EXPECT_EQ(c.num_replay_buffer_shards, 4);
-  EXPECT_FALSE(c.training_intensity);
+  EXPECT_TRUE(c.apex.per_worker_exploration);
+  EXPECT_TRUE(c.apex.worker_side_prioritization);
+  EXPECT_EQ(c.apex.max_weight_sync_delay, 400);
+  EXPECT_EQ(c.apex.num_replay_buffer_shards, 4);
+  EXPECT_FALSE(c.apex.training_intensity);
   EXPECT_TRUE(c.dueling);  // DQN's keys stay
   AsyncReplayOptions o = Config(R"({"seed": 3, "optimizer": {"num_replay_buffer_shards": 2},
                                     "training_intensity": 8})").AsyncReplay();
@@ -108,6 +110,56 @@ TEST(ApexConfigTest, WorkerSideTDErrorsAreTheLearnersBeforeItsStep) {
   policy->LearnOnBatch(b);
   const std::vector<float> learned = policy->LastTDErrors();
   ASSERT_EQ(td.size(), learned.size());
+  for (size_t i = 0; i < td.size(); ++i) EXPECT_NEAR(td[i], learned[i], 1e-5) << i;
+}
+
+TEST(ApexDDPGConfigTest, ApexDefaultsOverDDPGAndAConstantNoiseScalePerWorker) {
+  auto c = ApexDDPGConfig::FromJson(R"({"num_workers": 4, "optimizer": {"max_weight_sync_delay": 10}})");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->replay.n_step, 3);
+  EXPECT_EQ(c->train_batch_size, 512);
+  EXPECT_EQ(c->replay.learning_starts, 50000);
+  EXPECT_EQ(c->apex.max_weight_sync_delay, 10);
+  EXPECT_EQ(c->actor_hiddens, (std::vector<int>{400, 300}));  // DDPG's keys stay
+  EXPECT_EQ(c->NoiseScaleAt(0), 1.0);
+  c->ForWorker(2);
+  EXPECT_NEAR(c->NoiseScaleAt(123456), std::pow(0.4, 1 + 2 / 3.0 * 7), 1e-12);
+  auto again = ApexDDPGConfig::FromJson(c->ToJson());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->apex.max_weight_sync_delay, 10);
+  auto bad = ApexDDPGConfig::FromJson(R"({"num_workers": 1})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("per_worker_exploration"), std::string::npos);
+}
+
+TEST(ApexDDPGConfigTest, TheDDPGPolicyComputesTDErrorsWithoutLearning) {
+  auto c = ApexDDPGConfig::FromJson(R"({"num_workers": 2, "seed": 2, "actor_hiddens": [8], "critic_hiddens": [8]})");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  PolicySpec spec{3, 1, false, {-2.f}, {2.f}};
+  auto policy = std::move(DDPGPolicy::Create(spec, *c)).value();
+  SampleBatch b;
+  b.obs_dim = 3;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> g;
+  for (int i = 0; i < 8; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      b.obs.push_back(g(rng));
+      b.new_obs.push_back(g(rng));
+    }
+    b.actions.push_back(g(rng));
+    b.rewards.push_back(g(rng));
+    b.terminateds.push_back(0);
+    b.truncateds.push_back(0);
+    b.action_logp.push_back(0);
+    b.eps_id.push_back(0);
+  }
+  const std::vector<float> before = policy->GetWeights();
+  const std::vector<float> td = policy->ComputeTDErrors(b);
+  ASSERT_EQ(td.size(), 8u);
+  EXPECT_EQ(policy->GetWeights(), before);
+  EXPECT_TRUE(policy->LastTDErrors().empty()) << "no learn step yet";
+  policy->LearnOnBatch(b);
+  const std::vector<float> learned = policy->LastTDErrors();
   for (size_t i = 0; i < td.size(); ++i) EXPECT_NEAR(td[i], learned[i], 1e-5) << i;
 }
 

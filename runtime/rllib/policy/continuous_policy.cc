@@ -82,6 +82,14 @@ LossStep ContinuousReplayPolicy::Compute(const SampleBatch& b) {
   return step;
 }
 
+std::vector<float> ContinuousReplayPolicy::ComputeTDErrors(const SampleBatch& batch) {
+  std::vector<float> kept = std::move(last_td_);
+  Compute(batch);
+  std::vector<float> td = std::move(last_td_);
+  last_td_ = std::move(kept);
+  return td;
+}
+
 void ContinuousReplayPolicy::Apply(LossStep& step) {
   const auto params = nets_->weights.Parameters();
   {

@@ -49,6 +49,9 @@ class ContinuousReplayPolicy : public Policy, public ReplayPolicy {
 
   std::vector<float> LastTDErrors() const override { return last_td_; }
   void UpdateTarget() override;
+  // The step's |td| per row on `batch`, nothing learned (Ape-X's worker-side
+  // prioritization; LastTDErrors keeps the last learn step's).
+  std::vector<float> ComputeTDErrors(const SampleBatch& batch) override;
 
   int64_t timestep() const { return timestep_; }
   int64_t num_learn_steps() const { return learn_steps_; }
