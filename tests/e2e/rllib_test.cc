@@ -874,4 +874,25 @@ TEST_F(RllibTest, TunedPendulumExampleReachesMinus200) {
   EXPECT_LT(last["timesteps_total"].get<int64_t>(), 200000);
 }
 
+// The tuned Ape-X DDPG example reaches DDPG's target, -200 within 50k steps, on
+// seeds 1, 2 and 3 (a grid search, one Tune run).
+TEST_F(RllibTest, TunedApexDDPGExampleReachesMinus200) {
+  auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +
+                     "/share/tuned_examples/pendulum-apex-ddpg.yaml --config '{\"seed\": {\"grid_search\": "
+                     "[1, 2, 3]}}' --local-dir " + dir_ + "/results",
+                 300);
+  ASSERT_EQ(r.code, 0) << r.err;
+  int trials = 0;
+  for (const auto& e : fs::directory_iterator(dir_ + "/results/pendulum-apex-ddpg")) {
+    if (!e.is_directory()) continue;
+    ++trials;
+    auto results = Results(e.path());
+    ASSERT_FALSE(results.empty()) << e.path();
+    const json& last = results.back();
+    EXPECT_GE(last["episode_reward_mean"].get<double>(), -200.0) << e.path() << ": " << r.out;
+    EXPECT_LE(last["timesteps_total"].get<int64_t>(), 50000) << e.path();
+  }
+  EXPECT_EQ(trials, 3) << r.out;
+}
+
 }  // namespace
