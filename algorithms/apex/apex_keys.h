@@ -5,7 +5,7 @@
 // {max_weight_sync_delay, num_replay_buffer_shards, debug}, and Ray 1.x's
 // training_intensity (rows trained per row sampled that the samplers wait for;
 // null: they never wait). Also RLlib's APEX overrides of the common and replay
-// defaults. Torch-free.
+// defaults, and ApexConfigOf, an algorithm's config with all of it. Torch-free.
 
 #include <optional>
 #include <string>
@@ -41,6 +41,40 @@ struct ApexKeys {
   // (RLlib's per-worker epsilon or noise scale); nullopt for the learner (index 0)
   // or without per_worker_exploration.
   std::optional<double> WorkerExploration(int worker_index, int num_workers) const;
+};
+
+// An algorithm's config with Ape-X's keys and defaults over it. `Base` (DQNConfig,
+// DDPGConfig) has a `replay` member and Keys/Validate/ToJson; `kExploration` is the
+// Base field a rollout worker's constant exploration goes into (DQN's epsilon,
+// DDPG's noise scale); `kName` names the algorithm in messages.
+template <typename Base, std::optional<double> Base::*kExploration, const char* kName>
+struct ApexConfigOf : Base {
+  ApexKeys apex;
+
+  ApexConfigOf() { ApexKeys::SetDefaults(this, &this->replay); }
+  static Result<ApexConfigOf> FromJson(const std::string& json) {
+    ApexConfigOf c;
+    ConfigKeys keys = Base::Keys(&c);
+    c.apex.AddKeys(&keys);
+    RAY_RETURN_IF_ERROR(ApplyConfigJson(json, keys));
+    RAY_RETURN_IF_ERROR(c.Validate());
+    return c;
+  }
+  Status Validate() const {
+    RAY_RETURN_IF_ERROR(this->RefuseModelCatalog(kName, /*custom_too=*/true));
+    RAY_RETURN_IF_ERROR(Base::Validate());
+    return apex.Validate(*this, this->replay);
+  }
+  std::string ToJson() const {
+    nlohmann::json j = nlohmann::json::parse(Base::ToJson());
+    j.update(apex.ToJson());
+    return j.dump();
+  }
+  AsyncReplayOptions AsyncReplay() const { return apex.Options(*this, this->replay); }
+  // The config of rollout worker `worker_index` (1..num_workers): its exploration.
+  void ForWorker(int worker_index) {
+    if (auto x = apex.WorkerExploration(worker_index, this->num_workers)) this->*kExploration = x;
+  }
 };
 
 }  // namespace ray::rllib

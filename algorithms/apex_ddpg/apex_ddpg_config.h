@@ -4,26 +4,12 @@
 // per_worker_exploration, rollout worker i of N scales its exploration noise by the
 // constant 0.4^(1 + i/(N-1) * 7); false: DDPG's schedule. Torch-free.
 
-#include <string>
-
 #include "algorithms/apex/apex_keys.h"
 #include "algorithms/ddpg/ddpg_config.h"
-#include "runtime/base/status.h"
 
 namespace ray::rllib {
 
-struct ApexDDPGConfig : DDPGConfig {
-  ApexDDPGConfig() { ApexKeys::SetDefaults(this, &replay); }
-  ApexKeys apex;
-
-  static Result<ApexDDPGConfig> FromJson(const std::string& json);
-  std::string ToJson() const;
-  Status Validate() const;
-  AsyncReplayOptions AsyncReplay() const { return apex.Options(*this, replay); }
-  // The config of rollout worker `worker_index` (1..num_workers): its noise scale.
-  void ForWorker(int worker_index) {
-    if (auto scale = apex.WorkerExploration(worker_index, num_workers)) fixed_noise_scale = scale;
-  }
-};
+inline constexpr char kApexDDPGName[] = "APEX_DDPG";
+using ApexDDPGConfig = ApexConfigOf<DDPGConfig, &DDPGConfig::fixed_noise_scale, kApexDDPGName>;
 
 }  // namespace ray::rllib

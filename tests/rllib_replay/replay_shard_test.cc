@@ -9,27 +9,12 @@
 #include <cmath>
 
 #include "runtime/rllib/optimizers/learner_thread.h"
+#include "tests/rllib_replay/replay_rows.h"
 
 namespace ray::rllib {
 namespace {
 
-// `n` transitions with 1-d observations first, first + 1, ...
-SampleBatch Rows(int first, int n) {
-  SampleBatch b;
-  b.obs_dim = 1;
-  for (int i = 0; i < n; ++i) {
-    const float o = static_cast<float>(first + i);
-    b.obs.push_back(o);
-    b.new_obs.push_back(o + 0.5f);
-    b.actions.push_back(0);
-    b.rewards.push_back(1);
-    b.terminateds.push_back(0);
-    b.truncateds.push_back(0);
-    b.action_logp.push_back(0);
-    b.eps_id.push_back(0);
-  }
-  return b;
-}
+using testing::Rows;
 
 TEST(PrioritizedReplayBufferTest, AddWithPrioritiesTakesEachRowsWeightAndWraps) {
   PrioritizedReplayBuffer buffer(3, /*alpha=*/0.5, /*seed=*/1);
