@@ -1,6 +1,6 @@
-#include <dlfcn.h>
-
 #include <ray/rllib/model.h>
+
+#include <boost/dll/shared_library.hpp>
 
 #include <map>
 #include <mutex>
@@ -17,31 +17,35 @@ namespace {
 
 using Models = std::map<std::string, ModelFactory>;
 
-// The models of the plugin at `path`, loaded once per process (libraries stay loaded).
+// The models of the plugin at `path`, loaded once per process (libraries stay loaded:
+// their models outlive any one policy).
 const Models& PluginModels(const std::string& path) {
   static std::mutex mu;
-  static std::map<std::string, Models> loaded;
+  static std::map<std::string, std::pair<boost::dll::shared_library, Models>> loaded;
   std::lock_guard<std::mutex> lock(mu);
-  if (auto it = loaded.find(path); it != loaded.end()) return it->second;
+  if (auto it = loaded.find(path); it != loaded.end()) return it->second.second;
   auto fail = [&](const std::string& why) -> const Models& {
     throw std::invalid_argument("model plugin " + path + ": " + why);
   };
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return fail(dlerror());
-  using Version = uint32_t (*)();
-  using List = const ModelEntry* (*)(size_t*);
-  auto version = reinterpret_cast<Version>(dlsym(lib, "ray_rllib_model_plugin_abi_version"));
-  auto list = reinterpret_cast<List>(dlsym(lib, "ray_rllib_model_plugin_models"));
-  if (!version || !list) return fail("not a model plugin (no RAY_MODEL, <ray/rllib/model_plugin.h>)");
-  if (version() != RAY_MODEL_PLUGIN_ABI_VERSION) {
-    return fail("built for model plugin ABI " + std::to_string(version()) + ", this runtime has " +
+  boost::dll::shared_library lib;
+  try {
+    lib.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    return fail(std::string("cannot be loaded: ") + e.what());
+  }
+  if (!lib.has("ray_rllib_model_plugin_abi_version") || !lib.has("ray_rllib_model_plugin_models")) {
+    return fail("not a model plugin (no RAY_MODEL, <ray/rllib/model_plugin.h>)");
+  }
+  const uint32_t version = lib.get<uint32_t()>("ray_rllib_model_plugin_abi_version")();
+  if (version != RAY_MODEL_PLUGIN_ABI_VERSION) {
+    return fail("built for model plugin ABI " + std::to_string(version) + ", this runtime has " +
                 std::to_string(RAY_MODEL_PLUGIN_ABI_VERSION));
   }
   size_t count = 0;
-  const ModelEntry* entries = list(&count);
+  const ModelEntry* entries = lib.get<const ModelEntry*(size_t*)>("ray_rllib_model_plugin_models")(&count);
   Models models;
   for (size_t i = 0; i < count; ++i) models[entries[i].name] = entries[i].make;
-  return loaded.emplace(path, std::move(models)).first->second;
+  return loaded.emplace(path, std::make_pair(std::move(lib), std::move(models))).first->second.second;
 }
 
 std::string Names(const Models& models) {
