@@ -79,7 +79,6 @@ class ReplayShard {
     buffer_.UpdatePriorities(slots, priorities);
     return slots.size() == indexes.size() && indexes.size() == td_errors.size();
   }
-  int64_t Size() { return buffer_.size(); }
 
  private:
   explicit ReplayShard(const ReplayShardOptions& o)

@@ -33,19 +33,25 @@ torch::Tensor RunHiddenLayers(const torch::nn::ModuleList& layers, torch::Tensor
   return x;
 }
 
+ActionHead::ActionHead(torch::nn::Module& owner, int in, int num_actions, bool discrete, bool free_log_std) {
+  free_log_std = free_log_std && !discrete;
+  dist_dim_ = discrete ? num_actions : 2 * num_actions;
+  logits_ = owner.register_module("logits", NormcLinear(in, free_log_std ? num_actions : dist_dim_, 0.01));
+  if (free_log_std) free_log_std_ = owner.register_parameter("free_log_std", torch::zeros({num_actions}));
+}
+
+torch::Tensor ActionHead::Apply(const torch::Tensor& features) {
+  torch::Tensor out = logits_->forward(features);
+  if (free_log_std_.defined()) out = torch::cat({out, free_log_std_.expand_as(out)}, -1);
+  return out;
+}
+
 FullyConnectedNetwork::FullyConnectedNetwork(int obs_dim, int num_actions, bool discrete,
                                              const ModelConfig& config)
     : config_(config) {
-  const bool free_log_std = !discrete && config.free_log_std;
-  const int num_outputs = discrete || free_log_std ? num_actions : 2 * num_actions;
-  dist_dim_ = discrete ? num_actions : 2 * num_actions;
-
   hidden_ = register_module("hidden", torch::nn::ModuleList());
   const int features = AddHiddenLayers(hidden_, obs_dim, config.fcnet_hiddens);
-  logits_ = register_module("logits", NormcLinear(features, num_outputs, 0.01));
-  if (free_log_std) {
-    free_log_std_ = register_parameter("free_log_std", torch::zeros({num_actions}));
-  }
+  head_ = ActionHead(*this, features, num_actions, discrete, config.free_log_std);
   vf_hidden_ = register_module("vf_hidden", torch::nn::ModuleList());
   const int vf_features = config.vf_share_layers
                               ? features
@@ -56,12 +62,8 @@ FullyConnectedNetwork::FullyConnectedNetwork(int obs_dim, int num_actions, bool 
 std::pair<torch::Tensor, torch::Tensor> FullyConnectedNetwork::forward(const torch::Tensor& obs) {
   const std::string& act = config_.fcnet_activation;
   torch::Tensor features = RunHiddenLayers(hidden_, obs, act);
-  torch::Tensor dist_inputs = logits_->forward(features);
-  if (free_log_std_.defined()) {
-    dist_inputs = torch::cat({dist_inputs, free_log_std_.expand_as(dist_inputs)}, -1);
-  }
   torch::Tensor vf_features = RunHiddenLayers(vf_hidden_, config_.vf_share_layers ? features : obs, act);
-  return {dist_inputs, value_->forward(vf_features).squeeze(-1)};
+  return {head_.Apply(features), value_->forward(vf_features).squeeze(-1)};
 }
 
 ModelOutput FullyConnectedNetwork::Forward(const torch::Tensor& obs, const torch::Tensor&,

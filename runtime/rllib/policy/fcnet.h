@@ -26,6 +26,33 @@
 
 namespace ray::rllib {
 
+// Pieces the built-in models share: a Linear layer with RLlib's normc initialisation
+// (each output row scaled to norm `stddev`, bias 0), the hidden-layer stack of
+// fcnet_hiddens, and the configured activation.
+torch::nn::Linear NormcLinear(int in, int out, double stddev);
+// Appends Linear(h_i) layers for h_i in `hiddens` to `layers`; returns the last width.
+int AddHiddenLayers(torch::nn::ModuleList& layers, int in, const std::vector<int>& hiddens);
+torch::Tensor RunHiddenLayers(const torch::nn::ModuleList& layers, torch::Tensor x,
+                              const std::string& activation);
+
+// The distribution-input head the built-in models share: Linear(logits) (normc 0.01)
+// to num_actions (Discrete) or 2d (Box: [mean, log_std]), or, with free_log_std and
+// Box actions, d means and a learned state-independent log_std (init 0) appended.
+// Registers "logits" (and "free_log_std") on `owner`.
+class ActionHead {
+ public:
+  ActionHead() = default;
+  ActionHead(torch::nn::Module& owner, int in, int num_actions, bool discrete, bool free_log_std);
+  // features [B, in] -> distribution inputs [B, dist_dim].
+  torch::Tensor Apply(const torch::Tensor& features);
+  int dist_dim() const { return dist_dim_; }
+
+ private:
+  int dist_dim_ = 0;
+  torch::nn::Linear logits_{nullptr};
+  torch::Tensor free_log_std_;  // defined only with free_log_std and Box actions
+};
+
 class FullyConnectedNetwork : public ActorCriticModel {
  public:
   // `discrete`: Discrete(num_actions) else Box(num_actions). The config must have
@@ -36,26 +63,14 @@ class FullyConnectedNetwork : public ActorCriticModel {
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& obs);
   ModelOutput Forward(const torch::Tensor& obs, const torch::Tensor&, const torch::Tensor&) override;
 
-  int dist_dim() const override { return dist_dim_; }
+  int dist_dim() const override { return head_.dist_dim(); }
 
  private:
-
   ModelConfig config_;
-  int dist_dim_;
   torch::nn::ModuleList hidden_{nullptr};     // policy trunk
   torch::nn::ModuleList vf_hidden_{nullptr};  // separate value trunk (may be empty)
-  torch::nn::Linear logits_{nullptr};
+  ActionHead head_;
   torch::nn::Linear value_{nullptr};
-  torch::Tensor free_log_std_;  // defined only with free_log_std and Box actions
 };
-
-// Pieces the built-in models share: a Linear layer with RLlib's normc initialisation
-// (each output row scaled to norm `stddev`, bias 0), the hidden-layer stack of
-// fcnet_hiddens, and the configured activation.
-torch::nn::Linear NormcLinear(int in, int out, double stddev);
-// Appends Linear(h_i) layers for h_i in `hiddens` to `layers`; returns the last width.
-int AddHiddenLayers(torch::nn::ModuleList& layers, int in, const std::vector<int>& hiddens);
-torch::Tensor RunHiddenLayers(const torch::nn::ModuleList& layers, torch::Tensor x,
-                              const std::string& activation);
 
 }  // namespace ray::rllib

@@ -9,18 +9,12 @@ namespace ray::rllib {
 
 LSTMNetwork::LSTMNetwork(int obs_dim, int num_actions, bool discrete, const ModelConfig& config)
     : config_(config) {
-  const bool free_log_std = !discrete && config.free_log_std;
-  const int num_outputs = discrete || free_log_std ? num_actions : 2 * num_actions;
-  dist_dim_ = discrete ? num_actions : 2 * num_actions;
   const int cell = config.lstm_cell_size;
 
   hidden_ = register_module("hidden", torch::nn::ModuleList());
   const int features = AddHiddenLayers(hidden_, obs_dim, config.fcnet_hiddens);
   lstm_ = register_module("lstm", torch::nn::LSTM(torch::nn::LSTMOptions(features, cell).batch_first(true)));
-  logits_ = register_module("logits", NormcLinear(cell, num_outputs, 0.01));
-  if (free_log_std) {
-    free_log_std_ = register_parameter("free_log_std", torch::zeros({num_actions}));
-  }
+  head_ = ActionHead(*this, cell, num_actions, discrete, config.free_log_std);
   value_ = register_module("value", NormcLinear(cell, 1, 0.01));
 }
 
@@ -49,11 +43,7 @@ ModelOutput LSTMNetwork::Forward(const torch::Tensor& obs, const torch::Tensor& 
   }
   auto features = RunHiddenLayers(hidden_, obs, config_.fcnet_activation);
   auto [out, state_out] = Unroll(features, state_in, seq_lens);
-  torch::Tensor dist_inputs = logits_->forward(out);
-  if (free_log_std_.defined()) {
-    dist_inputs = torch::cat({dist_inputs, free_log_std_.expand_as(dist_inputs)}, -1);
-  }
-  return {dist_inputs, value_->forward(out).squeeze(-1), state_out};
+  return {head_.Apply(out), value_->forward(out).squeeze(-1), state_out};
 }
 
 }  // namespace ray::rllib

@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "runtime/rllib/common_config.h"
+#include "runtime/rllib/policy/fcnet.h"
 #include "runtime/rllib/policy/model.h"
 
 namespace ray::rllib {
@@ -26,7 +27,7 @@ class LSTMNetwork : public ActorCriticModel {
   // shape does not fit.
   ModelOutput Forward(const torch::Tensor& obs, const torch::Tensor& state_in,
                       const torch::Tensor& seq_lens) override;
-  int dist_dim() const override { return dist_dim_; }
+  int dist_dim() const override { return head_.dist_dim(); }
   int state_size() const override { return 2 * config_.lstm_cell_size; }
 
  private:
@@ -36,12 +37,10 @@ class LSTMNetwork : public ActorCriticModel {
                                                  const torch::Tensor& seq_lens);
 
   ModelConfig config_;
-  int dist_dim_;
   torch::nn::ModuleList hidden_{nullptr};
   torch::nn::LSTM lstm_{nullptr};
-  torch::nn::Linear logits_{nullptr};
+  ActionHead head_;
   torch::nn::Linear value_{nullptr};
-  torch::Tensor free_log_std_;
 };
 
 }  // namespace ray::rllib

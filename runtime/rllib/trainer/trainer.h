@@ -137,7 +137,7 @@ class RemoteRolloutWorker {
   }
   // As Sample, after telling the policy the global timestep (its schedules read it).
   SampleResult SampleAt(std::vector<float> weights, int64_t global_timestep) {
-    worker_->policy().OnGlobalVarUpdate(global_timestep);
+    SetGlobalTimestep(global_timestep);
     return Sample(std::move(weights));
   }
   // RLlib's set_weights, sample and compute_gradients, as AsyncGradientsOptimizer and
