@@ -330,7 +330,8 @@ int EvolutionRolloutMain(int argc, char** argv) {
     internal::RestoreFilter(args->checkpoint, filter.get());
   }
   auto env = evolution::OrThrow(MakeEvolutionEnv(options, 0));
-  Observation obs = env->Reset(std::nullopt);
+  const Preprocessor preprocess(env->observation_space());
+  Observation obs = preprocess.Transform(env->Reset(std::nullopt));
   double episode_return = 0;
   int64_t done = 0;
   std::vector<double> returns;
@@ -338,13 +339,13 @@ int EvolutionRolloutMain(int argc, char** argv) {
     if (filter) filter->Apply(obs.data(), /*update=*/false);
     StepResult step = env->Step(policy.Compute(obs.data()));
     episode_return += step.reward;
-    obs = std::move(step.obs);
+    obs = preprocess.Transform(std::move(step.obs));
     if (step.terminated || step.truncated) {
       ++done;
       returns.push_back(episode_return);
       std::printf("Episode #%lld: reward: %.1f\n", static_cast<long long>(done), episode_return);
       episode_return = 0;
-      obs = env->Reset(std::nullopt);
+      obs = preprocess.Transform(env->Reset(std::nullopt));
     }
   }
   double mean = returns.empty() ? 0 : std::accumulate(returns.begin(), returns.end(), 0.0) / returns.size();

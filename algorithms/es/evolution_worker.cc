@@ -33,13 +33,18 @@ Result<std::unique_ptr<EvolutionWorker>> EvolutionWorker::Create(const Evolution
 
 EvolutionWorker::EvolutionWorker(const EvolutionWorkerOptions& options, NoiseTable noise, std::unique_ptr<Env> env,
                                  FlatPolicy policy, uint64_t seed)
-    : options_(options), noise_(noise), env_(std::move(env)), policy_(std::move(policy)), rng_(seed) {
+    : options_(options),
+      noise_(noise),
+      env_(std::move(env)),
+      preprocessor_(env_->observation_space()),
+      policy_(std::move(policy)),
+      rng_(seed) {
   if (options_.mean_std_filter) filter_.emplace(static_cast<size_t>(policy_.obs_size()));
   next_reset_seed_ = seed;
 }
 
 std::pair<double, int64_t> EvolutionWorker::Episode(bool add_noise) {
-  Observation obs = env_->Reset(next_reset_seed_);
+  Observation obs = preprocessor_.Transform(env_->Reset(next_reset_seed_));
   next_reset_seed_.reset();  // seeded once; later episodes continue the env's stream
   double total = 0;
   int64_t length = 0;
@@ -51,7 +56,7 @@ std::pair<double, int64_t> EvolutionWorker::Episode(bool add_noise) {
     total += step.reward - offset;
     ++length;
     if (step.terminated || step.truncated) break;
-    obs = std::move(step.obs);
+    obs = preprocessor_.Transform(std::move(step.obs));
   }
   return {total, length};
 }

@@ -4,8 +4,8 @@
 // theta + sigma * eps and theta - sigma * eps with eps the shared noise table's slice
 // at a random offset, and reports each pair's offset, returns and lengths. Before each
 // pair, with probability eval_prob, it runs an unperturbed evaluation episode instead
-// (its return is what the trainer reports). Observations pass through the worker's
-// MeanStdFilter, updated on every step (RLlib: update=True), whose new statistics the
+// (its return is what the trainer reports). Observations pass through RLlib's default
+// preprocessor, then the worker's MeanStdFilter, updated on every step (RLlib: update=True), whose new statistics the
 // trainer collects and merges once per iteration.
 //
 // Unlike RLlib (a pair per call, calls repeated for at least 0.2 s), a call runs a
@@ -25,6 +25,7 @@
 #include "algorithms/es/flat_policy.h"
 #include "algorithms/es/noise_table.h"
 #include "ray/rllib/env.h"
+#include "runtime/rllib/env/preprocessor.h"
 #include "runtime/rllib/observation_filter.h"
 
 namespace ray::rllib {
@@ -63,6 +64,7 @@ class EvolutionWorker {
   EvolutionWorkerOptions options_;
   NoiseTable noise_;
   std::unique_ptr<Env> env_;
+  Preprocessor preprocessor_;
   FlatPolicy policy_;
   std::optional<MeanStdFilter> filter_;
   Rng rng_;

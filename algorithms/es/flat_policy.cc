@@ -3,20 +3,22 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/rllib/env/preprocessor.h"
+
 namespace ray::rllib {
 
 Result<FlatPolicy> FlatPolicy::Create(const Space& observation_space, const Space& action_space,
                                       const std::vector<int>& hiddens, const std::string& activation) {
-  if (!observation_space.is_box()) {
-    return Status::InvalidArgument("the observation space " + observation_space.ToString() +
-                                   " is not supported (ES and ARS need a Box)");
+  if (!action_space.is_box() && !action_space.is_discrete()) {
+    return Status::InvalidArgument("the action space " + action_space.ToString() +
+                                   " is not supported (a Box or a Discrete)");
   }
   int act = activation == "linear" ? 0 : activation == "tanh" ? 1 : activation == "relu" ? 2 : -1;
   if (act < 0) {
     return Status::InvalidArgument("config key 'model.fcnet_activation' must be tanh, relu or linear, got '" +
                                    activation + "'");
   }
-  std::vector<int64_t> sizes = {observation_space.box().size()};
+  std::vector<int64_t> sizes = {Preprocessor(observation_space).size()};
   for (int h : hiddens) {
     if (h <= 0) return Status::InvalidArgument("config key 'model.fcnet_hiddens': layer sizes must be > 0");
     sizes.push_back(h);

@@ -11,7 +11,8 @@
 // biases [out]. Actions: Discrete spaces take the argmax of the outputs (RLlib's
 // deterministic action distribution; RLlib 0.7 samples the categorical instead),
 // Box spaces take the outputs, optionally with Gaussian action noise, clipped to the
-// bounds. Observations must be a Box.
+// bounds. The net's input is the observation as RLlib's default preprocessor gives it
+// (runtime/rllib/env/preprocessor.h: Discrete one-hot, Tuple and Dict flattened).
 //
 // Not thread-safe (Compute reuses scratch buffers).
 
@@ -28,8 +29,8 @@ namespace ray::rllib {
 
 class FlatPolicy {
  public:
-  // InvalidArgument naming the space or key: a non-Box observation space, an
-  // activation other than tanh/relu/linear, a non-positive layer size.
+  // InvalidArgument naming the space or key: an action space neither a Box nor a
+  // Discrete, an activation other than tanh/relu/linear, a non-positive layer size.
   static Result<FlatPolicy> Create(const Space& observation_space, const Space& action_space,
                                    const std::vector<int>& hiddens, const std::string& activation);
 
@@ -41,7 +42,8 @@ class FlatPolicy {
   Status SetWeights(std::vector<float> weights);
   const std::vector<float>& weights() const { return weights_; }
 
-  // The action for one (already filtered) observation of obs_size() floats. With
+  // The action for one (already preprocessed and filtered) observation of obs_size()
+  // floats. With
   // `noise_rng` and a Box action space, adds N(0, action_noise_std) to each output.
   Action Compute(const float* obs, Rng* noise_rng = nullptr, double action_noise_std = 0) const;
 

@@ -794,6 +794,44 @@ TEST_F(RllibTest, ACustomModelFromAPluginLearnsTheMemoryTask) {
   EXPECT_NE(unknown.err.find("custom model 'nope' is not registered"), std::string::npos) << unknown.err;
 }
 
+// Dict and Tuple observations from an env plugin reach the model flattened (the sign
+// one-hot): PPO learns the signed corridor from a Dict, ES from a Tuple, and a policy
+// that read only the position could not pass 0 on average. `rllib rollout` flattens
+// them the same way.
+TEST_F(RllibTest, DictAndTupleObservationsAreFlattenedForTheModel) {
+  const std::string plugin = std::string(" --env-plugin ") + RAY_EXAMPLES_DIR + "/signed_corridor_env.so";
+  auto ppo = Rllib("train --run PPO --env SignedCorridor-v0" + plugin +
+                       " --stop '{\"episode_reward_mean\": 0.9, \"training_iteration\": 20}' --checkpoint-at-end"
+                       " --config '{\"seed\": 1}' --local-dir " + dir_ + "/results",
+                   180);
+  ASSERT_EQ(ppo.code, 0) << ppo.err;
+  auto results = Results(TrialDir("default"));
+  ASSERT_FALSE(results.empty());
+  EXPECT_GE(results.back()["episode_reward_mean"].get<double>(), 0.9) << ppo.out;
+  const std::string checkpoint =
+      (fs::path(TrialDir("default")) / ("checkpoint_" + std::to_string(results.size()))).string();
+  auto rollout = Rllib("rollout " + checkpoint + " --run PPO --episodes 20");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  const size_t at = rollout.out.find("mean reward ");
+  ASSERT_NE(at, std::string::npos) << rollout.out;
+  EXPECT_GE(std::stod(rollout.out.substr(at + 12)), 0.9) << rollout.out;
+
+  auto es = Rllib("train --run ES --env SignedCorridorTuple-v0" + plugin +
+                      " --stop '{\"episode_reward_mean\": 0.9, \"training_iteration\": 20}'"
+                      " --config '{\"seed\": 1, \"num_workers\": 1}' --local-dir " + dir_ + "/es",
+                  180);
+  ASSERT_EQ(es.code, 0) << es.err;
+  bool found = false;
+  for (const auto& e : fs::recursive_directory_iterator(dir_ + "/es")) {
+    if (e.path().filename() != "result.json") continue;
+    found = true;
+    auto es_results = Results(e.path().parent_path().string());
+    ASSERT_FALSE(es_results.empty());
+    EXPECT_GE(es_results.back()["episode_reward_mean"].get<double>(), 0.9) << es.out;
+  }
+  EXPECT_TRUE(found) << es.out;
+}
+
 // The flagship: the tuned example solves CartPole-v1 within 100k environment steps.
 TEST_F(RllibTest, TunedCartPoleExampleSolvesIt) {
   auto r = Rllib(std::string("train -f ") + RAY_SOURCE_DIR +

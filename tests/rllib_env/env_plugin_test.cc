@@ -97,8 +97,49 @@ TEST(EnvPluginTest, APluginOfAnotherAbiVersionIsRefusedBeforeItIsUsed) {
   auto old = LoadEnvPlugin(OLD_ABI_ENV_PLUGIN);
   EXPECT_EQ(old.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(old.message().find(OLD_ABI_ENV_PLUGIN), std::string::npos);
-  EXPECT_NE(old.message().find("ABI version 1, but this ray runs version 2"), std::string::npos)
+  EXPECT_NE(old.message().find("ABI version 1, but this ray runs version 3"), std::string::npos)
       << old.message();
+}
+
+// Dict and Tuple observation spaces cross the C boundary as trees of records and come
+// back as the spaces the plugin built.
+TEST(EnvPluginTest, DictAndTupleSpacesCrossTheBoundary) {
+  ASSERT_TRUE(LoadEnvPlugin(SIGNED_CORRIDOR_PLUGIN).ok());
+  auto dict = MakeEnv("SignedCorridor-v0");
+  ASSERT_TRUE(dict.ok()) << dict.status().ToString();
+  EXPECT_EQ((*dict)->observation_space(), Space(Dict({{"position", Box({0.0f}, {1.0f})}, {"sign", Discrete(2)}})));
+  EXPECT_EQ((*dict)->action_space(), Space(Discrete(2)));
+  Observation obs = (*dict)->Reset(3);
+  EXPECT_TRUE((*dict)->observation_space().Contains(obs)) << obs.size();
+  EXPECT_EQ(obs[0], 0.5f) << "the position first (keys in order), the middle cell";
+  auto tuple = MakeEnv("SignedCorridorTuple-v0", EnvConfig{{"length", 4}});
+  ASSERT_TRUE(tuple.ok()) << tuple.status().ToString();
+  EXPECT_EQ((*tuple)->observation_space(), Space(Tuple({Discrete(2), Box({0.0f}, {1.0f})})));
+  (*tuple)->Reset(1);
+  StepResult r = (*tuple)->Step(Action::OfIndex(1));
+  ASSERT_EQ(r.obs.size(), 2u);
+  EXPECT_EQ(r.obs[1], 0.75f) << "a step right on a corridor of 4";
+}
+
+TEST(EnvPluginTest, AMalformedSpaceIsAnErrorNamingTheEnvNotACrash) {
+  ASSERT_TRUE(LoadEnvPlugin(BAD_SPACE_ENV_PLUGIN).ok());
+  const std::pair<const char*, const char*> cases[] = {
+      {"InvertedBox-v0", "a Box with low > high at element 0"},
+      {"MisshapenBox-v0", "a Box whose size, shape and bounds disagree"},
+      {"UnknownKind-v0", "unknown kind 9"},
+      {"LoopingTuple-v0", "nested deeper than 16"},
+      {"UnsortedDict-v0", "a Dict whose keys are missing, repeated or not sorted"},
+      {"EmptyTuple-v0", "a Tuple of no parts"},
+  };
+  for (const auto& [id, why] : cases) {
+    auto env = MakeEnv(id);
+    ASSERT_FALSE(env.ok()) << id;
+    const std::string& message = env.status().message();
+    EXPECT_NE(message.find(std::string(BAD_SPACE_ENV_PLUGIN) + ": " + id + ": spaces: observation space: " +
+                           "a malformed space: " + why),
+              std::string::npos)
+        << message;
+  }
 }
 
 TEST(EnvPluginTest, FilesThatAreNotEnvPluginsAreRefusedByName) {

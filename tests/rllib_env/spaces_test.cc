@@ -1,4 +1,5 @@
-// Box / Discrete / Space: containment with float32 semantics, sampling, descriptions.
+// Box / Discrete / Tuple / Dict / Space: containment with float32 semantics, flat
+// observation layouts, sampling, descriptions.
 
 #include "ray/rllib/spaces.h"
 
@@ -73,7 +74,10 @@ TEST(SpacesTest, SpaceChecksTheRightActionMember) {
   EXPECT_FALSE(discrete.Contains(Action::OfIndex(2)));
   EXPECT_TRUE(box.Contains(Action::OfValues({0.5f, -0.5f})));
   EXPECT_FALSE(box.Contains(Action::OfValues({0.5f})));
-  EXPECT_FALSE(discrete.Contains(std::vector<float>{0.0f}));  // not an observation space
+  EXPECT_TRUE(discrete.Contains(std::vector<float>{1.0f}));  // an observation: the index
+  EXPECT_FALSE(discrete.Contains(std::vector<float>{2.0f}));
+  EXPECT_FALSE(discrete.Contains(std::vector<float>{0.5f}));
+  EXPECT_FALSE(discrete.Contains(std::vector<float>{std::nanf("")}));
   Rng rng(3);
   for (int i = 0; i < 100; ++i) {
     EXPECT_TRUE(discrete.Contains(discrete.Sample(rng)));
@@ -81,6 +85,39 @@ TEST(SpacesTest, SpaceChecksTheRightActionMember) {
   }
   EXPECT_TRUE(discrete.is_discrete());
   EXPECT_TRUE(box.is_box());
+}
+
+TEST(SpacesTest, TupleAndDictLayTheirPartsOneAfterAnother) {
+  Space tuple = Tuple({Discrete(3), Box::Uniform(-1, 1, {2})});
+  EXPECT_TRUE(tuple.is_tuple());
+  EXPECT_EQ(tuple.ToString(), "Tuple(Discrete(3), Box(2,))");
+  EXPECT_EQ(tuple.flat_size(), 3);
+  EXPECT_TRUE(tuple.Contains(std::vector<float>{2, 0.5f, -1}));
+  EXPECT_FALSE(tuple.Contains(std::vector<float>{3, 0.5f, -1})) << "index out of the Discrete";
+  EXPECT_FALSE(tuple.Contains(std::vector<float>{2, 0.5f, -1.5f})) << "out of the Box";
+  EXPECT_FALSE(tuple.Contains(std::vector<float>{2, 0.5f})) << "too short";
+
+  // Keys are kept sorted, whatever the order given (gymnasium.spaces.Dict of a dict).
+  Space dict = Dict({{"velocity", Box::Uniform(0, 1, {1})}, {"gear", Discrete(2)},
+                     {"inner", Tuple({Discrete(2), Discrete(2)})}});
+  EXPECT_TRUE(dict.is_dict());
+  EXPECT_EQ(dict.ToString(), "Dict(gear: Discrete(2), inner: Tuple(Discrete(2), Discrete(2)), velocity: Box(1,))");
+  EXPECT_EQ(dict.flat_size(), 4);
+  EXPECT_TRUE(dict.Contains(std::vector<float>{1, 0, 1, 0.25f}));
+  EXPECT_FALSE(dict.Contains(std::vector<float>{0.25f, 1, 0, 1})) << "the layout is in key order";
+  EXPECT_EQ(dict, Space(Dict({{"gear", Discrete(2)}, {"inner", Tuple({Discrete(2), Discrete(2)})},
+                              {"velocity", Box::Uniform(0, 1, {1})}})));
+  EXPECT_NE(dict, Space(Dict({{"gear", Discrete(3)}, {"inner", Tuple({Discrete(2), Discrete(2)})},
+                              {"velocity", Box::Uniform(0, 1, {1})}})));
+  EXPECT_FALSE(tuple.Contains(Action::OfIndex(0))) << "no actions in a Tuple";
+}
+
+TEST(SpacesDeathTest, ATupleOrDictIsNotAnActionSpaceNorEmpty) {
+  Rng rng(1);
+  Space tuple = Tuple({Discrete(2)});
+  EXPECT_DEATH(tuple.Sample(rng), "only a Box or a Discrete space has actions");
+  EXPECT_DEATH(Tuple(std::vector<Space>{}), "Tuple has no spaces");
+  EXPECT_DEATH(Dict({{"a", Discrete(2)}, {"a", Discrete(3)}}), "Dict has a key twice");
 }
 
 TEST(SpacesTest, RngIsDeterministicPerSeed) {

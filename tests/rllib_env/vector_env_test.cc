@@ -143,5 +143,41 @@ TEST(VectorEnvTest, DiscreteObservationsAreOneHot) {
   }
 }
 
+// An env of Dict observations {"gear": Discrete(3), "speed": Box(1,)}, laid out [gear,
+// speed]; its action space is `actions`.
+class Gearbox : public Env {
+ public:
+  explicit Gearbox(Space actions) : act_(std::move(actions)) {}
+  Observation Reset(std::optional<uint64_t>) override { return {2, 0.5f}; }
+  StepResult Step(const Action&) override { return {{1, 0.25f}, 1.0, true, false}; }
+  const Space& observation_space() const override { return obs_; }
+  const Space& action_space() const override { return act_; }
+
+ private:
+  Space obs_ = Dict({{"speed", Box::Uniform(0, 1, {1})}, {"gear", Discrete(3)}});
+  Space act_;
+};
+
+TEST(VectorEnvTest, DictObservationsAreFlattenedAndTupleActionsRefused) {
+  std::vector<std::unique_ptr<Env>> envs;
+  envs.push_back(std::make_unique<Gearbox>(Discrete(2)));
+  VectorEnv vec(std::move(envs));
+  ASSERT_EQ(vec.obs_size(), 4);
+  EXPECT_EQ(vec.VectorReset(std::nullopt), (std::vector<float>{0, 0, 1, 0.5f}));
+  VectorStepResult step;
+  vec.VectorStep({Action::OfIndex(0)}, &step);
+  EXPECT_EQ(step.final_obs[0], (std::vector<float>{0, 1, 0, 0.25f}));
+
+  ASSERT_TRUE(RegisterEnv({"TupleActions-v0", std::nullopt, std::nullopt}, [](const EnvConfig&) {
+                return Result<std::unique_ptr<Env>>(std::make_unique<Gearbox>(Tuple({Discrete(2), Discrete(2)})));
+              }).ok());
+  auto refused = VectorEnv::Make("TupleActions-v0", 1);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("env TupleActions-v0: its action space Tuple(Discrete(2), Discrete(2)) "
+                                            "is not supported"),
+            std::string::npos)
+      << refused.status().message();
+}
+
 }  // namespace
 }  // namespace ray::rllib

@@ -98,7 +98,14 @@ TEST(FlatPolicy, ComputesTheDenseForwardPassOfItsFlatWeights) {
   float d[2] = {3, 0};
   EXPECT_FLOAT_EQ(linear->Compute(d).values[0], 1.0f);
 
-  EXPECT_FALSE(FlatPolicy::Create(Discrete(3), Discrete(2), {}, "tanh").ok()) << "Discrete observations";
+  auto one_hot = FlatPolicy::Create(Discrete(3), Discrete(2), {}, "tanh");
+  ASSERT_TRUE(one_hot.ok()) << "a Discrete observation is preprocessed one-hot";
+  EXPECT_EQ(one_hot->obs_size(), 3);
+  EXPECT_EQ(FlatPolicy::Create(Tuple({Discrete(3), Box::Uniform(0, 1, {2})}), Discrete(2), {}, "tanh")->obs_size(), 5);
+  auto tuple_actions = FlatPolicy::Create(obs, Tuple({Discrete(2)}), {}, "tanh");
+  ASSERT_FALSE(tuple_actions.ok());
+  EXPECT_NE(tuple_actions.status().message().find("the action space Tuple(Discrete(2)) is not supported"),
+            std::string::npos);
   EXPECT_FALSE(FlatPolicy::Create(obs, Discrete(2), {}, "gelu").ok());
 }
 

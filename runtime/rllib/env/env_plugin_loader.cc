@@ -15,10 +15,57 @@
 namespace ray::rllib {
 namespace {
 
-Space ToSpace(const RayEnvSpace& s) {
-  if (s.kind == RAY_ENV_SPACE_DISCRETE) return Discrete(s.n);
-  return Box(std::vector<float>(s.low, s.low + s.size), std::vector<float>(s.high, s.high + s.size),
-             std::vector<int64_t>(s.shape, s.shape + s.ndim));
+// Tuples and Dicts nest at most this deep (a plugin's records might loop).
+constexpr int kMaxSpaceDepth = 16;
+
+Status BadSpace(const std::string& what) { return Status::InvalidArgument("a malformed space: " + what); }
+
+// The space a plugin describes, checked first: the SDK's constructors abort on what a
+// broken plugin could send.
+Result<Space> ToSpace(const RayEnvSpace& s, int depth = 0) {
+  if (depth > kMaxSpaceDepth) return BadSpace("nested deeper than " + std::to_string(kMaxSpaceDepth));
+  switch (s.kind) {
+    case RAY_ENV_SPACE_DISCRETE:
+      if (s.n < 1) return BadSpace("Discrete(" + std::to_string(s.n) + ")");
+      return Space(Discrete(s.n));
+    case RAY_ENV_SPACE_BOX: {
+      int64_t product = 1;
+      for (int64_t i = 0; s.shape && i < s.ndim; ++i) {
+        if (s.shape[i] < 0) return BadSpace("a Box with a negative dimension");
+        product *= s.shape[i];
+      }
+      if (s.size < 0 || s.ndim < 0 || (s.ndim > 0 && !s.shape) || (s.size > 0 && (!s.low || !s.high)) ||
+          (s.ndim > 0 && product != s.size)) {
+        return BadSpace("a Box whose size, shape and bounds disagree");
+      }
+      std::vector<float> low(s.low, s.low + s.size), high(s.high, s.high + s.size);
+      for (int64_t i = 0; i < s.size; ++i) {
+        if (!(low[i] <= high[i])) return BadSpace("a Box with low > high at element " + std::to_string(i));
+      }
+      return Space(Box(std::move(low), std::move(high), std::vector<int64_t>(s.shape, s.shape + s.ndim)));
+    }
+    case RAY_ENV_SPACE_TUPLE:
+    case RAY_ENV_SPACE_DICT: {
+      const bool dict = s.kind == RAY_ENV_SPACE_DICT;
+      if (s.num_parts < 1 || !s.parts || (dict && !s.keys)) return BadSpace(dict ? "a Dict of no parts" : "a Tuple of no parts");
+      std::vector<Space> parts;
+      std::vector<std::pair<std::string, Space>> named;
+      for (int64_t i = 0; i < s.num_parts; ++i) {
+        RAY_ASSIGN_OR_RETURN(Space part, ToSpace(s.parts[i], depth + 1));
+        if (!dict) {
+          parts.push_back(std::move(part));
+        } else if (!s.keys[i] || (!named.empty() && named.back().first >= s.keys[i])) {
+          return BadSpace("a Dict whose keys are missing, repeated or not sorted");
+        } else {
+          named.emplace_back(s.keys[i], std::move(part));
+        }
+      }
+      if (dict) return Space(Dict(std::move(named)));
+      return Space(Tuple(std::move(parts)));
+    }
+    default:
+      return BadSpace("unknown kind " + std::to_string(s.kind));
+  }
 }
 
 // An env living in a plugin, driven through the library's function table.
@@ -33,7 +80,7 @@ class PluginEnv : public Env {
         where_(std::move(where)),
         observation_space_(std::move(observation_space)),
         action_space_(std::move(action_space)),
-        obs_size_(observation_space_.is_box() ? observation_space_.box().size() : 1) {}
+        obs_size_(observation_space_.flat_size()) {}
   ~PluginEnv() override { api_->close(handle_); }
 
   Observation Reset(std::optional<uint64_t> seed) override {
@@ -87,8 +134,16 @@ Result<std::unique_ptr<Env>> MakePluginEnv(const RayEnvPluginApi* api, const std
     api->close(handle);
     return Status::InvalidArgument(where + ": spaces: " + error);
   }
-  return std::unique_ptr<Env>(
-      std::make_unique<PluginEnv>(api, handle, where, ToSpace(observation), ToSpace(action)));
+  Result<Space> observation_space = ToSpace(observation);
+  Result<Space> action_space = ToSpace(action);
+  if (!observation_space.ok() || !action_space.ok()) {
+    api->close(handle);
+    const Status& bad = observation_space.ok() ? action_space.status() : observation_space.status();
+    return Status::InvalidArgument(where + ": spaces: " + (observation_space.ok() ? "action" : "observation") +
+                                   " space: " + bad.message());
+  }
+  return std::unique_ptr<Env>(std::make_unique<PluginEnv>(api, handle, where, std::move(*observation_space),
+                                                          std::move(*action_space)));
 }
 
 }  // namespace

@@ -20,37 +20,22 @@ Result<std::unique_ptr<VectorEnv>> VectorEnv::Make(const std::string& name, int 
     RAY_ASSIGN_OR_RETURN(std::unique_ptr<Env> env, MakeEnv(name, slot_config));
     envs.push_back(std::move(env));
   }
+  const Space& action = envs[0]->action_space();
+  if (!action.is_box() && !action.is_discrete()) {
+    return Status::InvalidArgument("env " + name + ": its action space " + action.ToString() +
+                                   " is not supported (a Box or a Discrete)");
+  }
   return std::make_unique<VectorEnv>(std::move(envs));
 }
 
-namespace {
-
-int64_t ModelObsSize(const Space& space) {
-  return space.is_discrete() ? space.discrete().n() : space.box().size();
-}
-
-}  // namespace
-
 VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs)
-    : envs_(std::move(envs)), obs_size_(ModelObsSize(envs_.at(0)->observation_space())) {}
+    : envs_(std::move(envs)), preprocessor_(envs_.at(0)->observation_space()) {}
 
-Observation VectorEnv::Preprocess(Observation raw) const {
-  const Space& space = observation_space();
-  if (!space.is_discrete()) return raw;
-  const int64_t n = space.discrete().n();
-  const double index = raw.size() == 1 ? raw[0] : -1;
-  if (index < 0 || index >= n || index != static_cast<double>(static_cast<int64_t>(index))) {
-    throw std::invalid_argument("env observation " + (raw.size() == 1 ? std::to_string(raw[0]) : "of " + std::to_string(raw.size()) + " floats") +
-                                " is not an index of its space " + space.ToString());
-  }
-  Observation one_hot(n, 0.f);
-  one_hot[static_cast<int64_t>(index)] = 1.f;
-  return one_hot;
-}
+Observation VectorEnv::Preprocess(Observation raw) const { return preprocessor_.Transform(std::move(raw)); }
 
 std::vector<float> VectorEnv::VectorReset(std::optional<uint64_t> seed) {
   std::vector<float> obs;
-  obs.reserve(envs_.size() * obs_size_);
+  obs.reserve(envs_.size() * obs_size());
   for (size_t i = 0; i < envs_.size(); ++i) {
     std::optional<uint64_t> slot_seed;
     if (seed.has_value()) slot_seed = *seed + i;
@@ -66,7 +51,7 @@ Observation VectorEnv::ResetAt(int index, std::optional<uint64_t> seed) {
 
 void VectorEnv::VectorStep(const std::vector<Action>& actions, VectorStepResult* out) {
   const size_t n = envs_.size();
-  out->obs.resize(n * obs_size_);
+  out->obs.resize(n * obs_size());
   out->rewards.resize(n);
   out->terminated.resize(n);
   out->truncated.resize(n);
@@ -83,7 +68,7 @@ void VectorEnv::VectorStep(const std::vector<Action>& actions, VectorStepResult*
       out->final_obs[i].clear();
     }
     r.obs = Preprocess(std::move(r.obs));
-    std::copy(r.obs.begin(), r.obs.end(), out->obs.begin() + i * obs_size_);
+    std::copy(r.obs.begin(), r.obs.end(), out->obs.begin() + i * obs_size());
   }
 }
 

@@ -14,10 +14,10 @@
 //
 // Observations are flattened into one row-major [num_envs, obs_size] float buffer,
 // ready to become a batch tensor, after RLlib's default preprocessor for the
-// observation space: a Box as it is (flattened), a Discrete(n) as a one-hot vector of
-// n floats (OneHotPreprocessor; an index outside [0, n) is std::invalid_argument
-// naming the env). Every observation this class returns is preprocessed. Not
-// thread-safe.
+// observation space (preprocessor.h: a Box as it is, a Discrete(n) one-hot, a Tuple or
+// a Dict flattened; an observation that does not fit its space is
+// std::invalid_argument naming the space). Every observation this class returns is
+// preprocessed. Not thread-safe.
 
 #include <cstdint>
 #include <memory>
@@ -28,6 +28,7 @@
 #include "ray/rllib/env.h"
 #include "runtime/base/status.h"
 #include "runtime/rllib/env/env_config.h"
+#include "runtime/rllib/env/preprocessor.h"
 
 namespace ray::rllib {
 
@@ -46,15 +47,16 @@ class VectorEnv {
  public:
   // num_envs copies of the registered env `name` (each through MakeEnv, so with its
   // TimeLimit); copy i sees `config` with vector_index i. InvalidArgument if
-  // num_envs < 1; MakeEnv's errors otherwise.
+  // num_envs < 1 or the action space is not a Box or a Discrete; MakeEnv's errors
+  // otherwise.
   static Result<std::unique_ptr<VectorEnv>> Make(const std::string& name, int num_envs,
                                                  const EnvConfig& config = {});
-  // Takes ownership of already-built envs. Preconditions (as Make checks): at least one,
-  // all with the same spaces.
+  // Takes ownership of already-built envs. Preconditions: at least one, all with the
+  // same spaces, a Box or a Discrete action space.
   explicit VectorEnv(std::vector<std::unique_ptr<Env>> envs);
 
   int num_envs() const { return static_cast<int>(envs_.size()); }
-  int64_t obs_size() const { return obs_size_; }
+  int64_t obs_size() const { return preprocessor_.size(); }
   const Space& observation_space() const { return envs_[0]->observation_space(); }
   const Space& action_space() const { return envs_[0]->action_space(); }
   Env& env(int i) { return *envs_[i]; }
@@ -68,11 +70,11 @@ class VectorEnv {
   void VectorStep(const std::vector<Action>& actions, VectorStepResult* out);
 
  private:
-  // The observation as the model sees it (one-hot for a Discrete space).
+  // The observation as the model sees it.
   Observation Preprocess(Observation raw) const;
 
   std::vector<std::unique_ptr<Env>> envs_;
-  int64_t obs_size_;
+  Preprocessor preprocessor_;
 };
 
 }  // namespace ray::rllib

@@ -17,15 +17,17 @@
 //    used from different threads.
 //  * Stepping allocates nothing across the boundary: the caller passes the action and
 //    a buffer of exactly obs_size floats that reset() and step() fill; obs_size is the
-//    observation space's element count (1 for a Discrete observation space).
+//    observation space's flat size (Space::flat_size(): a Box's element count, 1 for
+//    a Discrete, the sum of the parts' for a Tuple or a Dict).
 //  * Strings and arrays returned by the plugin stay owned by it: list()'s until the
 //    library is unloaded, spaces()'s while the env lives.
 
 #include <stddef.h>
 #include <stdint.h>
 
-// 1 was the C++-object boundary of earlier releases (an Env* handed over).
-#define RAY_ENV_PLUGIN_ABI_VERSION 2u
+// 1 was the C++-object boundary of earlier releases (an Env* handed over); 2 had Box
+// and Discrete spaces only.
+#define RAY_ENV_PLUGIN_ABI_VERSION 3u
 
 extern "C" {
 
@@ -40,9 +42,11 @@ typedef struct RayEnvInfo {
 enum {
   RAY_ENV_SPACE_BOX = 0,
   RAY_ENV_SPACE_DISCRETE = 1,
+  RAY_ENV_SPACE_TUPLE = 2,  // observation spaces only
+  RAY_ENV_SPACE_DICT = 3,   // observation spaces only
 };
 
-// An observation or action space, pointing into the env's own storage.
+// An observation or action space, pointing into the plugin's storage.
 typedef struct RayEnvSpace {
   int32_t kind;          // RAY_ENV_SPACE_*
   int64_t n;             // Discrete: the values are 0 .. n-1
@@ -51,6 +55,9 @@ typedef struct RayEnvSpace {
   int64_t size;          // Box: number of elements, the product of shape
   const int64_t* shape;  // Box: `ndim` dimensions
   int64_t ndim;
+  const struct RayEnvSpace* parts;  // Tuple, Dict: `num_parts` spaces (a Dict's in key order)
+  const char* const* keys;          // Dict: `num_parts` keys, sorted
+  int64_t num_parts;
 } RayEnvSpace;
 
 // What a step produced besides its observation.

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -82,29 +83,55 @@ int Guard(F&& f) noexcept {
   return 1;
 }
 
-// One env handed out by create(): the env, the space records pointing into it, and an
-// action reused across steps (so a Box action costs no allocation once warmed up).
-struct Handle {
-  std::unique_ptr<Env> env;
-  Action action;
+// The C record of a space, pointing into the space itself and into the arrays of parts
+// and keys kept here (their storage never moves once added).
+class SpaceRecords {
+ public:
+  RayEnvSpace Describe(const Space& space) {
+    RayEnvSpace out{};
+    if (space.is_discrete()) {
+      out.kind = RAY_ENV_SPACE_DISCRETE;
+      out.n = space.discrete().n();
+    } else if (space.is_box()) {
+      const Box& box = space.box();
+      out.kind = RAY_ENV_SPACE_BOX;
+      out.low = box.low().data();
+      out.high = box.high().data();
+      out.size = box.size();
+      out.shape = box.shape().data();
+      out.ndim = static_cast<int64_t>(box.shape().size());
+    } else {
+      std::vector<RayEnvSpace> parts;
+      std::vector<const char*> keys;
+      if (space.is_tuple()) {
+        out.kind = RAY_ENV_SPACE_TUPLE;
+        for (const Space& part : space.tuple().spaces()) parts.push_back(Describe(part));
+      } else {
+        out.kind = RAY_ENV_SPACE_DICT;
+        for (const auto& [key, part] : space.dict().spaces()) {
+          parts.push_back(Describe(part));
+          keys.push_back(key.c_str());
+        }
+        out.keys = keys_.emplace_back(std::move(keys)).data();
+      }
+      out.num_parts = static_cast<int64_t>(parts.size());
+      out.parts = parts_.emplace_back(std::move(parts)).data();
+    }
+    return out;
+  }
+
+ private:
+  std::deque<std::vector<RayEnvSpace>> parts_;
+  std::deque<std::vector<const char*>> keys_;
 };
 
-inline RayEnvSpace Describe(const Space& space) {
-  RayEnvSpace out{};
-  if (space.is_discrete()) {
-    out.kind = RAY_ENV_SPACE_DISCRETE;
-    out.n = space.discrete().n();
-  } else {
-    const Box& box = space.box();
-    out.kind = RAY_ENV_SPACE_BOX;
-    out.low = box.low().data();
-    out.high = box.high().data();
-    out.size = box.size();
-    out.shape = box.shape().data();
-    out.ndim = static_cast<int64_t>(box.shape().size());
-  }
-  return out;
-}
+// One env handed out by create(): the env, the records of its spaces, and an action
+// reused across steps (so a Box action costs no allocation once warmed up).
+struct Handle {
+  std::unique_ptr<Env> env;
+  SpaceRecords spaces;
+  Action action;
+};
 
 inline void CopyObs(const char* what, const Observation& obs, float* out, size_t out_size) {
   if (obs.size() != out_size) {
@@ -150,9 +177,10 @@ inline int Create(const char* id, const char* config_json, size_t config_len, in
 
 inline int Spaces(void* env, RayEnvSpace* observation, RayEnvSpace* action) {
   return Guard([&] {
-    Env& e = *static_cast<Handle*>(env)->env;
-    *observation = Describe(e.observation_space());
-    *action = Describe(e.action_space());
+    Handle& h = *static_cast<Handle*>(env);
+    h.spaces = SpaceRecords();
+    *observation = h.spaces.Describe(h.env->observation_space());
+    *action = h.spaces.Describe(h.env->action_space());
   });
 }
 

@@ -1,9 +1,16 @@
 #pragma once
-// Gymnasium's Box and Discrete spaces, and Space (one of them). Header-only (part of
-// the env SDK).
+// Gymnasium's Box, Discrete, Tuple and Dict spaces, and Space (one of them).
+// Header-only (part of the env SDK).
 //
 // Box has float32 semantics: bounds and elements are float, and Contains() compares
 // in float, as gymnasium.spaces.Box(dtype=np.float32) does. Bounds may be ±inf.
+//
+// An observation is a flat vector of floats (Observation). Its layout follows the
+// space: a Box's elements row-major; a Discrete's index as one float; a Tuple's or a
+// Dict's parts one after another (a Dict's in key order). Space::flat_size() counts
+// them. Tuple and Dict are observation spaces only: an env's action space is a Box or
+// a Discrete. The runtime flattens observations for the model as RLlib's default
+// preprocessors do (a Discrete becomes a one-hot vector).
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -126,35 +134,146 @@ class Discrete {
   int64_t n_;
 };
 
-// An env's observation or action space: a Box or a Discrete.
+class Space;
+
+// Gymnasium's Tuple: a fixed sequence of spaces (at least one; checked, aborts).
+class Tuple {
+ public:
+  explicit Tuple(std::vector<Space> spaces);
+
+  const std::vector<Space>& spaces() const { return spaces_; }
+  // "Tuple(Discrete(2), Box(3,))".
+  std::string ToString() const;
+  bool operator==(const Tuple& other) const;
+
+ private:
+  std::vector<Space> spaces_;
+};
+
+// Gymnasium's Dict: named spaces, kept sorted by key as gymnasium.spaces.Dict sorts a
+// dict it is given. At least one; keys unique (checked, aborts).
+class Dict {
+ public:
+  explicit Dict(std::vector<std::pair<std::string, Space>> spaces);
+
+  // Sorted by key.
+  const std::vector<std::pair<std::string, Space>>& spaces() const { return spaces_; }
+  // "Dict(a: Discrete(2), b: Box(3,))".
+  std::string ToString() const;
+  bool operator==(const Dict& other) const;
+
+ private:
+  std::vector<std::pair<std::string, Space>> spaces_;
+};
+
+// An env's observation or action space: a Box, a Discrete, a Tuple or a Dict.
 class Space {
  public:
   Space(Box box) : space_(std::move(box)) {}      // NOLINT: implicit by design
   Space(Discrete discrete) : space_(discrete) {}  // NOLINT
+  Space(Tuple tuple) : space_(std::move(tuple)) {}  // NOLINT
+  Space(Dict dict) : space_(std::move(dict)) {}     // NOLINT
 
   bool is_box() const { return space_.index() == 0; }
   bool is_discrete() const { return space_.index() == 1; }
-  // Precondition: is_box() / is_discrete() respectively.
+  bool is_tuple() const { return space_.index() == 2; }
+  bool is_dict() const { return space_.index() == 3; }
+  // Precondition: is_box() / is_discrete() / is_tuple() / is_dict() respectively.
   const Box& box() const { return std::get<Box>(space_); }
   const Discrete& discrete() const { return std::get<Discrete>(space_); }
+  const Tuple& tuple() const { return std::get<Tuple>(space_); }
+  const Dict& dict() const { return std::get<Dict>(space_); }
 
-  // A Discrete space checks action.index; a Box checks action.values.
-  bool Contains(const Action& action) const {
-    return is_discrete() ? discrete().Contains(action.index) : box().Contains(action.values);
+  // The number of floats of an observation of this space (see the layout above).
+  int64_t flat_size() const {
+    if (is_box()) return box().size();
+    if (is_discrete()) return 1;
+    int64_t n = 0;
+    ForEachPart([&](const Space& part) { n += part.flat_size(); });
+    return n;
   }
-  // An observation: false for a Discrete space.
-  bool Contains(const std::vector<float>& x) const { return is_box() && box().Contains(x); }
-  // An action drawn from the space.
+  // A Discrete space checks action.index; a Box checks action.values; a Tuple or a Dict
+  // contains no action.
+  bool Contains(const Action& action) const {
+    if (is_discrete()) return discrete().Contains(action.index);
+    return is_box() && box().Contains(action.values);
+  }
+  // An observation laid out as above.
+  bool Contains(const std::vector<float>& x) const {
+    if (static_cast<int64_t>(x.size()) != flat_size()) return false;
+    return ContainsAt(x.data());
+  }
+  // An action drawn from the space. Precondition: a Box or a Discrete (aborts otherwise).
   Action Sample(Rng& rng) const {
+    internal::CheckSpace(is_box() || is_discrete(), "only a Box or a Discrete space has actions");
     return is_discrete() ? Action::OfIndex(discrete().Sample(rng))
                          : Action::OfValues(box().Sample(rng));
   }
-  std::string ToString() const { return is_discrete() ? discrete().ToString() : box().ToString(); }
+  std::string ToString() const {
+    if (is_box()) return box().ToString();
+    if (is_discrete()) return discrete().ToString();
+    return is_tuple() ? tuple().ToString() : dict().ToString();
+  }
 
-  bool operator==(const Space& other) const = default;
+  bool operator==(const Space& other) const { return space_ == other.space_; }
 
  private:
-  std::variant<Box, Discrete> space_;
+  // A Tuple's parts, or a Dict's in key order.
+  template <typename F>
+  void ForEachPart(F&& f) const {
+    if (is_tuple()) {
+      for (const Space& part : tuple().spaces()) f(part);
+    } else if (is_dict()) {
+      for (const auto& [key, part] : dict().spaces()) f(part);
+    }
+  }
+  // The flat_size() floats at x.
+  bool ContainsAt(const float* x) const {
+    if (is_box()) return box().Contains(std::vector<float>(x, x + box().size()));
+    if (is_discrete()) {
+      const float v = x[0];  // NaN fails every comparison
+      return v >= 0 && v < static_cast<float>(discrete().n()) && v == std::floor(v);
+    }
+    bool ok = true;
+    ForEachPart([&](const Space& part) {
+      ok = ok && part.ContainsAt(x);
+      x += part.flat_size();
+    });
+    return ok;
+  }
+
+  std::variant<Box, Discrete, Tuple, Dict> space_;
 };
+
+inline Tuple::Tuple(std::vector<Space> spaces) : spaces_(std::move(spaces)) {
+  internal::CheckSpace(!spaces_.empty(), "Tuple has no spaces");
+}
+
+inline std::string Tuple::ToString() const {
+  std::string s = "Tuple(";
+  for (size_t i = 0; i < spaces_.size(); ++i) s += (i > 0 ? ", " : "") + spaces_[i].ToString();
+  return s + ")";
+}
+
+inline bool Tuple::operator==(const Tuple& other) const { return spaces_ == other.spaces_; }
+
+inline Dict::Dict(std::vector<std::pair<std::string, Space>> spaces) : spaces_(std::move(spaces)) {
+  internal::CheckSpace(!spaces_.empty(), "Dict has no spaces");
+  std::stable_sort(spaces_.begin(), spaces_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 1; i < spaces_.size(); ++i) {
+    internal::CheckSpace(spaces_[i - 1].first != spaces_[i].first, "Dict has a key twice");
+  }
+}
+
+inline std::string Dict::ToString() const {
+  std::string s = "Dict(";
+  for (size_t i = 0; i < spaces_.size(); ++i) {
+    s += (i > 0 ? ", " : "") + spaces_[i].first + ": " + spaces_[i].second.ToString();
+  }
+  return s + ")";
+}
+
+inline bool Dict::operator==(const Dict& other) const { return spaces_ == other.spaces_; }
 
 }  // namespace ray::rllib
