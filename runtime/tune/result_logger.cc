@@ -71,8 +71,16 @@ Result<nlohmann::json> ResultLogger::Log(nlohmann::json r) {
 
 bool ShouldStop(const nlohmann::json& stop, const nlohmann::json& result) {
   for (auto it = stop.begin(); it != stop.end(); ++it) {
-    if (!result.contains(it.key()) || !result[it.key()].is_number() || !it->is_number()) continue;
-    if (result[it.key()].get<double>() >= it->get<double>()) return true;
+    // "evaluation/episode_reward_mean": the field of a nested result, as Tune flattens it.
+    const nlohmann::json* field = &result;
+    for (size_t start = 0; field && start <= it.key().size();) {
+      const size_t slash = std::min(it.key().find('/', start), it.key().size());
+      const std::string part = it.key().substr(start, slash - start);
+      field = field->is_object() && field->contains(part) ? &(*field)[part] : nullptr;
+      start = slash + 1;
+    }
+    if (!field || !field->is_number() || !it->is_number()) continue;
+    if (field->get<double>() >= it->get<double>()) return true;
   }
   return false;
 }

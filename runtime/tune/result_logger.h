@@ -53,7 +53,8 @@ class ResultLogger {
 };
 
 // RLlib/Tune stop criteria: {"episode_reward_mean": 475, "training_iteration": 50}
-// stops once any listed result field reaches its value.
+// stops once any listed result field reaches its value. A key with slashes names a
+// nested field, as Tune's flattened results do: "evaluation/episode_reward_mean".
 bool ShouldStop(const nlohmann::json& stop, const nlohmann::json& result);
 
 }  // namespace ray::tune

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Learning benchmark: runs a tuned example (RLlib YAML) once per seed through the real
 # `rllib train -f`, and prints, per seed, whether it reached the YAML's
-# episode_reward_mean stop value, the env steps and training iterations it took, the
-# trainer's time_total_s and the command's wall time.
+# episode_reward_mean stop value (or evaluation/episode_reward_mean's: the greedy
+# evaluation's), the env steps and training iterations it took, the trainer's
+# time_total_s and the command's wall time.
 #
 #   tests/bench/rllib_learning_bench.sh BUILD_DIR YAML [SEED...]   (seeds default: 1 2 3)
 #
@@ -17,7 +18,10 @@ shift 2
 seeds=("$@")
 [ ${#seeds[@]} -eq 0 ] && seeds=(1 2 3)
 grep -q '^ *seed:' "$yaml" || { echo "$yaml has no 'seed:' line to vary" >&2; exit 2; }
-target=$(sed -n 's/^ *episode_reward_mean: *\([-0-9.]*\).*/\1/p' "$yaml" | head -1)
+# The stop's reward key and value: "episode_reward_mean" or "evaluation/episode_reward_mean".
+stop_key=$(sed -n 's/^ *\(\(evaluation\/\)\{0,1\}episode_reward_mean\): *[-0-9.]*.*/\1/p' "$yaml" | head -1)
+target=$(sed -n 's/^ *\(evaluation\/\)\{0,1\}episode_reward_mean: *\([-0-9.]*\).*/\2/p' "$yaml" | head -1)
+jq_path=".$(echo "$stop_key" | sed 's/\//./')"
 work=$(mktemp -d /tmp/rllib_learning_bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # The greedy mean return of the trial's last checkpoint over EVAL_EPISODES episodes ("-": off).
@@ -41,8 +45,8 @@ for s in "${seeds[@]}"; do
   end=$(date +%s.%N)
   result=$(find "$work/results_$s" -name result.json | head -1)
   tail -1 "$result" | jq -r --arg s "$s" --argjson target "$target" --argjson wall "$(echo "$end - $start" | bc)" \
-    '[$s, (.episode_reward_mean != null and .episode_reward_mean >= $target), .timesteps_total,
-      .training_iteration, (.time_total_s * 10 | round / 10), ($wall * 10 | round / 10),
-      ((.episode_reward_mean // 0) * 10 | round / 10)] | @tsv' |
+    "[\$s, ($jq_path != null and $jq_path >= \$target), .timesteps_total,
+      .training_iteration, (.time_total_s * 10 | round / 10), (\$wall * 10 | round / 10),
+      (($jq_path // 0) * 10 | round / 10)] | @tsv" |
     awk -F'\t' -v ev="$(eval_mean "$result")" '{printf "%-5s %-7s %10s %6s %9s %9s %12s %s\n", $1, $2, $3, $4, $5, $6, $7, ev}'
 done

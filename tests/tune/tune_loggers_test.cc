@@ -293,5 +293,20 @@ TEST_F(LoggersTest, ALoggerPluginSeesEveryResult) {
       << refused.status().message();
 }
 
+TEST(StopCriteriaTest, AnyFieldReachingItsValueStopsNestedOnesByTheirPath) {
+  using nlohmann::json;
+  const json result = {{"training_iteration", 3},
+                       {"episode_reward_mean", 120.0},
+                       {"evaluation", {{"episode_reward_mean", 480.0}, {"episodes_this_iter", 100}}}};
+  EXPECT_FALSE(ShouldStop({{"training_iteration", 4}, {"episode_reward_mean", 475}}, result));
+  EXPECT_TRUE(ShouldStop({{"training_iteration", 3}}, result));
+  EXPECT_TRUE(ShouldStop({{"evaluation/episode_reward_mean", 475}}, result));
+  EXPECT_FALSE(ShouldStop({{"evaluation/episode_reward_mean", 490}}, result));
+  EXPECT_FALSE(ShouldStop({{"evaluation/episode_reward_mean/x", 1}}, result)) << "no deeper field";
+  EXPECT_FALSE(ShouldStop({{"evaluation/", 1}}, result));
+  EXPECT_FALSE(ShouldStop({{"evaluation", 1}}, result)) << "an object is no value";
+  EXPECT_FALSE(ShouldStop({{"missing/episode_reward_mean", 1}}, result));
+}
+
 }  // namespace
 }  // namespace ray::tune
