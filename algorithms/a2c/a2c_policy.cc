@@ -15,15 +15,14 @@ Result<A2CConfig> A2CConfig::FromJson(const std::string& json) {
       {"vf_loss_coeff", DoubleKey(&c.vf_loss_coeff)},
       {"entropy_coeff", DoubleKey(&c.entropy_coeff)},
       {"microbatch_size", NullableInt64Key(&c.microbatch_size)},
-      // RLlib's A2C is A3C with sampling made synchronous: only false is meaningful.
-      {"sample_async", [](const nlohmann::json& v, const std::string& key) {
-         if (v != false) {
-           return Status::InvalidArgument("config key '" + key +
-                                          "': A2C samples synchronously (use A3C for async)");
-         }
-         return Status::Ok();
-       }},
   });
+  // RLlib's A2C is A3C with sampling made synchronous: only false is meaningful.
+  keys["sample_async"] = [](const nlohmann::json& v, const std::string& key) {
+    if (v != false) {
+      return Status::InvalidArgument("config key '" + key + "': A2C samples synchronously (use A3C for async)");
+    }
+    return Status::Ok();
+  };
   RAY_RETURN_IF_ERROR(ApplyConfigJson(json, keys));
   RAY_RETURN_IF_ERROR(c.Validate());
   return c;
@@ -34,7 +33,6 @@ std::string A2CConfig::ToJson() const {
   j.update({{"lambda", lambda},
             {"vf_loss_coeff", vf_loss_coeff},
             {"entropy_coeff", entropy_coeff},
-            {"sample_async", false},
             {"microbatch_size", microbatch_size ? nlohmann::json(*microbatch_size) : nlohmann::json(nullptr)}});
   return j.dump();
 }

@@ -10,14 +10,6 @@ Result<A3CConfig> A3CConfig::FromJson(const std::string& json) {
   keys["vf_loss_coeff"] = DoubleKey(&c.vf_loss_coeff);
   keys["entropy_coeff"] = DoubleKey(&c.entropy_coeff);
   keys["use_pytorch"] = BoolKey(&c.use_pytorch);
-  keys["sample_async"] = [](const nlohmann::json& v, const std::string& key) {
-    if (v != false) {
-      return Status::InvalidArgument("config key '" + key +
-                                     "': true (a background sampler thread per worker) is not "
-                                     "supported; workers sample when asked, set it to false");
-    }
-    return Status::Ok();
-  };
   keys["optimizer"] = [optimizer_keys](const nlohmann::json& v, const std::string& key) {
     if (!v.is_object())
       return Status::InvalidArgument("config key '" + key + "': expected a JSON object");
@@ -44,12 +36,12 @@ std::string A3CConfig::ToJson() const {
 }
 
 Status A3CConfig::Validate() const {
-  RAY_RETURN_IF_ERROR(A2CConfig::Validate());
   if (num_workers < 1) {
     return Status::InvalidArgument(
         "config key 'num_workers' must be >= 1: A3C's AsyncGradientsOptimizer requires at least 1 "
         "remote workers");
   }
+  RAY_RETURN_IF_ERROR(A2CConfig::Validate());
   if (grads_per_step < 1)
     return Status::InvalidArgument("config key 'optimizer.grads_per_step' must be >= 1");
   if (entropy_coeff < 0) return Status::InvalidArgument("config key 'entropy_coeff' must be >= 0");

@@ -197,6 +197,7 @@ ConfigKeys CommonConfigKeys(CommonConfig* c) {
       {"model_plugin", StringKey(&c->model_plugin)},
       {"observation_filter", StringKey(&c->observation_filter)},
       {"synchronize_filters", BoolKey(&c->synchronize_filters)},
+      {"sample_async", BoolKey(&c->sample_async)},
       {"horizon", NullableInt64Key(&c->horizon)},
       {"soft_horizon", BoolKey(&c->soft_horizon)},
       {"env_config", ObjectKey(&c->env_config)},
@@ -240,6 +241,10 @@ Status CommonConfig::ValidateCommon() const {
   if (sample_batch_size <= 0) return bad("config key 'sample_batch_size' must be > 0");
   if (num_envs_per_worker <= 0) return bad("config key 'num_envs_per_worker' must be > 0");
   if (num_workers < 0) return bad("config key 'num_workers' must be >= 0");
+  if (sample_async && num_workers == 0) {
+    return bad("config key 'sample_async': true needs num_workers >= 1 (the trainer's own worker samples when "
+               "asked)");
+  }
   if (num_cpus_per_worker < 0 || num_cpus_for_driver < 0) {
     return bad("config keys 'num_cpus_per_worker' and 'num_cpus_for_driver' must be >= 0");
   }
@@ -353,6 +358,7 @@ nlohmann::json CommonConfig::CommonJson() const {
       {"model_plugin", model_plugin},
       {"observation_filter", observation_filter},
       {"synchronize_filters", synchronize_filters},
+      {"sample_async", sample_async},
       {"horizon", nullable(horizon)},
       {"soft_horizon", soft_horizon},
       {"env_config", env_config},

@@ -104,6 +104,10 @@ struct CommonConfig {
   std::optional<int64_t> evaluation_interval;
   int64_t evaluation_num_episodes = 10;
   nlohmann::json evaluation_config = nlohmann::json::object();
+  // Each remote rollout worker samples in a thread of its own without being asked
+  // (RLlib's AsyncSampler, async_sampler.h): a sample may come from weights a version
+  // or more old. Needs num_workers >= 1.
+  bool sample_async = false;
   // A rollout worker that fails is dropped and training goes on with the others.
   bool ignore_worker_failures = false;
   bool clip_actions = true;              // clip Box actions to the space bounds

@@ -230,18 +230,20 @@ TEST(A3CConfigTest, DefaultsAreRllibsAndUnsupportedValuesAreRefusedByName) {
   EXPECT_DOUBLE_EQ(c->vf_loss_coeff, 0.5);
   EXPECT_DOUBLE_EQ(c->entropy_coeff, 0.01);
   EXPECT_EQ(c->grads_per_step, 100);
+  EXPECT_TRUE(c->sample_async) << "a sampler thread per worker, as RLlib's A3C";
   auto ok = A3CConfig::FromJson(
       R"({"optimizer": {"grads_per_step": 7}, "use_pytorch": true, "sample_async": false})");
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->grads_per_step, 7);
+  EXPECT_FALSE(ok->sample_async);
+  EXPECT_EQ(nlohmann::json::parse(ok->ToJson())["sample_async"], false);
   EXPECT_TRUE(A3CConfig::FromJson(R"({"recreate_failed_workers": true})").ok()) << "lost workers are replaced";
   EXPECT_EQ(nlohmann::json::parse(ok->ToJson())["optimizer"]["grads_per_step"], 7);
   struct Case {
     const char* json;
     const char* names;
   };
-  for (Case bad : {Case{R"({"sample_async": true})", "'sample_async'"},
-                   Case{R"({"optimizer": {"grads_per_stepp": 1}})", "'optimizer.grads_per_stepp'"},
+  for (Case bad : {Case{R"({"optimizer": {"grads_per_stepp": 1}})", "'optimizer.grads_per_stepp'"},
                    Case{R"({"optimizer": {"grads_per_step": 0}})", "'optimizer.grads_per_step'"},
                    Case{R"({"num_workers": 0})", "at least 1 remote workers"},
                    Case{R"({"microbatch_size": 10})", "'microbatch_size'"},

@@ -55,6 +55,7 @@
 #include <ray/tune.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -79,6 +80,7 @@
 #include "runtime/rllib/optimizers/sync_replay_optimizer.h"
 #include "runtime/rllib/optimizers/sync_samples_optimizer.h"
 #include "runtime/rllib/policy/torch_policy.h"
+#include "runtime/rllib/async_sampler.h"
 #include "runtime/rllib/rollout_worker.h"
 #include "runtime/rllib/trainer/trainer_support.h"
 
@@ -121,6 +123,10 @@ inline nlohmann::json MergeDicts(nlohmann::json base, const nlohmann::json& over
 }  // namespace internal
 
 // A rollout worker hosted by an actor: sets the weights it is given, then samples.
+// With sample_async a second worker samples in a thread of its own (AsyncSampler):
+// samples come from its queue, new weights, timesteps and filters reach it between
+// two fragments, and learning on the worker (ComputeGradients) uses the first one's
+// policy, so that it overlaps with sampling.
 template <typename Algo>
 class RemoteRolloutWorker {
  public:
@@ -128,12 +134,16 @@ class RemoteRolloutWorker {
     SetTorchNumThreads(1);
     auto config = internal::ParseOrThrow<Algo>(config_json);
     if constexpr (requires { Algo::ForWorker(&config, index); }) Algo::ForWorker(&config, index);
-    return new RemoteRolloutWorker(
-        internal::OrThrow(RolloutWorker::Create(env, config, index, internal::FactoryFor<Algo>(config))));
+    auto make = [&] {
+      return internal::OrThrow(RolloutWorker::Create(env, config, index, internal::FactoryFor<Algo>(config)));
+    };
+    auto worker = make();
+    return new RemoteRolloutWorker(std::move(worker),
+                                   config.sample_async ? std::make_unique<AsyncSampler>(make()) : nullptr);
   }
   SampleResult Sample(std::vector<float> weights) {
-    internal::OrThrow(worker_->SetWeights(weights));
-    return internal::OrThrow(worker_->Sample());
+    SetWeights(std::move(weights));
+    return SampleCurrent();
   }
   // As Sample, after telling the policy the global timestep (its schedules read it).
   SampleResult SampleAt(std::vector<float> weights, int64_t global_timestep) {
@@ -142,14 +152,18 @@ class RemoteRolloutWorker {
   }
   // RLlib's set_weights, sample and compute_gradients, as AsyncGradientsOptimizer and
   // AsyncSamplesOptimizer call them one after the other on a worker.
-  void SetWeights(std::vector<float> weights) { internal::OrThrow(worker_->SetWeights(weights)); }
+  void SetWeights(std::vector<float> weights) {
+    internal::OrThrow(worker_->SetWeights(weights));
+    if (sampler_) internal::OrThrow(sampler_->With([&](RolloutWorker& w) { return w.SetWeights(weights); }));
+  }
   // RLlib's set_global_vars: the env steps sampled so far (exploration schedules read it).
   bool SetGlobalTimestep(int64_t global_timestep) {
     worker_->policy().OnGlobalVarUpdate(global_timestep);
+    if (sampler_) sampler_->With([&](RolloutWorker& w) { w.policy().OnGlobalVarUpdate(global_timestep); });
     return true;
   }
   // Samples with the weights it holds.
-  SampleResult SampleCurrent() { return internal::OrThrow(worker_->Sample()); }
+  SampleResult SampleCurrent() { return internal::OrThrow(sampler_ ? sampler_->Next() : worker_->Sample()); }
   // As SampleCurrent, with each row's TD error in the batch's weights column (Ape-X's
   // worker-side prioritization: the replay shard makes them priorities; the policy
   // must be a ReplayPolicy).
@@ -171,19 +185,31 @@ class RemoteRolloutWorker {
   }
   // RLlib's get_filters(flush_after): the observation filter's state (empty: NoFilter).
   FilterState GetFilters(bool flush) {
-    MeanStdFilter* f = worker_->filter();
-    return f ? f->GetState(flush) : FilterState{};
+    return WithSampling([&](RolloutWorker& w) {
+      MeanStdFilter* f = w.filter();
+      return f ? f->GetState(flush) : FilterState{};
+    });
   }
   // RLlib's sync_filters: takes the learner's filter.
   bool SyncFilters(FilterState master) {
-    if (MeanStdFilter* f = worker_->filter()) internal::OrThrow(f->SyncFrom(master));
+    WithSampling([&](RolloutWorker& w) {
+      if (MeanStdFilter* f = w.filter()) internal::OrThrow(f->SyncFrom(master));
+    });
     return true;
   }
   bool Ping() { return true; }
 
  private:
-  explicit RemoteRolloutWorker(std::unique_ptr<RolloutWorker> w) : worker_(std::move(w)) {}
+  RemoteRolloutWorker(std::unique_ptr<RolloutWorker> w, std::unique_ptr<AsyncSampler> sampler)
+      : worker_(std::move(w)), sampler_(std::move(sampler)) {}
+  // f(the worker that samples).
+  template <typename F>
+  auto WithSampling(F&& f) {
+    return sampler_ ? sampler_->With(f) : f(*worker_);
+  }
+
   std::unique_ptr<RolloutWorker> worker_;
+  std::unique_ptr<AsyncSampler> sampler_;  // null unless sample_async
 };
 
 template <typename Algo>
@@ -204,7 +230,8 @@ class Trainer : public ray::tune::Trainable {
     c.erase("env");
     config_ = internal::ParseOrThrow<Algo>(c.dump());
     config_.env = env_;
-    SetTorchNumThreads(1);
+    // The learner's torch ops use the CPUs the trial holds for it.
+    SetTorchNumThreads(std::max(1, static_cast<int>(std::ceil(config_.num_cpus_for_driver))));
     local_ = internal::OrThrow(RolloutWorker::Create(env_, config_, 0, internal::FactoryFor<Algo>(config_)));
     config_json_ = Algo::ConfigJson(config_);
     full_config_ = Json::parse(config_json_);
@@ -234,6 +261,7 @@ class Trainer : public ray::tune::Trainable {
       e["batch_mode"] = "complete_episodes";
       e["sample_batch_size"] = 1;
       e["evaluation_interval"] = nullptr;
+      e["sample_async"] = false;
       auto eval_config = internal::ParseOrThrow<Algo>(e.dump());
       evaluation_ = internal::OrThrow(
           RolloutWorker::Create(env_, eval_config, 0, internal::FactoryFor<Algo>(eval_config)));
