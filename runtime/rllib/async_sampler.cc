@@ -1,5 +1,8 @@
 #include "runtime/rllib/async_sampler.h"
 
+#include <exception>
+#include <string>
+
 namespace ray::rllib {
 
 AsyncSampler::AsyncSampler(std::unique_ptr<RolloutWorker> worker)
@@ -14,17 +17,46 @@ AsyncSampler::~AsyncSampler() {
   thread_.join();
 }
 
+void AsyncSampler::SetWeights(std::vector<float> weights) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_weights_ = std::move(weights);
+}
+
+void AsyncSampler::SetGlobalTimestep(int64_t global_timestep) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_timestep_ = global_timestep;
+}
+
+Result<SampleResult> AsyncSampler::SampleWith(std::optional<std::vector<float>> weights,
+                                              std::optional<int64_t> timestep) {
+  std::lock_guard<std::mutex> hold(worker_mu_);
+  if (weights) RAY_RETURN_IF_ERROR(worker_->SetWeights(*weights));
+  try {
+    if (timestep) worker_->policy().OnGlobalVarUpdate(*timestep);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("rollout worker: policy: OnGlobalVarUpdate: ") + e.what());
+  }
+  return worker_->Sample();
+}
+
 void AsyncSampler::Run() {
   while (true) {
-    Result<SampleResult> sample = With([](RolloutWorker& w) { return w.Sample(); });
-    std::unique_lock<std::mutex> lock(mu_);
+    std::optional<std::vector<float>> weights;
+    std::optional<int64_t> timestep;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      changed_.wait(lock, [&] { return stop_ || (waiting_ == 0 && queue_.size() < kQueueSize); });
+      if (stop_) return;
+      weights.swap(pending_weights_);
+      timestep.swap(pending_timestep_);
+    }
+    Result<SampleResult> sample = SampleWith(std::move(weights), timestep);
+    std::lock_guard<std::mutex> lock(mu_);
     if (!sample.ok()) {
       error_ = sample.status();
       changed_.notify_all();
       return;
     }
-    changed_.wait(lock, [&] { return stop_ || queue_.size() < kQueueSize; });
-    if (stop_) return;
     queue_.push_back(std::move(sample).value());
     changed_.notify_all();
   }

@@ -69,16 +69,29 @@ Result<nlohmann::json> ResultLogger::Log(nlohmann::json r) {
   return r;
 }
 
+namespace {
+
+// The result field a stop key names: the top-level field of that name, else the
+// nested one its slashes lead to ("evaluation/episode_reward_mean", as Tune flattens
+// results); null when there is none.
+const nlohmann::json* StopField(const nlohmann::json& result, const std::string& key) {
+  if (result.contains(key)) return &result.at(key);
+  const nlohmann::json* field = &result;
+  for (size_t start = 0; field;) {
+    const size_t slash = std::min(key.find('/', start), key.size());
+    const std::string part = key.substr(start, slash - start);
+    field = field->is_object() && field->contains(part) ? &field->at(part) : nullptr;
+    if (slash == key.size()) break;
+    start = slash + 1;
+  }
+  return field;
+}
+
+}  // namespace
+
 bool ShouldStop(const nlohmann::json& stop, const nlohmann::json& result) {
   for (auto it = stop.begin(); it != stop.end(); ++it) {
-    // "evaluation/episode_reward_mean": the field of a nested result, as Tune flattens it.
-    const nlohmann::json* field = &result;
-    for (size_t start = 0; field && start <= it.key().size();) {
-      const size_t slash = std::min(it.key().find('/', start), it.key().size());
-      const std::string part = it.key().substr(start, slash - start);
-      field = field->is_object() && field->contains(part) ? &(*field)[part] : nullptr;
-      start = slash + 1;
-    }
+    const nlohmann::json* field = StopField(result, it.key());
     if (!field || !field->is_number() || !it->is_number()) continue;
     if (field->get<double>() >= it->get<double>()) return true;
   }

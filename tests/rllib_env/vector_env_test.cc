@@ -138,8 +138,9 @@ TEST(VectorEnvTest, DiscreteObservationsAreOneHot) {
   try {
     broken.VectorStep({Action::OfIndex(0)}, &step);
     FAIL() << "index 7 of Discrete(4) was accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("Discrete(4)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("env (unregistered): "), std::string::npos) << e.what();
   }
 }
 

@@ -85,10 +85,11 @@ void WaitForCallsToSettleAt(const TaggedPolicy& p, int calls) {
 TEST(AsyncSamplerTest, SamplesAheadUntilItsQueueIsFullAndTakesNewWeightsBetweenFragments) {
   TaggedPolicy* policy = nullptr;
   auto sampler = MakeSampler(&policy);
-  // Without any Next(): kQueueSize fragments queued and one more made, waiting for room.
-  WaitForCallsToSettleAt(*policy, static_cast<int>(AsyncSampler::kQueueSize + 1) * kSteps);
+  // Without any Next(): kQueueSize fragments queued, then the thread waits for room.
+  WaitForCallsToSettleAt(*policy, static_cast<int>(AsyncSampler::kQueueSize) * kSteps);
 
-  ASSERT_TRUE(sampler->With([](RolloutWorker& w) { return w.SetWeights({7.f}); }).ok());
+  sampler->SetWeights({3.f});
+  sampler->SetWeights({7.f});  // the latest wins
   int old_fragments = 0;
   bool saw_new = false;
   for (int i = 0; i < 12; ++i) {
@@ -106,8 +107,10 @@ TEST(AsyncSamplerTest, SamplesAheadUntilItsQueueIsFullAndTakesNewWeightsBetweenF
     }
   }
   EXPECT_TRUE(saw_new);
-  EXPECT_EQ(old_fragments, static_cast<int>(AsyncSampler::kQueueSize) + 1)
-      << "the queued fragments and the one waiting were made with the old weights";
+  EXPECT_EQ(old_fragments, static_cast<int>(AsyncSampler::kQueueSize))
+      << "only the queued fragments were made with the old weights";
+  EXPECT_EQ(sampler->With([](RolloutWorker& w) { return w.policy().GetWeights(); }), std::vector<float>{7.f})
+      << "With() reaches the sampling worker";
 }
 
 TEST(AsyncSamplerTest, NextWaitsUpToItsDeadlineForASample) {
@@ -141,7 +144,7 @@ TEST(AsyncSamplerTest, AFailedSampleEndsTheThreadAndNextSaysWhy) {
 TEST(AsyncSamplerTest, DestroyingItStopsAThreadWaitingForRoom) {
   TaggedPolicy* policy = nullptr;
   auto sampler = MakeSampler(&policy);
-  WaitForCallsToSettleAt(*policy, static_cast<int>(AsyncSampler::kQueueSize + 1) * kSteps);
+  WaitForCallsToSettleAt(*policy, static_cast<int>(AsyncSampler::kQueueSize) * kSteps);
   sampler.reset();  // joins; a thread that kept waiting would hang the test
 }
 

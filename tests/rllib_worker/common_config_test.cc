@@ -25,7 +25,8 @@ TEST(CommonConfigTest, NewKeysParseAndRoundTrip) {
                      "clip_rewards": 5.0, "observation_filter": "MeanStdFilter",
                      "synchronize_filters": false, "callbacks": "/x/cb.so",
                      "evaluation_interval": 2, "evaluation_num_episodes": 3,
-                     "evaluation_config": {"env_config": {"b": 1}}, "ignore_worker_failures": true})");
+                     "evaluation_config": {"env_config": {"b": 1}}, "ignore_worker_failures": true,
+                     "sample_async": true})");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->horizon, 20);
   EXPECT_TRUE(c->soft_horizon);
@@ -33,6 +34,7 @@ TEST(CommonConfigTest, NewKeysParseAndRoundTrip) {
   EXPECT_EQ(c->clip_rewards.limit, 5.0);
   EXPECT_EQ(c->callbacks, "/x/cb.so");
   EXPECT_EQ(c->evaluation_interval, 2);
+  EXPECT_TRUE(c->sample_async);
   // The result's config reads back as the same config.
   auto again = Parse(c->CommonJson().dump());
   ASSERT_TRUE(again.ok()) << again.status().ToString();
@@ -62,6 +64,7 @@ TEST(CommonConfigTest, BadValuesAreRefusedByName) {
   ExpectRefused(R"({"evaluation_interval": 0})", "'evaluation_interval'");
   ExpectRefused(R"({"evaluation_num_episodes": 0})", "'evaluation_num_episodes'");
   ExpectRefused(R"({"evaluation_config": "x"})", "'evaluation_config'");
+  ExpectRefused(R"({"sample_async": true, "num_workers": 0})", "'sample_async': true needs num_workers >= 1");
 }
 
 }  // namespace

@@ -306,6 +306,7 @@ TEST(StopCriteriaTest, AnyFieldReachingItsValueStopsNestedOnesByTheirPath) {
   EXPECT_FALSE(ShouldStop({{"evaluation/", 1}}, result));
   EXPECT_FALSE(ShouldStop({{"evaluation", 1}}, result)) << "an object is no value";
   EXPECT_FALSE(ShouldStop({{"missing/episode_reward_mean", 1}}, result));
+  EXPECT_TRUE(ShouldStop({{"custom/a", 2}}, {{"custom/a", 2.0}})) << "a top-level key with a slash";
 }
 
 }  // namespace

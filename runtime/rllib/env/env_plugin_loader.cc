@@ -18,44 +18,52 @@ namespace {
 // Tuples and Dicts nest at most this deep (a plugin's records might loop).
 constexpr int kMaxSpaceDepth = 16;
 
-Status BadSpace(const std::string& what) { return Status::InvalidArgument("a malformed space: " + what); }
+// `at`: where in the space ("" for its root, then "[2]", "['pos']" for parts).
+Status BadSpace(const std::string& at, const std::string& what) {
+  return Status::InvalidArgument("a malformed space" + (at.empty() ? "" : " at " + at) + ": " + what);
+}
 
 // The space a plugin describes, checked first: the SDK's constructors abort on what a
 // broken plugin could send.
-Result<Space> ToSpace(const RayEnvSpace& s, int depth = 0) {
-  if (depth > kMaxSpaceDepth) return BadSpace("nested deeper than " + std::to_string(kMaxSpaceDepth));
+Result<Space> ToSpace(const RayEnvSpace& s, const std::string& at = "", int depth = 0) {
+  if (depth > kMaxSpaceDepth) return BadSpace(at, "nested deeper than " + std::to_string(kMaxSpaceDepth));
   switch (s.kind) {
     case RAY_ENV_SPACE_DISCRETE:
-      if (s.n < 1) return BadSpace("Discrete(" + std::to_string(s.n) + ")");
+      if (s.n < 1) return BadSpace(at, "Discrete(" + std::to_string(s.n) + ")");
       return Space(Discrete(s.n));
     case RAY_ENV_SPACE_BOX: {
       int64_t product = 1;
       for (int64_t i = 0; s.shape && i < s.ndim; ++i) {
-        if (s.shape[i] < 0) return BadSpace("a Box with a negative dimension");
-        product *= s.shape[i];
+        if (s.shape[i] < 0 || __builtin_mul_overflow(product, s.shape[i], &product)) {
+          return BadSpace(at, "a Box with a negative or overflowing shape");
+        }
       }
+      if (s.size > (int64_t{1} << 28)) return BadSpace(at, "a Box of more than 2^28 elements");
       if (s.size < 0 || s.ndim < 0 || (s.ndim > 0 && !s.shape) || (s.size > 0 && (!s.low || !s.high)) ||
           (s.ndim > 0 && product != s.size)) {
-        return BadSpace("a Box whose size, shape and bounds disagree");
+        return BadSpace(at, "a Box whose size, shape and bounds disagree");
       }
       std::vector<float> low(s.low, s.low + s.size), high(s.high, s.high + s.size);
       for (int64_t i = 0; i < s.size; ++i) {
-        if (!(low[i] <= high[i])) return BadSpace("a Box with low > high at element " + std::to_string(i));
+        if (!(low[i] <= high[i])) return BadSpace(at, "a Box with low > high at element " + std::to_string(i));
       }
       return Space(Box(std::move(low), std::move(high), std::vector<int64_t>(s.shape, s.shape + s.ndim)));
     }
     case RAY_ENV_SPACE_TUPLE:
     case RAY_ENV_SPACE_DICT: {
       const bool dict = s.kind == RAY_ENV_SPACE_DICT;
-      if (s.num_parts < 1 || !s.parts || (dict && !s.keys)) return BadSpace(dict ? "a Dict of no parts" : "a Tuple of no parts");
+      if (s.num_parts < 1 || !s.parts) return BadSpace(at, dict ? "a Dict of no parts" : "a Tuple of no parts");
+      if (dict && !s.keys) return BadSpace(at, "a Dict without keys");
       std::vector<Space> parts;
       std::vector<std::pair<std::string, Space>> named;
       for (int64_t i = 0; i < s.num_parts; ++i) {
-        RAY_ASSIGN_OR_RETURN(Space part, ToSpace(s.parts[i], depth + 1));
+        const std::string part_at =
+            at + (dict && s.keys[i] ? "['" + std::string(s.keys[i]) + "']" : "[" + std::to_string(i) + "]");
+        RAY_ASSIGN_OR_RETURN(Space part, ToSpace(s.parts[i], part_at, depth + 1));
         if (!dict) {
           parts.push_back(std::move(part));
         } else if (!s.keys[i] || (!named.empty() && named.back().first >= s.keys[i])) {
-          return BadSpace("a Dict whose keys are missing, repeated or not sorted");
+          return BadSpace(at, "a Dict whose keys are missing, repeated or not sorted");
         } else {
           named.emplace_back(s.keys[i], std::move(part));
         }
@@ -64,7 +72,7 @@ Result<Space> ToSpace(const RayEnvSpace& s, int depth = 0) {
       return Space(Tuple(std::move(parts)));
     }
     default:
-      return BadSpace("unknown kind " + std::to_string(s.kind));
+      return BadSpace(at, "unknown kind " + std::to_string(s.kind));
   }
 }
 

@@ -20,10 +20,8 @@ void Preprocessor::Add(const Space& space) {
     parts_.push_back({true, space.discrete().n()});
     raw_size_ += 1;
     size_ += space.discrete().n();
-  } else if (space.is_tuple()) {
-    for (const Space& part : space.tuple().spaces()) Add(part);
   } else {
-    for (const auto& [key, part] : space.dict().spaces()) Add(part);
+    space.ForEachPart([&](const Space& part) { Add(part); });
   }
 }
 
@@ -41,7 +39,7 @@ Observation Preprocessor::Transform(Observation raw) const {
       in += p.width;
     } else {
       const float v = raw[in];
-      if (!(v >= 0 && v < static_cast<float>(p.width) && v == std::floor(v))) {
+      if (!Discrete(p.width).ContainsValue(v)) {
         throw std::invalid_argument("env observation value " + std::to_string(v) + " (float " +
                                     std::to_string(in) + ") is not an index of Discrete(" +
                                     std::to_string(p.width) + ") in its space " + space_name_);

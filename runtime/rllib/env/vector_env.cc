@@ -31,7 +31,14 @@ Result<std::unique_ptr<VectorEnv>> VectorEnv::Make(const std::string& name, int 
 VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs)
     : envs_(std::move(envs)), preprocessor_(envs_.at(0)->observation_space()) {}
 
-Observation VectorEnv::Preprocess(Observation raw) const { return preprocessor_.Transform(std::move(raw)); }
+Observation VectorEnv::Preprocess(Observation raw) const {
+  try {
+    return preprocessor_.Transform(std::move(raw));
+  } catch (const std::invalid_argument& e) {
+    const std::string& id = envs_[0]->spec().id;
+    throw std::runtime_error("env " + (id.empty() ? std::string("(unregistered)") : id) + ": " + e.what());
+  }
+}
 
 std::vector<float> VectorEnv::VectorReset(std::optional<uint64_t> seed) {
   std::vector<float> obs;

@@ -15,8 +15,8 @@
 // Observations are flattened into one row-major [num_envs, obs_size] float buffer,
 // ready to become a batch tensor, after RLlib's default preprocessor for the
 // observation space (preprocessor.h: a Box as it is, a Discrete(n) one-hot, a Tuple or
-// a Dict flattened; an observation that does not fit its space is
-// std::invalid_argument naming the space). Every observation this class returns is
+// a Dict flattened; an observation that does not fit its space is a
+// std::runtime_error naming the env and the space). Every observation this class returns is
 // preprocessed. Not thread-safe.
 
 #include <cstdint>

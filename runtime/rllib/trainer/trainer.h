@@ -56,6 +56,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -125,8 +126,9 @@ inline nlohmann::json MergeDicts(nlohmann::json base, const nlohmann::json& over
 // A rollout worker hosted by an actor: sets the weights it is given, then samples.
 // With sample_async a second worker samples in a thread of its own (AsyncSampler):
 // samples come from its queue, new weights, timesteps and filters reach it between
-// two fragments, and learning on the worker (ComputeGradients) uses the first one's
-// policy, so that it overlaps with sampling.
+// two fragments (the weights after the first worker took them, so a bad size fails
+// here), and learning on the worker (ComputeGradients) uses the first one's policy,
+// so that it overlaps with sampling.
 template <typename Algo>
 class RemoteRolloutWorker {
  public:
@@ -154,12 +156,12 @@ class RemoteRolloutWorker {
   // AsyncSamplesOptimizer call them one after the other on a worker.
   void SetWeights(std::vector<float> weights) {
     internal::OrThrow(worker_->SetWeights(weights));
-    if (sampler_) internal::OrThrow(sampler_->With([&](RolloutWorker& w) { return w.SetWeights(weights); }));
+    if (sampler_) sampler_->SetWeights(std::move(weights));
   }
   // RLlib's set_global_vars: the env steps sampled so far (exploration schedules read it).
   bool SetGlobalTimestep(int64_t global_timestep) {
     worker_->policy().OnGlobalVarUpdate(global_timestep);
-    if (sampler_) sampler_->With([&](RolloutWorker& w) { w.policy().OnGlobalVarUpdate(global_timestep); });
+    if (sampler_) sampler_->SetGlobalTimestep(global_timestep);
     return true;
   }
   // Samples with the weights it holds.
@@ -230,8 +232,7 @@ class Trainer : public ray::tune::Trainable {
     c.erase("env");
     config_ = internal::ParseOrThrow<Algo>(c.dump());
     config_.env = env_;
-    // The learner's torch ops use the CPUs the trial holds for it.
-    SetTorchNumThreads(std::max(1, static_cast<int>(std::ceil(config_.num_cpus_for_driver))));
+    SetTorchNumThreads(1);
     local_ = internal::OrThrow(RolloutWorker::Create(env_, config_, 0, internal::FactoryFor<Algo>(config_)));
     config_json_ = Algo::ConfigJson(config_);
     full_config_ = Json::parse(config_json_);
@@ -282,6 +283,11 @@ class Trainer : public ray::tune::Trainable {
       optimizer_ = std::make_unique<SyncSamplesOptimizer<Worker>>(workers_.get(), &local_->policy(),
                                                                    Algo::OptimizerOptions(config_));
     }
+    // Last, since making a worker in this process sets one thread: the learner's torch
+    // ops use the CPUs the trial holds for it (at most the machine's).
+    const double cpus = std::clamp(config_.num_cpus_for_driver, 1.0,
+                                   static_cast<double>(std::max(1u, std::thread::hardware_concurrency())));
+    SetTorchNumThreads(static_cast<int>(std::ceil(cpus)));
   }
 
   ~Trainer() override {

@@ -130,6 +130,8 @@ class SpaceRecords {
 struct Handle {
   std::unique_ptr<Env> env;
   SpaceRecords spaces;
+  RayEnvSpace observation{}, action_space{};
+  bool described = false;
   Action action;
 };
 
@@ -178,9 +180,13 @@ inline int Create(const char* id, const char* config_json, size_t config_len, in
 inline int Spaces(void* env, RayEnvSpace* observation, RayEnvSpace* action) {
   return Guard([&] {
     Handle& h = *static_cast<Handle*>(env);
-    h.spaces = SpaceRecords();
-    *observation = h.spaces.Describe(h.env->observation_space());
-    *action = h.spaces.Describe(h.env->action_space());
+    if (!h.described) {  // once: the records stay valid while the env lives
+      h.observation = h.spaces.Describe(h.env->observation_space());
+      h.action_space = h.spaces.Describe(h.env->action_space());
+      h.described = true;
+    }
+    *observation = h.observation;
+    *action = h.action_space;
   });
 }
 

@@ -124,6 +124,8 @@ class Discrete {
 
   int64_t n() const { return n_; }
   bool Contains(int64_t x) const { return x >= 0 && x < n_; }
+  // An index held in a float, as in an observation: whole and in range (NaN is not).
+  bool ContainsValue(float v) const { return v >= 0 && v < static_cast<float>(n_) && v == std::floor(v); }
   int64_t Sample(Rng& rng) const { return rng.Integer(n_); }
   // "Discrete(2)".
   std::string ToString() const { return "Discrete(" + std::to_string(n_) + ")"; }
@@ -217,8 +219,8 @@ class Space {
 
   bool operator==(const Space& other) const { return space_ == other.space_; }
 
- private:
-  // A Tuple's parts, or a Dict's in key order.
+  // f(part) for a Tuple's parts, or a Dict's in key order; nothing for a Box or a
+  // Discrete.
   template <typename F>
   void ForEachPart(F&& f) const {
     if (is_tuple()) {
@@ -227,13 +229,12 @@ class Space {
       for (const auto& [key, part] : dict().spaces()) f(part);
     }
   }
+
+ private:
   // The flat_size() floats at x.
   bool ContainsAt(const float* x) const {
     if (is_box()) return box().Contains(std::vector<float>(x, x + box().size()));
-    if (is_discrete()) {
-      const float v = x[0];  // NaN fails every comparison
-      return v >= 0 && v < static_cast<float>(discrete().n()) && v == std::floor(v);
-    }
+    if (is_discrete()) return discrete().ContainsValue(x[0]);
     bool ok = true;
     ForEachPart([&](const Space& part) {
       ok = ok && part.ContainsAt(x);
