@@ -55,9 +55,8 @@
 #include <ray/tune.h>
 
 #include <algorithm>
-#include <cmath>
-#include <thread>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -66,11 +65,13 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/util.h"
+#include "runtime/rllib/async_sampler.h"
 #include "runtime/rllib/callbacks_plugin.h"
 #include "runtime/rllib/env/env_plugin_loader.h"
 #include "runtime/rllib/episode_metrics.h"
@@ -81,7 +82,6 @@
 #include "runtime/rllib/optimizers/sync_replay_optimizer.h"
 #include "runtime/rllib/optimizers/sync_samples_optimizer.h"
 #include "runtime/rllib/policy/torch_policy.h"
-#include "runtime/rllib/async_sampler.h"
 #include "runtime/rllib/rollout_worker.h"
 #include "runtime/rllib/trainer/trainer_support.h"
 
