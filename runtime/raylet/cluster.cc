@@ -157,7 +157,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       for (const auto& n : *nodes) {
         if (n.state != "ALIVE") continue;
         if (n.node_id == node_id_.Binary()) {
-          sum.Add(total ? total_ : available_);
+          sum.Add(total ? placement_.local_total() : available_);
         } else {
           sum.Add(ResourceSet::FromDoubles(total ? n.total : n.available));
         }
@@ -348,7 +348,7 @@ protocol::NodeInfo Raylet::SelfInfo() const {
   info.address = options_.node_ip;
   info.raylet_socket = endpoint_;
   info.session_dir = options_.session_dir;
-  info.total = total_.ToDoubles();
+  info.total = placement_.local_total().ToDoubles();
   info.available = available_.ToDoubles();
   info.pid = ::getpid();
   info.peer_address = peer_address_;

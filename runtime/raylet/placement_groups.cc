@@ -66,7 +66,7 @@ Result<std::string> Raylet::PlacementGroupCall(const std::string& op, const std:
 void Raylet::SyncBundles(bool again) {
   gcs::BundleSync sync;
   sync.node_id = node_id_.Binary();
-  sync.total = total_.ToDoubles();
+  sync.total = placement_.local_total().ToDoubles();
   sync.available = available_.ToDoubles();
   sync.held = bundles_.Held();
   sync.refused = bundles_.refused();
@@ -96,8 +96,9 @@ void Raylet::SyncBundles(bool again) {
     }
     available_.Subtract(resources);
     ResourceSet renamed = scheduler::BundleReservation(resources, key.first, key.second);
-    total_.Add(renamed);
-    placement_.SetLocalTotal(total_);
+    ResourceSet total = placement_.local_total();
+    total.Add(renamed);
+    placement_.SetLocalTotal(std::move(total));
     available_.Add(renamed);
     bundles_.Reserved(key, resources);
     RAY_LOG_INFO("reserved bundle {} of placement group {}: {}", key.second, key.first,
@@ -146,12 +147,13 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
       return true;
     });
   }
-  total_.Subtract(renamed);
+  ResourceSet total = placement_.local_total();
+  total.Subtract(renamed);
+  total.DropZerosOf(renamed);
+  placement_.SetLocalTotal(std::move(total));
   available_.Subtract(renamed);
   available_.Add(original);
-  total_.DropZerosOf(renamed);
   available_.DropZerosOf(renamed);
-  placement_.SetLocalTotal(total_);
   for (auto& t : again) Place(std::move(t), /*may_forward=*/true);
 }
 

@@ -154,8 +154,7 @@ class Raylet {
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))) {
     gcs_.set_watch(&gcs_watch_);  // while the GCS is down, its calls fail at once
-    total_ = ResourceSet::FromDoubles(o.resources);
-    available_ = total_;
+    available_ = placement_.local_total();
     cpus_ = static_cast<int>(o.resources.count("CPU") ? o.resources.at("CPU") : 1);
     max_workers_ = o.max_workers > 0 ? o.max_workers : std::max(16, 4 * cpus_);
   }
@@ -474,7 +473,7 @@ class Raylet {
   gcs::GcsWatch gcs_watch_;
   gcs::GcsClient gcs_;
   GcsBacklog gcs_backlog_;
-  ResourceSet total_, available_;
+  ResourceSet available_;  // this node's free resources (its total: placement_)
   int cpus_ = 1;
   int max_workers_ = 16;
   size_t starting_ = 0;

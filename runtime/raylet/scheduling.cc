@@ -60,7 +60,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     if (!where && RefreshCluster()) {  // a node may have just joined
       where = placement_.ChooseNode(need, available_, ready_.Waiting(need));
     }
-  } else if (total_.Contains(need)) {
+  } else if (placement_.FitsHere(need)) {
     where = "";
   }
   if (!where && !spec.placement_group_id.empty()) {
@@ -135,7 +135,7 @@ void Raylet::OnArgsReady(TaskSpec t) {
     if (a && a->state == Actor::kDead) return;  // killed while waiting
   }
   ResourceSet need = ResourcesOf(t);
-  if (!t.placement_group_id.empty() && !total_.Contains(need)) {
+  if (!t.placement_group_id.empty() && !placement_.FitsHere(need)) {
     Place(std::move(t), /*may_forward=*/true);  // its bundle left this node (a retry)
     return;
   }

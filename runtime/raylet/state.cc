@@ -105,7 +105,7 @@ Result<std::string> Raylet::NodesReply() {
     info.address = n.address;
     info.alive = n.state == gcs::kAlive;
     bool self = n.node_id == node_id_.Binary();
-    info.resources_total = self ? total_.ToDoubles() : n.total;
+    info.resources_total = self ? placement_.local_total().ToDoubles() : n.total;
     info.resources_available = self ? available_.ToDoubles() : n.available;
     if (!info.alive) info.resources_available.clear();
     out.push_back(std::move(info));

@@ -23,6 +23,9 @@ namespace ray::scheduler {
 class Placement {
  public:
   explicit Placement(ResourceSet total) : total_(std::move(total)) {}
+  // This node's total: what it was started with, plus the resources of the placement
+  // groups' bundles reserved here (renamed per group). Placement is its one owner.
+  const ResourceSet& local_total() const { return total_; }
   // This node's total changed (a placement group's bundle reserved or released here).
   void SetLocalTotal(ResourceSet total) { total_ = std::move(total); }
 

@@ -49,6 +49,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -370,6 +371,23 @@ class EnvRunnerGroup {
     std::vector<int> out(restored_.begin(), restored_.end());
     restored_.clear();
     return out;
+  }
+
+  // ProbeUnhealthyWorkers, saying each restored worker in the trial's log: what the
+  // optimizers call after a tolerated failure.
+  std::vector<int> RestoreWorkers() {
+    std::vector<int> ids = ProbeUnhealthyWorkers();
+    for (int id : ids) std::printf("rollout worker %d was replaced\n", id);
+    return ids;
+  }
+
+  // For optimizers that only sample remotely: std::invalid_argument naming
+  // `optimizer` when the group has no remote worker (RLlib's "training will hang").
+  void RequireRemoteWorkers(const std::string& optimizer) const {
+    if (num_remote_workers() == 0) {
+      throw std::invalid_argument("Config num_workers=0 means training will hang! (" + optimizer +
+                                  " needs num_workers >= 1)");
+    }
   }
 
  private:

@@ -105,7 +105,7 @@ class AsyncGradientsOptimizer : public PolicyOptimizer {
       CallResult<WorkerGradients> got = internal::Fetch(done.ref);
       if (!got.ok()) {
         workers_->ReportFailure(done.worker_id, *got.error);  // raises unless tolerated
-        for (int id : RestoreWorkers()) {
+        for (int id : workers_->RestoreWorkers()) {
           if (num_gradients < options_.grads_per_step) dispatch(id, learner_->GetWeights());
         }
         if (pending.empty() && workers_->num_healthy_remote_workers() == 0) {
@@ -154,13 +154,6 @@ class AsyncGradientsOptimizer : public PolicyOptimizer {
   static ObjectRef<WorkerGradients> Request(const Handle& worker) {
     ObjectRef<SampleResult> sample = worker.Task(&Worker::SampleCurrent).Remote();
     return worker.Task(&Worker::ComputeGradients).Remote(sample);
-  }
-
-  // The group's restore point after a tolerated failure: the ids it restored.
-  std::vector<int> RestoreWorkers() {
-    std::vector<int> ids = workers_->ProbeUnhealthyWorkers();
-    for (int id : ids) std::printf("rollout worker %d was replaced\n", id);
-    return ids;
   }
 
   // The index of a finished request (ray.wait with num_returns=1).

@@ -97,11 +97,7 @@ class AsyncReplayOptimizer : public PolicyOptimizer {
 
   AsyncReplayOptimizer(EnvRunnerGroup<Worker>* workers, Policy* learner, Options options)
       : workers_(workers), options_(options), shard_choice_(options.seed) {
-    if (workers_->num_remote_workers() == 0) {
-      throw std::invalid_argument(
-          "Config num_workers=0 means training will hang! (AsyncReplayOptimizer needs "
-          "num_workers >= 1)");
-    }
+    workers_->RequireRemoteWorkers("AsyncReplayOptimizer");
     if (!dynamic_cast<ReplayPolicy*>(learner)) {
       throw std::invalid_argument("AsyncReplayOptimizer: the policy keeps no TD errors");
     }
@@ -320,10 +316,7 @@ class AsyncReplayOptimizer : public PolicyOptimizer {
       }
     }
     if (!failed.empty()) {
-      for (int id : workers_->ProbeUnhealthyWorkers()) {
-        std::printf("rollout worker %d was replaced\n", id);
-        Start(id);
-      }
+      for (int id : workers_->RestoreWorkers()) Start(id);
       std::erase_if(held_, [&](const auto& h) { return failed.count(h.second) > 0; });
       if (samples_.empty() && held_.empty()) {
         throw std::runtime_error("AsyncReplayOptimizer: no rollout worker is healthy, even after recreating them");

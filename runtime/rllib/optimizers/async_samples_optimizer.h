@@ -85,11 +85,7 @@ class AsyncSamplesOptimizer : public PolicyOptimizer {
 
   AsyncSamplesOptimizer(EnvRunnerGroup<Worker>* workers, Policy* learner, Options options)
       : workers_(workers), options_(options) {
-    if (workers_->num_remote_workers() == 0) {
-      throw std::invalid_argument(
-          "Config num_workers=0 means training will hang! (AsyncSamplesOptimizer needs "
-          "num_workers >= 1)");
-    }
+    workers_->RequireRemoteWorkers("AsyncSamplesOptimizer");
     auto bad = [](const std::string& m) { throw std::invalid_argument("config key " + m); };
     if (options_.train_batch_size < 1) bad("'train_batch_size' must be >= 1");
     if (options_.max_sample_requests_in_flight_per_worker < 1) {
@@ -136,10 +132,7 @@ class AsyncSamplesOptimizer : public PolicyOptimizer {
     }
     std::erase_if(pending_, [](const Pending& p) { return p.answered; });
     if (!failed.empty()) {
-      for (int id : workers_->ProbeUnhealthyWorkers()) {
-        std::printf("rollout worker %d was replaced\n", id);
-        Start(id);
-      }
+      for (int id : workers_->RestoreWorkers()) Start(id);
       if (pending_.empty()) {
         throw std::runtime_error("AsyncSamplesOptimizer: no rollout worker is healthy, even after recreating them");
       }

@@ -93,9 +93,7 @@ class SyncSamplesOptimizer : public PolicyOptimizer {
         results.push_back(std::move(r.value));
       }
       if (workers_->num_healthy_workers() < std::max(1, workers_->num_remote_workers())) {
-        for (int id : workers_->ProbeUnhealthyWorkers()) {
-          std::printf("rollout worker %d was replaced\n", id);
-        }
+        workers_->RestoreWorkers();
         if (workers_->num_healthy_workers() == 0) {
           throw std::runtime_error("no rollout worker is healthy, even after recreating them");
         }
