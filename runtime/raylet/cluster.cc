@@ -463,13 +463,17 @@ void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
 
 void Raylet::Locate(const ObjectId& id, const std::string& hint) {
   if (Ready(id) || peers_->Pulling(id)) return;
+  std::string from;
   if (const std::string* known = remote_.NodeOf(id)) {
-    peers_->Pull(id, *known);
-  } else if (!hint.empty() && hint != node_id_.Binary()) {
-    peers_->Pull(id, hint);
-  } else if (MultiNode()) {
-    remote_.Unlocated(id);  // produced here, or somewhere the GCS will know of
+    from = *known;
+  } else if (hint != node_id_.Binary()) {
+    from = hint;
   }
+  if (!from.empty() && peers_->Pull(id, from)) return;
+  // Produced here, or somewhere the GCS will know of; or on a node this one cannot
+  // reach yet (its address not heard of: a node that just joined). The heartbeat's
+  // LocateUnlocated asks the GCS and pulls it then.
+  if (!from.empty() || MultiNode()) remote_.Unlocated(id);
 }
 
 void Raylet::LocateUnlocated() {
