@@ -176,7 +176,11 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
   for (size_t i = 0; i < ids.size(); ++i) {
     if (const ObjectCache::Entry* e = LocalValue(ids[i])) {
       out[i] = Fetched{e->state, e->data->data(), e->data->size(), e->data};
-    } else if (!direct_.Pending(ids[i])) {  // else still in flight: kMissing
+    } else if (direct_.Pending(ids[i])) {
+      // still in flight: kMissing
+    } else if (auto indexed = FromIndex(ids[i])) {
+      out[i] = std::move(*indexed);
+    } else {
       req.ids.push_back(ids[i]);
       asked.push_back(i);
     }
@@ -214,6 +218,32 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
     asked = std::move(again_at);
   }
   return out;
+}
+
+const object_store::ObjectIndexReader* ObjectClient::Index() {
+  if (!index_opened_) {
+    index_opened_ = true;
+    index_ = object_store::ObjectIndexReader::Open(
+        object_store::ObjectIndexName(raylet_->node().store_tag));
+  }
+  return index_.get();
+}
+
+bool ObjectClient::Indexed(const ObjectId& id) {
+  const object_store::ObjectIndexReader* index = Index();
+  return index && index->Contains(id);
+}
+
+std::optional<Fetched> ObjectClient::FromIndex(const ObjectId& id) {
+  const object_store::ObjectIndexReader* index = Index();
+  if (!index) return std::nullopt;
+  auto found = index->Find(id);
+  if (!found) return std::nullopt;
+  auto state = static_cast<ObjectState>(found->kind);
+  if (state != ObjectState::kInline && state != ObjectState::kError) return std::nullopt;
+  auto bytes = std::make_shared<const std::string>(std::move(found->bytes));
+  cache_.Insert(id, state, bytes);
+  return Fetched{state, bytes->data(), bytes->size(), bytes};
 }
 
 const ObjectCache::Entry* ObjectClient::LocalValue(const ObjectId& id) const {
@@ -264,7 +294,8 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
     std::vector<size_t> asked, in_flight;  // positions: the raylet's, direct calls'
     // Positions past the num-th ready one stay unready: they need no look.
     for (size_t i = 0; i < ids.size() && count < num; ++i) {
-      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr || ready_in_store_.count(ids[i]);
+      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr || ready_in_store_.count(ids[i]) ||
+                 Indexed(ids[i]);
       if (ready[i]) {
         ++count;
       } else if (direct_.Pending(ids[i])) {

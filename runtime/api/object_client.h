@@ -23,6 +23,7 @@
 #include "runtime/api/reference_counter.h"
 #include "runtime/base/status.h"
 #include "runtime/ids/ids.h"
+#include "runtime/object_store/object_index.h"
 #include "runtime/object_store/object_store.h"
 #include "runtime/serialization/protocol.h"
 
@@ -88,6 +89,12 @@ class ObjectClient {
  private:
   // A value this process holds: cached, or a direct call's result.
   const ObjectCache::Entry* LocalValue(const ObjectId& id) const;
+  // The node's object index (object_index.h), opened at first use; null if the
+  // raylet has none.
+  const object_store::ObjectIndexReader* Index();
+  bool Indexed(const ObjectId& id);
+  // The object from the node's index, cached here; nullopt if it is not indexed.
+  std::optional<Fetched> FromIndex(const ObjectId& id);
   // A shared-memory segment holding the parts, for object `id`: a spare segment of
   // the same size if there is one, else a new one.
   Result<std::shared_ptr<object_store::WritableSegment>> WriteSegment(
@@ -110,6 +117,8 @@ class ObjectClient {
   uint64_t block_epoch_ = 0;
   // Small objects put or fetched here: Get and Wait on them ask no one.
   ObjectCache cache_{20000, 16 << 20};
+  std::unique_ptr<object_store::ObjectIndexReader> index_;
+  bool index_opened_ = false;
   // Objects the raylet said were ready, not fetched: Wait counts them without asking
   // again (a loop of Waits over results of tasks the raylet ran asks once per batch
   // that became ready, not once per Wait). Forgotten when their ref goes, or all at

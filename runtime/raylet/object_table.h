@@ -4,7 +4,9 @@
 // or Wait, tasks for their arguments, other nodes pulling an object.
 //
 // Bookkeeping only: the table sends nothing, and reads time only from the Clock it is
-// given (deadlines are that clock's MonoMillis). The raylet completes the waiters the
+// given (deadlines are that clock's MonoMillis). With an index (object_index.h) it
+// keeps the node's small objects published there, for the node's processes to read
+// without asking. The raylet completes the waiters the
 // table hands back (replies, dispatch) and frees the segments it reports. Not
 // thread-safe.
 
@@ -21,6 +23,7 @@
 
 #include "runtime/base/clock.h"
 #include "runtime/ids/ids.h"
+#include "runtime/object_store/object_index.h"
 #include "runtime/serialization/protocol.h"
 
 namespace ray::raylet {
@@ -50,6 +53,9 @@ class ObjectTable {
  public:
   // `clock` outlives the table.
   explicit ObjectTable(const Clock& clock = Clock::System()) : clock_(clock) {}
+  // From now on, inline objects and errors inserted are published in `index` (which
+  // outlives the table) and withdrawn when they are erased.
+  void PublishIn(object_store::ObjectIndexWriter* index) { index_ = index; }
 
   const StoredObject* Find(const ObjectId& id) const;
   bool Ready(const ObjectId& id) const { return objects_.count(id) > 0; }
@@ -65,7 +71,7 @@ class ObjectTable {
   template <typename Complete>
   void Insert(const ObjectId& id, StoredObject o, Complete&& complete);
   // Removes an object; false if it was not here.
-  bool Erase(const ObjectId& id) { return objects_.erase(id) > 0; }
+  bool Erase(const ObjectId& id);
 
   // An object freed by its owner before it arrived is dropped when it comes.
   void FreeOnArrival(const ObjectId& id) { free_on_arrival_.insert(id); }
@@ -93,7 +99,13 @@ class ObjectTable {
   void EraseJob(const std::string& job_id, Freed&& freed);
 
  private:
+  void Publish(const ObjectId& id, const StoredObject& o);
+  void Withdraw(const ObjectId& id) {
+    if (index_) index_->Withdraw(id);
+  }
+
   const Clock& clock_;
+  object_store::ObjectIndexWriter* index_ = nullptr;
   std::unordered_map<ObjectId, StoredObject, IdHash> objects_;
   std::unordered_set<ObjectId, IdHash> free_on_arrival_;  // freed before their task ended
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> waiting_on_;
@@ -104,7 +116,8 @@ class ObjectTable {
 
 template <typename Complete>
 void ObjectTable::Insert(const ObjectId& id, StoredObject o, Complete&& complete) {
-  objects_.emplace(id, std::move(o));
+  auto [at, added] = objects_.emplace(id, std::move(o));
+  if (added) Publish(id, at->second);
   auto w = waiting_on_.find(id);
   if (w == waiting_on_.end()) return;
   auto waiters = std::move(w->second);
@@ -153,6 +166,7 @@ void ObjectTable::EraseJob(const std::string& job_id, Freed&& freed) {
   std::erase_if(free_on_arrival_, of_job);
   for (auto it = objects_.begin(); it != objects_.end();) {
     if (of_job(it->first)) {
+      Withdraw(it->first);
       freed(it->first, it->second);
       it = objects_.erase(it);
     } else {

@@ -33,6 +33,14 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   // faster than the loop reads (a loop of small puts) waits in its send instead of
   // growing this process's memory (see RayletConnection::Send).
   router_.SetReceiveLimit(64);
+  // Before any client: they open it when they connect.
+  if (auto index = object_store::ObjectIndexWriter::Create(object_store::ObjectIndexName(store_.tag()));
+      index.ok()) {
+    index_ = std::move(*index);
+    objects_.PublishIn(index_.get());
+  } else {
+    RAY_LOG_WARN("no object index ({}): every Get asks the raylet", index.status().message());
+  }
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
   pool_ = std::make_unique<WorkerPool>(
       WorkerPoolOptions{SelfExecutable(), endpoint_, options_.session_dir, node_id_.Hex(), &clock_},

@@ -482,6 +482,8 @@ class Raylet {
   Outbox outbox_;  // frames to clients, sent at the end of the loop turn
   std::deque<std::string> idle_;
   scheduler::LeasePolicy leases_;
+  // The node's small objects, for its processes to read without a message.
+  std::unique_ptr<object_store::ObjectIndexWriter> index_;
   ObjectTable objects_;  // and who waits for them
   ObjectHolds holds_;    // who else holds the objects whose ids left their owner
   // Copies evicted from the store: a reader that cannot find them elsewhere is told

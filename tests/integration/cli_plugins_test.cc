@@ -83,10 +83,10 @@ TEST(ClusterTest, TwoPluginsShareARunningCluster) {
   RunResult large = submit(IT_SEMANTICS_PLUGIN, {"large_objects", "--dir", work});
   EXPECT_EQ(large.exit_code, 0) << large.all();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!SegmentsOfSessions(tmp.path()).empty() && std::chrono::steady_clock::now() < deadline) {
+  while (!ObjectSegmentsOfSessions(tmp.path()).empty() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  EXPECT_EQ(SegmentsOfSessions(tmp.path()), std::vector<std::string>{})
+  EXPECT_EQ(ObjectSegmentsOfSessions(tmp.path()), std::vector<std::string>{})
       << "segments of a finished job outlive it";
   RunResult b = submit(IT_SECOND_PLUGIN, {});
   EXPECT_EQ(b.exit_code, 0) << b.all();

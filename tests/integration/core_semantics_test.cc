@@ -52,6 +52,12 @@ TEST_F(CoreSemanticsTest, ObjectsArgumentsChainsAndNestedTasksOnOneCpu) {
   EXPECT_NE(output_.find("nested: [45, 55, 65, 75, 85]"), std::string::npos) << output_;
 }
 
+// #18: small objects other processes made are read from the node's shared-memory index:
+// with the raylet stopped, Get and Wait still answer.
+TEST_F(CoreSemanticsTest, SmallObjectsOfOtherProcessesAreReadWithoutAMessage) {
+  ExpectPassed("gets_without_the_raylet", {"--num-cpus", "1"});
+}
+
 TEST_F(CoreSemanticsTest, MultipleReturns) { ExpectPassed("returns", {"--num-cpus", "1"}); }
 
 TEST_F(CoreSemanticsTest, WaitReturnsTheFastestInInputOrder) {

@@ -163,6 +163,12 @@ std::vector<std::string> SegmentsOfSessions(const std::string& temp_dir) {
   return out;
 }
 
+std::vector<std::string> ObjectSegmentsOfSessions(const std::string& temp_dir) {
+  auto out = SegmentsOfSessions(temp_dir);
+  std::erase_if(out, [](const std::string& name) { return name.ends_with("-index"); });
+  return out;
+}
+
 int CountLines(const std::string& text, const std::string& needle) {
   std::istringstream in(text);
   std::string line;

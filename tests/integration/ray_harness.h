@@ -58,6 +58,9 @@ std::string SpawnedOutput(const std::string& scratch_dir, const std::string& suf
 std::vector<int> ProcessesMentioning(const std::string& text);
 // The shared-memory segments (/dev/shm names) of the sessions under `temp_dir`.
 std::vector<std::string> SegmentsOfSessions(const std::string& temp_dir);
+// The same without the nodes' object indexes ("ray-<tag>-index"), which live as long
+// as their node: the segments of objects.
+std::vector<std::string> ObjectSegmentsOfSessions(const std::string& temp_dir);
 // The session directories under `temp_dir`.
 std::vector<std::string> Sessions(const std::string& temp_dir);
 

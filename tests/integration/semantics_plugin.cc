@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <chrono>
 #include <thread>
 #include <cstdint>
@@ -100,13 +104,14 @@ bool InShmMapping(const void* addr, size_t size) {
   return false;
 }
 
-// The size of the largest /dev/shm/ray-* mapping of this process.
+// The size of the largest /dev/shm/ray-* mapping of this process (objects' segments,
+// not the node's object index).
 size_t LargestShmMapping() {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   size_t best = 0;
   while (std::getline(maps, line)) {
-    if (line.find("/dev/shm/ray-") == std::string::npos) continue;
+    if (line.find("/dev/shm/ray-") == std::string::npos || line.ends_with("-index")) continue;
     uintptr_t lo = 0, hi = 0;
     if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) best = std::max<size_t>(best, hi - lo);
   }
@@ -308,6 +313,62 @@ RAY_REMOTE(Counter::Create, &Counter::Add, &Counter::Pid, &Counter::Bytes, &Coun
 RAY_REMOTE(Broken::Create, &Broken::Ping);
 RAY_REMOTE(Parent::Create, &Parent::MakeChild);
 RAY_REMOTE(Flooder::Create, &Flooder::Flood, Serve);
+
+// Small objects a task put, and the ref of a task that failed, made by a task (so
+// they live in the raylet, not here).
+std::vector<ray::ObjectRef<std::string>> PutStrings(int n) {
+  std::vector<ray::ObjectRef<std::string>> refs;
+  for (int i = 0; i < n; ++i) refs.push_back(ray::Put("small value " + std::to_string(i)));
+  return refs;
+}
+ray::ObjectRef<int> FailedRef() {
+  auto failed = ray::Task(Boom).Remote();
+  try {
+    ray::Get(failed);  // (so that it has failed before its ref is returned)
+  } catch (const ray::TaskError&) {
+  }
+  return failed;
+}
+RAY_REMOTE(PutStrings, FailedRef);
+
+// The node's object index (#18): Get and Wait read small objects other processes made
+// from shared memory, without a message. With the raylet stopped, 1,000 puts of a task
+// and a task's error are read here. Run with --num-cpus 1.
+void GetsWithoutTheRaylet(const std::string& dir) {
+  std::ifstream node(dir + "/../session_latest/node.json");
+  std::string json((std::istreambuf_iterator<char>(node)), std::istreambuf_iterator<char>());
+  size_t at = json.find("\"raylet_pid\":");
+  CHECK_THAT(at != std::string::npos, "no raylet_pid in node.json: " << json);
+  const int raylet = std::atoi(json.c_str() + at + std::strlen("\"raylet_pid\":"));
+  CHECK_THAT(raylet > 0, json);
+  auto refs = *ray::Get(ray::Task(PutStrings).Remote(1000));
+  auto failed = *ray::Get(ray::Task(FailedRef).Remote());
+  // Resumed by this thread if the reads below hang (they asked the stopped raylet).
+  std::atomic<bool> done{false}, hung{false};
+  CHECK_THAT(::kill(raylet, SIGSTOP) == 0, "SIGSTOP");
+  std::thread watchdog([&] {
+    for (int i = 0; i < 200 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!done) hung = true;
+    ::kill(raylet, SIGCONT);
+  });
+  std::string wrong;
+  auto ready = ray::Wait(refs, refs.size(), 20000);
+  if (ready.ready.size() != refs.size()) wrong = "Wait found " + std::to_string(ready.ready.size());
+  for (size_t i = 0; i < refs.size() && wrong.empty(); ++i) {
+    if (*ray::Get(refs[i]) != "small value " + std::to_string(i)) wrong = "value " + std::to_string(i);
+  }
+  std::string error;
+  try {
+    ray::Get(failed);
+  } catch (const ray::TaskError& e) {
+    error = e.what();
+  }
+  done = true;
+  watchdog.join();
+  CHECK_THAT(!hung, "Get or Wait asked the stopped raylet");
+  CHECK_THAT(wrong.empty(), wrong);
+  CHECK_THAT(error.find("boom") != std::string::npos, "the task's error: '" << error << "'");
+}
 
 // Keeps a Blob argument past the call that received it.
 class BlobKeeper {
@@ -1100,6 +1161,7 @@ void Abandoned(const std::string& dir) {
 const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
   static const std::map<std::string, std::function<void(const std::string&)>> cases{
       {"objects", Objects},
+      {"gets_without_the_raylet", GetsWithoutTheRaylet},
       {"returns", MultipleReturns},
       {"wait", Wait},
       {"get_timeout", GetTimeout},

@@ -163,5 +163,37 @@ TEST(ObjectTableTest, EraseJobRemovesOnlyThatJobsObjects) {
   EXPECT_FALSE(table.TakeFreedOnArrival(Object(2)));
 }
 
+// Inline objects and errors are published in the node's index while the table holds
+// them; objects in shared-memory segments are not.
+TEST(ObjectTableTest, SmallObjectsArePublishedInTheIndexWhileHeld) {
+  const std::string name = object_store::ObjectIndexName("tabletest" + Object(1).Hex().substr(0, 8));
+  auto index = object_store::ObjectIndexWriter::Create(name);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  auto reader = object_store::ObjectIndexReader::Open(name);
+  ASSERT_NE(reader, nullptr);
+  ObjectTable table;
+  table.PublishIn(index->get());
+  Seen seen;
+  ObjectId other_job = ObjectId::ForTaskReturn(NewTaskId(JobId::FromBinary("kkkk")), 1);
+  table.Insert(Object(1), Inline("one"), seen.OnComplete());
+  table.Insert(Object(2), StoredObject{ObjectState::kError, "why", "", 0}, seen.OnComplete());
+  table.Insert(Object(3), StoredObject{ObjectState::kShared, "", "/ray-x-3", 4096}, seen.OnComplete());
+  table.Insert(other_job, Inline("kept"), seen.OnComplete());
+  auto one = reader->Find(Object(1));
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->bytes, "one");
+  EXPECT_EQ(one->kind, static_cast<uint8_t>(ObjectState::kInline));
+  auto error = reader->Find(Object(2));
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind, static_cast<uint8_t>(ObjectState::kError));
+  EXPECT_FALSE(reader->Contains(Object(3)));
+  table.Erase(Object(1));
+  EXPECT_FALSE(reader->Contains(Object(1)));
+  table.EraseJob("jjjj", [](const ObjectId&, const StoredObject&) {});
+  EXPECT_FALSE(reader->Contains(Object(2)));
+  EXPECT_TRUE(reader->Contains(other_job));
+  EXPECT_EQ((*index)->size(), 1u);
+}
+
 }  // namespace
 }  // namespace ray::raylet
