@@ -399,8 +399,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       protocol::GetReply reply;
       for (const auto& id : w->ids) reply.objects.push_back(PayloadOf(id));
       SendMsg(w->peer, MessageType::kGetReply, w->request_id, reply);
-      auto it = clients_.find(w->peer);
-      if (it != clients_.end() && it->second.blocked) Unblock(it->second);
+      UnblockPeer(w->peer);
       break;
     }
     case Waiter::kPeerPull:
@@ -410,6 +409,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       protocol::WaitReply reply;
       for (const auto& id : w->ids) reply.ready.push_back(Ready(id) ? 1 : 0);
       SendMsg(w->peer, MessageType::kWaitReply, w->request_id, reply);
+      UnblockPeer(w->peer);
       break;
     }
     case Waiter::kTask:
@@ -442,15 +442,17 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   if (placement_.Alive(msg->from_node)) w->origin = msg->from_node;
   AddWaiter(w);
-  // A worker blocked in Get lends its CPU back so that the tasks it waits for can run.
-  if (!w->done && !c.is_driver && c.state == Client::kBusy && !c.blocked) {
-    ResourceSet cpu = c.held.CpuOnly();
-    available_.Add(cpu);
-    c.held.Subtract(cpu);
-    if (!c.leased_to.empty()) leases_.Lent(cpu);
-    c.blocked = true;
-    MoveAheadToIdle();  // (a free CPU)
-  }
+  if (!w->done) LendCpuWhileBlocked(c);
+}
+
+void Raylet::LendCpuWhileBlocked(Client& c) {
+  if (c.is_driver || c.state != Client::kBusy || c.blocked) return;
+  ResourceSet cpu = c.held.CpuOnly();
+  available_.Add(cpu);
+  c.held.Subtract(cpu);
+  if (!c.leased_to.empty()) leases_.Lent(cpu);
+  c.blocked = true;
+  MoveAheadToIdle();  // (a free CPU)
 }
 
 void Raylet::HandleFree(Client& c, std::string_view body) {
@@ -505,6 +507,11 @@ void Raylet::TaskEnded(const TaskId& task) {
   ReleaseHolds(ObjectHolds::Task(tid));
 }
 
+void Raylet::UnblockPeer(const std::string& peer) {
+  auto it = clients_.find(peer);
+  if (it != clients_.end() && it->second.blocked) Unblock(it->second);
+}
+
 void Raylet::Unblock(Client& c) {
   c.blocked = false;
   if (!c.running && c.leased_to.empty()) return;
@@ -526,6 +533,7 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   AddWaiter(w);
+  if (!w->done) LendCpuWhileBlocked(c);
 }
 
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {

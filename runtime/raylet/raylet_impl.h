@@ -294,7 +294,11 @@ class Raylet {
     w.runtime_env = env;
   }
   void OnWorkerExit(const WorkerPool::Exit& e);
+  // A worker blocked in Get or Wait lends its CPU back, so that the tasks it waits
+  // for can run (as Ray's); it takes it again when answered.
+  void LendCpuWhileBlocked(Client& c);
   void Unblock(Client& c);
+  void UnblockPeer(const std::string& peer);
 
   // --- actors
   void SubmitActorTask(TaskSpec t);

@@ -58,6 +58,10 @@ TEST_F(CoreSemanticsTest, SmallObjectsOfOtherProcessesAreReadWithoutAMessage) {
   ExpectPassed("gets_without_the_raylet", {"--num-cpus", "1"});
 }
 
+TEST_F(CoreSemanticsTest, ATaskWaitingLendsItsCpuToTheTasksItWaitsFor) {
+  ExpectPassed("nested_wait", {"--num-cpus", "1"});
+}
+
 TEST_F(CoreSemanticsTest, MultipleReturns) { ExpectPassed("returns", {"--num-cpus", "1"}); }
 
 TEST_F(CoreSemanticsTest, WaitReturnsTheFastestInInputOrder) {

@@ -323,13 +323,23 @@ std::vector<ray::ObjectRef<std::string>> PutStrings(int n) {
 }
 ray::ObjectRef<int> FailedRef() {
   auto failed = ray::Task(Boom).Remote();
-  try {
-    ray::Get(failed);  // (so that it has failed before its ref is returned)
-  } catch (const ray::TaskError&) {
-  }
+  // (Waited for, so that it has failed before its ref is returned: with one CPU, this
+  // Wait lends the CPU the task needs.)
+  ray::Wait(std::vector{failed}, 1, -1);
   return failed;
 }
-RAY_REMOTE(PutStrings, FailedRef);
+// How many of a nested task's results a Wait in this task saw within 20 s.
+int WaitForNested() {
+  auto nested = ray::Task(Increment).Remote(1);
+  return static_cast<int>(ray::Wait(std::vector{nested}, 1, 20000).ready.size());
+}
+RAY_REMOTE(PutStrings, FailedRef, WaitForNested);
+
+// A task blocked in Wait lends its CPU to the tasks it waits for, as in Get (Ray's
+// ray.wait does too). Run with --num-cpus 1.
+void NestedWait(const std::string&) {
+  CHECK_THAT(*ray::Get(ray::Task(WaitForNested).Remote()) == 1, "the nested task did not run");
+}
 
 // The node's object index (#18): Get and Wait read small objects other processes made
 // from shared memory, without a message. With the raylet stopped, 1,000 puts of a task
@@ -1162,6 +1172,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
   static const std::map<std::string, std::function<void(const std::string&)>> cases{
       {"objects", Objects},
       {"gets_without_the_raylet", GetsWithoutTheRaylet},
+      {"nested_wait", NestedWait},
       {"returns", MultipleReturns},
       {"wait", Wait},
       {"get_timeout", GetTimeout},
