@@ -294,12 +294,14 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
     std::vector<size_t> asked, in_flight;  // positions: the raylet's, direct calls'
     // Positions past the num-th ready one stay unready: they need no look.
     for (size_t i = 0; i < ids.size() && count < num; ++i) {
-      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr || ready_in_store_.count(ids[i]) ||
-                 Indexed(ids[i]);
+      ready[i] = raylet_ready[i] || LocalValue(ids[i]) != nullptr || ready_in_store_.count(ids[i]);
       if (ready[i]) {
         ++count;
       } else if (direct_.Pending(ids[i])) {
         in_flight.push_back(i);
+      } else if (Indexed(ids[i])) {  // (what the raylet holds: a direct result is not there)
+        ready[i] = true;
+        ++count;
       } else {
         req.ids.push_back(ids[i]);
         asked.push_back(i);

@@ -1,7 +1,9 @@
 // The job of cross_node_bench.sh: Ray's task and actor-call bodies (ray_perf.py's
 // single_client_tasks_sync/async and 1_1_actor_calls_sync/async), once on the
 // driver's node and once pinned to another node by a custom resource, so the two
-// figures of each come from the same run. Prints "<metric>_<where>=<calls/s>" lines.
+// figures of each come from the same run. Prints "<metric>_<where>=<calls/s>" lines,
+// then busy_tasks_async: unpinned 1 ms tasks, 1,000 at a time (more than the driver's
+// node can run at once), and the share of them that ran on the other node.
 //
 //   args: RESOURCE [SECONDS]   RESOURCE: a resource only the other node has;
 //                              SECONDS: each measurement's length (default 2)
@@ -20,6 +22,14 @@ int Small() { return 0; }
 
 std::string Where() { return ray::GetNodeId(); }
 
+// A task that keeps its CPU busy for 1 ms; the node it ran on.
+std::string Busy1ms() {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+  return ray::GetNodeId();
+}
+
 class Echo {
  public:
   static Echo* Create() { return new Echo(); }
@@ -28,7 +38,7 @@ class Echo {
 std::string Where() { return ray::GetNodeId(); }
 };
 
-RAY_REMOTE(Small, Where, Echo::Create, &Echo::Small);
+RAY_REMOTE(Small, Where, Busy1ms, Echo::Create, &Echo::Small);
 
 // Calls `body` (which makes `per_call` calls) for `seconds` after a warm-up of a
 // fifth of that; calls per second.
@@ -86,5 +96,15 @@ RAY_MAIN(int argc, char** argv) {
                 }));
     std::fflush(stdout);
   }
+  // Unpinned 1 ms tasks, more than the driver's node has CPUs for: the rest run on the
+  // other node (leased there, or sent through the raylets). The share that ran there.
+  long elsewhere = 0, total = 0;
+  std::printf("busy_tasks_async=%.0f\n", Rate(seconds, 1000, [&] {
+                std::vector<ray::ObjectRef<std::string>> refs;
+                for (int i = 0; i < 1000; ++i) refs.push_back(ray::Task(Busy1ms).Remote());
+                for (const auto& node : ray::Get(refs)) elsewhere += *node != ray::GetNodeId();
+                total += 1000;
+              }));
+  std::printf("busy_tasks_elsewhere=%.2f\n", total ? static_cast<double>(elsewhere) / total : 0.0);
   return 0;
 }
