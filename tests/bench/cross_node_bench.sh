@@ -6,10 +6,12 @@
 # local and remote, and the sync ones as a fraction of the loopback tcp round-trip
 # floor (`ray _tcp_floor`).
 #
-#   tests/bench/cross_node_bench.sh BUILD_DIR   (env: SECONDS_EACH, each measurement's length)
+#   tests/bench/cross_node_bench.sh BUILD_DIR   (env: SECONDS_EACH, each measurement's
+#   length; BUSY_US, the length of each unpinned busy task, default 1000)
 set -euo pipefail
 build=${1:?usage: cross_node_bench.sh BUILD_DIR}
 seconds=${SECONDS_EACH:-2}
+busy_us=${BUSY_US:-1000}
 ray="$build/cli/ray"
 # (A short path: worker sockets are unix sockets under it, whose paths have a limit.)
 work=$(mktemp -d /tmp/xnode.XXXXXX)
@@ -26,7 +28,7 @@ RAY_CLUSTER_TOKEN_FILE="$work/head/session_latest/token" \
   "$ray" start --address "$address" --num-cpus 2 --resources '{"Remote": 1}' \
   --temp-dir "$work/node" >"$work/node.log"
 "$ray" submit --address "$address" --temp-dir "$work/head" \
-  "$build/tests/bench/cross_node_plugin.so" Remote "$seconds" >"$work/job.out" 2>"$work/job.err" ||
+  "$build/tests/bench/cross_node_plugin.so" Remote "$seconds" "$busy_us" >"$work/job.out" 2>"$work/job.err" ||
   { echo "the job failed:" >&2; tail -20 "$work/job.err" >&2; exit 1; }
 out="$work/job.out"
 value() { grep "^$1=" "$out" | tail -1 | cut -d= -f2; }
@@ -43,5 +45,5 @@ for m in tasks_sync tasks_async actor_calls_sync actor_calls_async; do
   printf '%-18s %12s %12s %7.0f%% %10s\n' "$m" "$l" "$r" "$(echo "100 * $r / $l" | bc -l)" "$f"
 done
 printf 'tcp round-trip floor: %s/s\n' "$floor"
-printf 'busy_tasks_async (unpinned 1 ms tasks, 1,000 at a time): %s/s, %s of them on the other node\n' \
-  "$(value busy_tasks_async)" "$(value busy_tasks_elsewhere)"
+printf 'busy_tasks_async (unpinned %s us tasks, 1,000 at a time): %s/s, %s of them on the other node\n' \
+  "$busy_us" "$(value busy_tasks_async)" "$(value busy_tasks_elsewhere)"

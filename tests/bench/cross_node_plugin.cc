@@ -2,11 +2,12 @@
 // single_client_tasks_sync/async and 1_1_actor_calls_sync/async), once on the
 // driver's node and once pinned to another node by a custom resource, so the two
 // figures of each come from the same run. Prints "<metric>_<where>=<calls/s>" lines,
-// then busy_tasks_async: unpinned 1 ms tasks, 1,000 at a time (more than the driver's
+// then busy_tasks_async: unpinned tasks of BUSY_US each, 1,000 at a time (more than the driver's
 // node can run at once), and the share of them that ran on the other node.
 //
-//   args: RESOURCE [SECONDS]   RESOURCE: a resource only the other node has;
-//                              SECONDS: each measurement's length (default 2)
+//   args: RESOURCE [SECONDS [BUSY_US]]   RESOURCE: a resource only the other node has;
+//                              SECONDS: each measurement's length (default 2);
+//                              BUSY_US: each busy task's length (default 1000)
 
 #include <ray/api.h>
 
@@ -22,9 +23,9 @@ int Small() { return 0; }
 
 std::string Where() { return ray::GetNodeId(); }
 
-// A task that keeps its CPU busy for 1 ms; the node it ran on.
-std::string Busy1ms() {
-  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+// A task that keeps its CPU busy for `us` microseconds; the node it ran on.
+std::string Busy(int64_t us) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
   while (std::chrono::steady_clock::now() < end) {
   }
   return ray::GetNodeId();
@@ -38,7 +39,7 @@ class Echo {
 std::string Where() { return ray::GetNodeId(); }
 };
 
-RAY_REMOTE(Small, Where, Busy1ms, Echo::Create, &Echo::Small);
+RAY_REMOTE(Small, Where, Busy, Echo::Create, &Echo::Small);
 
 // Calls `body` (which makes `per_call` calls) for `seconds` after a warm-up of a
 // fifth of that; calls per second.
@@ -66,6 +67,7 @@ RAY_MAIN(int argc, char** argv) {
   }
   const std::string resource = argv[1];
   const double seconds = argc > 2 ? std::stod(argv[2]) : 2.0;
+  const int64_t busy_us = argc > 3 ? std::stoll(argv[3]) : 1000;
   std::printf("driver_node=%s\n", ray::GetNodeId().c_str());
   for (bool remote : {false, true}) {
     const char* where = remote ? "remote" : "local";
@@ -96,12 +98,13 @@ RAY_MAIN(int argc, char** argv) {
                 }));
     std::fflush(stdout);
   }
-  // Unpinned 1 ms tasks, more than the driver's node has CPUs for: the rest run on the
-  // other node (leased there, or sent through the raylets). The share that ran there.
+  // Unpinned tasks of `busy_us` each, more than the driver's node has CPUs for: the
+  // rest may run on the other node (leased there, or sent through the raylets). The
+  // share that ran there.
   long elsewhere = 0, total = 0;
   std::printf("busy_tasks_async=%.0f\n", Rate(seconds, 1000, [&] {
                 std::vector<ray::ObjectRef<std::string>> refs;
-                for (int i = 0; i < 1000; ++i) refs.push_back(ray::Task(Busy1ms).Remote());
+                for (int i = 0; i < 1000; ++i) refs.push_back(ray::Task(Busy).Remote(busy_us));
                 for (const auto& node : ray::Get(refs)) elsewhere += *node != ray::GetNodeId();
                 total += 1000;
               }));
