@@ -430,7 +430,9 @@ void Raylet::NotifyOrigin(const std::string& task_id, const std::vector<ObjectPa
 void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
   // Results of a task that ended on a node other than the one it was sent to (it was
   // forwarded on) are where the report says; small ones came along.
-  remote_.FinishedOn(f.task_id, f.node_id);
+  auto sent = remote_.FinishedOn(f.task_id, f.node_id);
+  // A normal task's resources are free there again (see Forward's Charge).
+  if (sent && sent->first.kind == ri::kNormalTask) placement_.Refund(sent->second, ResourcesOf(sent->first));
   for (const ObjectPayload& p : f.returns) {
     if (p.id.Task().Binary() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
   }

@@ -25,12 +25,15 @@ void RemoteNodes::RanOn(protocol::TaskSpec t, const std::string& node) {
   lineage_[std::move(id)] = {std::move(t), node};
 }
 
-void RemoteNodes::FinishedOn(const std::string& task_id, const std::string& node) {
+std::optional<std::pair<protocol::TaskSpec, std::string>> RemoteNodes::FinishedOn(
+    const std::string& task_id, const std::string& node) {
   auto it = forwarded_.find(task_id);
-  if (it == forwarded_.end()) return;
+  if (it == forwarded_.end()) return std::nullopt;
   SetReturnsNode(it->second.first, node);
   if (auto l = lineage_.find(task_id); l != lineage_.end()) l->second.second = node;
+  auto sent = std::move(it->second);
   forwarded_.erase(it);
+  return sent;
 }
 
 bool RemoteNodes::HasUnfinishedCall(const std::string& actor_id, const std::string& caller) const {

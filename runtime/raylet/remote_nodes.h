@@ -31,8 +31,10 @@ class RemoteNodes {
   // left its results there.
   void RanOn(protocol::TaskSpec t, const std::string& node);
   // A task this node sent away finished on `node` (another node than the one it was
-  // sent to, if it was sent on): its results are there. Unknown tasks are ignored.
-  void FinishedOn(const std::string& task_id, const std::string& node);
+  // sent to, if it was sent on): its results are there. Returns the task as sent and
+  // the node it was sent to; nullopt for unknown tasks (ignored).
+  std::optional<std::pair<protocol::TaskSpec, std::string>> FinishedOn(const std::string& task_id,
+                                                                      const std::string& node);
   // The node an object is on, if known; null if not.
   const std::string* NodeOf(const ObjectId& id) const;
   // Whether a call of `caller` to the actor `actor_id` was sent from here and not heard

@@ -33,6 +33,11 @@ void Placement::Charge(const std::string& node, const ResourceSet& need) {
   if (it != nodes_.end()) it->second.available.Subtract(need);
 }
 
+void Placement::Refund(const std::string& node, const ResourceSet& need) {
+  auto it = nodes_.find(node);
+  if (it != nodes_.end()) it->second.available.AddUpTo(need, it->second.total);
+}
+
 ResourceSet Placement::ClusterTotal() const {
   ResourceSet sum = total_;
   for (const auto& [id, n] : nodes_) {

@@ -46,6 +46,10 @@ class Placement {
   bool MultiNode() const;
   // Counts a task sent to `node` against its free resources until its next update.
   void Charge(const std::string& node, const ResourceSet& need);
+  // A task sent to `node` ended there: what it held counts as free again (never more
+  // than the node's total) until its next update, so that the tasks queued here can
+  // follow at once instead of at its next heartbeat.
+  void Refund(const std::string& node, const ResourceSet& need);
 
   // This node's total and every live node's.
   ResourceSet ClusterTotal() const;

@@ -38,6 +38,15 @@ void ResourceSet::Add(const ResourceSet& other) {
   for (const auto& [name, units] : other.amounts_) amounts_[name] += units;
 }
 
+void ResourceSet::AddUpTo(const ResourceSet& other, const ResourceSet& cap) {
+  for (const auto& [name, units] : other.amounts_) {
+    auto limit = cap.amounts_.find(name);
+    if (limit == cap.amounts_.end()) continue;  // (none may be added)
+    int64_t& have = amounts_[name];
+    have = std::max(have, std::min(have + units, limit->second));
+  }
+}
+
 void ResourceSet::Subtract(const ResourceSet& other) {
   for (const auto& [name, units] : other.amounts_) amounts_[name] -= units;
 }

@@ -24,6 +24,8 @@ class ResourceSet {
   // blocked worker's reacquisition is allowed to cause).
   void Add(const ResourceSet& other);
   void Subtract(const ResourceSet& other);
+  // Adds `other`, keeping each amount at most what `cap` has of it.
+  void AddUpTo(const ResourceSet& other, const ResourceSet& cap);
   // Removes the entries named in `names` that are exactly zero (resources a node
   // stopped having, such as a released bundle's).
   void DropZerosOf(const ResourceSet& names);

@@ -21,6 +21,7 @@ stop() {
   rm -rf "$work"
 }
 trap stop EXIT
+[ -n "${KEEP_LOGS:-}" ] && trap "cp -r $work/head/session_latest/logs /tmp/xnode_logs; stop" EXIT
 
 "$ray" start --head --port 0 --num-cpus 2 --temp-dir "$work/head" >"$work/head.log"
 address=$("$ray" status --json --temp-dir "$work/head" | jq -r .address)

@@ -52,11 +52,15 @@ TEST(RemoteNodesTest, ATaskSentOnHasItsResultsWhereItFinished) {
   RemoteNodes remote;
   auto t = Task(1);
   remote.Forwarded(t, "b");
-  remote.FinishedOn(t.task_id, "c");
+  auto sent = remote.FinishedOn(t.task_id, "c");
+  ASSERT_TRUE(sent);  // the task as sent, and where to (the node charged for it)
+  EXPECT_EQ(sent->first.task_id, t.task_id);
+  EXPECT_EQ(sent->second, "b");
   EXPECT_EQ(NodeOf(remote, Return(t, 1)), "c");
   // Finished: no longer lost with its node.
   EXPECT_TRUE(remote.TakeLostTasks("b").empty());
-  remote.FinishedOn("unknown", "d");  // ignored
+  EXPECT_FALSE(remote.FinishedOn(t.task_id, "c")) << "told once";
+  EXPECT_FALSE(remote.FinishedOn("unknown", "d"));  // ignored
 }
 
 TEST(RemoteNodesTest, ADeadNodeLosesItsUnfinishedTasksAndItsObjects) {

@@ -95,6 +95,24 @@ TEST(PlacementTest, ChargeCountsSentTasksUntilTheNextUpdate) {
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
 }
 
+// A task sent there ended: its resources are free there again at once (up to the
+// node's total), not only at the node's next update.
+TEST(PlacementTest, RefundFreesWhatAnEndedTaskHeldUpToTheTotal) {
+  Placement p(Shape({{"CPU", 1}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}));
+  p.Charge("b", kOneCpu);
+  p.Charge("b", kOneCpu);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt);
+  p.Refund("b", kOneCpu);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
+  p.Refund("b", kOneCpu);
+  p.Refund("b", kOneCpu);  // (its update had counted it already): capped at 2
+  EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 2}})), "b");
+  EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 3}})), std::nullopt);
+  p.Refund("unknown", kOneCpu);  // ignored
+  EXPECT_FALSE(p.Known("unknown"));
+}
+
 TEST(PlacementTest, UpdateSaysWhetherTheNodeWasAlive) {
   Placement p(Shape({{"CPU", 1}}));
   EXPECT_FALSE(p.MultiNode());

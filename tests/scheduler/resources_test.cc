@@ -32,6 +32,18 @@ TEST(ResourceSetTest, FractionsAddUpExactly) {
   EXPECT_EQ(tenths.ToDoubles().at("CPU"), 0.0);
 }
 
+TEST(ResourceSetTest, AddUpToStopsAtTheCap) {
+  const auto cap = ResourceSet::FromDoubles({{"CPU", 2}});
+  ResourceSet s = ResourceSet::FromDoubles({{"CPU", 1}});
+  s.Subtract(ResourceSet::FromDoubles({{"CPU", 2}}));  // overcharged: -1
+  s.AddUpTo(ResourceSet::FromDoubles({{"CPU", 1}}), cap);
+  EXPECT_FALSE(s.Contains(ResourceSet::FromDoubles({{"CPU", 0.5}})));
+  s.AddUpTo(ResourceSet::FromDoubles({{"CPU", 5}}), cap);
+  EXPECT_EQ(s.Amount("CPU"), 2.0);
+  s.AddUpTo(ResourceSet::FromDoubles({{"GPU", 1}}), cap);  // none in the cap: none added
+  EXPECT_EQ(s, ResourceSet::FromDoubles({{"CPU", 2}}));
+}
+
 TEST(ResourceSetTest, ZeroAndNegativeAmountsAreDropped) {
   auto s = ResourceSet::FromDoubles({{"CPU", 0}, {"GPU", -1}, {"tiny", 0.00001}, {"x", 2}});
   EXPECT_EQ(s.ToDoubles(), (Amounts{{"x", 2}}));
