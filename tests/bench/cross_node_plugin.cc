@@ -8,11 +8,13 @@
 //   args: RESOURCE [SECONDS [BUSY_US]]   RESOURCE: a resource only the other node has;
 //                              SECONDS: each measurement's length (default 2);
 //                              BUSY_US: each busy task's length (default 1000)
+//   env BUSY_ONLY: only the busy tasks (no leases left from the measurements before)
 
 #include <ray/api.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -70,6 +72,7 @@ RAY_MAIN(int argc, char** argv) {
   const int64_t busy_us = argc > 3 ? std::stoll(argv[3]) : 1000;
   std::printf("driver_node=%s\n", ray::GetNodeId().c_str());
   for (bool remote : {false, true}) {
+    if (std::getenv("BUSY_ONLY")) break;
     const char* where = remote ? "remote" : "local";
     auto task = [&] {
       auto t = ray::Task(Small);
