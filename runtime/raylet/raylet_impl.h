@@ -282,7 +282,11 @@ class Raylet {
   void MoveAheadToIdle();
   // The worker's start gate, opened on first use (null if it has none).
   protocol::StartGate* GateOf(Client& w);
+  // Starts up to `wanted` workers, while the workers not hosting an actor are fewer
+  // than max_workers_ (an actor has a worker of its own however many there are, as in
+  // Ray; the limit is on workers for tasks).
   void StartWorkers(size_t wanted);
+  size_t TaskWorkers() const;
   // Starts a worker for a task of runtime environment `env` that no idle worker serves.
   void StartWorkerFor(const std::string& env);
   // The first idle worker that serves runtime environment `env` (see Client::Serves),
@@ -479,7 +483,7 @@ class Raylet {
   GcsBacklog gcs_backlog_;
   ResourceSet available_;  // this node's free resources (its total: placement_)
   int cpus_ = 1;
-  int max_workers_ = 16;
+  int max_workers_ = 16;  // workers for tasks (not counting actors'), see StartWorkers
   size_t starting_ = 0;
 
   std::unordered_map<std::string, Client> clients_;

@@ -142,8 +142,14 @@ void Raylet::OnArgsReady(TaskSpec t) {
   ready_.Push(need, std::move(t));
 }
 
+size_t Raylet::TaskWorkers() const {
+  size_t actors = 0;
+  for (const auto& [peer, c] : clients_) actors += c.state == Client::kActor;
+  return pool_->size() - std::min(actors, pool_->size());
+}
+
 void Raylet::StartWorkerFor(const std::string& env) {
-  if (pool_->size() >= static_cast<size_t>(max_workers_)) {
+  if (TaskWorkers() >= static_cast<size_t>(max_workers_)) {
     // The pool is full: an idle worker of another environment makes room.
     for (const std::string& peer : idle_) {
       auto found = clients_.find(peer);
@@ -162,7 +168,8 @@ void Raylet::StartWorkerFor(const std::string& env) {
 }
 
 void Raylet::StartWorkers(size_t wanted) {
-  while (wanted-- > 0 && pool_->size() < static_cast<size_t>(max_workers_)) {
+  const size_t limit = static_cast<size_t>(max_workers_) + (pool_->size() - TaskWorkers());
+  while (wanted-- > 0 && pool_->size() < limit) {
     auto id = pool_->Start();
     if (!id.ok()) {
       RAY_LOG_ERROR("cannot start a worker: {}", id.status().message());

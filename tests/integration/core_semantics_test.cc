@@ -62,6 +62,10 @@ TEST_F(CoreSemanticsTest, ATaskWaitingLendsItsCpuToTheTasksItWaitsFor) {
   ExpectPassed("nested_wait", {"--num-cpus", "1"});
 }
 
+TEST_F(CoreSemanticsTest, MoreActorsThanTheTaskWorkerLimitEachGetAWorker) {
+  ExpectPassed("many_actors", {"--num-cpus", "1"});
+}
+
 TEST_F(CoreSemanticsTest, MultipleReturns) { ExpectPassed("returns", {"--num-cpus", "1"}); }
 
 TEST_F(CoreSemanticsTest, WaitReturnsTheFastestInInputOrder) {

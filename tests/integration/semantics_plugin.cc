@@ -380,6 +380,24 @@ void GetsWithoutTheRaylet(const std::string& dir) {
   CHECK_THAT(error.find("boom") != std::string::npos, "the task's error: '" << error << "'");
 }
 
+// More actors than the node starts workers for tasks (max(16, 4 x CPUs)): each gets a
+// worker of its own, as in Ray, whose actors are not capped by the task workers' limit.
+// Run with --num-cpus 1.
+void ManyActors(const std::string&) {
+  std::vector<ray::ActorHandle<Counter>> actors;
+  for (int i = 0; i < 40; ++i) {
+    actors.push_back(ray::Actor(Counter::Create).SetResource("CPU", 0.01).Remote(i, std::string()));
+  }
+  std::vector<ray::ObjectRef<int>> sums;
+  for (auto& a : actors) sums.push_back(a.Task(&Counter::Add).Remote(1));
+  for (int i = 0; i < 40; ++i) {
+    CHECK_THAT(*ray::Get(sums[i], std::chrono::seconds(30)) == i + 1, "actor " << i);
+  }
+  for (auto& a : actors) ray::KillActor(a);
+  // Tasks still get workers once the actors are gone.
+  CHECK_THAT(*ray::Get(ray::Task(Add2).Remote(1, 2)) == 3, "a task after the actors");
+}
+
 // Keeps a Blob argument past the call that received it.
 class BlobKeeper {
  public:
@@ -1173,6 +1191,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& Cases() {
       {"objects", Objects},
       {"gets_without_the_raylet", GetsWithoutTheRaylet},
       {"nested_wait", NestedWait},
+      {"many_actors", ManyActors},
       {"returns", MultipleReturns},
       {"wait", Wait},
       {"get_timeout", GetTimeout},
