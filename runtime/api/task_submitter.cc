@@ -317,7 +317,8 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
   // worker frees first.
   // (Calls queue on a worker on another node too, though they cannot be taken back:
   // see QueuesCalls.)
-  bool short_tasks = pool.task_ms >= 0 && pool.task_ms < kShortTaskMs;
+  auto estimate = pool.task_ms.find(spec.function);
+  bool short_tasks = estimate != pool.task_ms.end() && estimate->second < kShortTaskMs;
   if (pool.busy && short_tasks && least && QueuesCalls(*least) &&
       least->inflight.size() < kMaxLeaseQueue) {
     // (Offers are local: a node never offers a lease on another node.)
@@ -453,13 +454,14 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   std::vector<ObjectId> returns = std::move(call->second.returns);
   if (!peer.lease.empty() && call->second.seq > peer.lease_seq) ++peer.gate_base;
   std::optional<protocol::TaskSpec> spec = std::move(call->second.spec);
+  const std::string function = call->second.function;
   Settled(call->second);
   peer.inflight.erase(call);
   if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
   if (!peer.lease.empty() && done.end_ms >= done.start_ms) {
-    double& task_ms = leases_[peer.lease].task_ms;
     double ms = static_cast<double>(done.end_ms - done.start_ms);
-    task_ms = task_ms < 0 ? ms : 0.9 * task_ms + 0.1 * ms;
+    auto [it, first] = leases_[peer.lease].task_ms.emplace(function, ms);
+    if (!first) it->second = 0.9 * it->second + 0.1 * ms;
   }
   DirectResults& results = objects_->direct();
   bool left_elsewhere = false;

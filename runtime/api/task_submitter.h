@@ -116,7 +116,9 @@ class TaskSubmitter {
     std::vector<DirectPeer*> workers;
     int64_t denied_ms = -1;  // when the raylet last had no worker to lease
     bool busy = false;       // then, because every resource was taken
-    double task_ms = -1;     // how long tasks of the shape run (moving average)
+    // How long tasks of the shape run, per function (a moving average): a function's
+    // long tasks do not queue behind a worker because another's are short.
+    std::unordered_map<std::string, double> task_ms;
     int64_t wanted_ms = -1;  // when the raylet was last told a lease is wanted (-1: offered)
   };
 

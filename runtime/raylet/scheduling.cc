@@ -230,8 +230,10 @@ void Raylet::Dispatch() {
         w.running = std::move(t);
         return true;
       });
-  if (!MultiNode()) Pipeline();
+  // What another node has room for goes there; the rest may go ahead to busy workers
+  // here.
   if (MultiNode()) SpillQueued();
+  Pipeline();
   OfferLeases();
   ReclaimLeases();
   // Start workers for tasks that could start now if there were workers.
@@ -257,17 +259,9 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
 }
 
 void Raylet::Pipeline() {
-  bool looked = false;
-  bool multi_node = false;
   std::vector<Client*> busy;
   ready_.ForEachShape([&](const ResourceSet& need, size_t) {
-    if (multi_node || !scheduler::ShapeMayGoAhead(need, available_)) return;
-    if (!looked) {  // a node may have joined since the last look
-      looked = true;
-      RefreshCluster();
-      multi_node = MultiNode();
-      if (multi_node) return;
-    }
+    if (!scheduler::ShapeMayGoAhead(need, available_)) return;
     busy.clear();
     for (auto& [peer, c] : clients_) {
       if (c.state == Client::kBusy && c.gate && !c.marker_due &&
