@@ -374,8 +374,8 @@ void Raylet::Forward(TaskSpec t, const std::string& node_id) {
     a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
     calls.swap(a.queue);
   }
-  // Counted against the node's free resources until its next heartbeat says more.
-  if (t.kind != ri::kActorTask) placement_.Charge(node_id, ResourcesOf(t));
+  // Counted against the node's free resources until its reports show it (Charge).
+  if (t.kind != ri::kActorTask) placement_.Charge(node_id, ResourcesOf(t), clock_.MonoMillis());
   RAY_LOG_DEBUG("task {} ({}) goes to node {}", Hex(t.task_id), t.function, Hex(node_id));
   peers_->ForwardTask(node_id, protocol::ForwardTask{t, node_id_.Binary()});
   TaskId tid = TaskId::FromBinary(t.task_id);
@@ -524,7 +524,8 @@ bool Raylet::RefreshCluster() {
     if (alive) peers_->SetPeerAddress(n.node_id, n.peer_address);
     bool was_alive = placement_.UpdateNode(n.node_id, alive, !n.peer_address.empty(),
                                            ResourceSet::FromDoubles(n.total),
-                                           ResourceSet::FromDoubles(n.available));
+                                           ResourceSet::FromDoubles(n.available),
+                                           clock_.MonoMillis());
     if (was_alive && !alive) OnNodeDead(n.node_id);
   }
   // A node joined a single-node cluster (the autoscaler added it): tasks sent ahead

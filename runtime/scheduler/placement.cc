@@ -1,15 +1,23 @@
 #include "runtime/scheduler/placement.h"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
 namespace ray::scheduler {
 
 bool Placement::UpdateNode(const std::string& id, bool alive, bool reachable, ResourceSet total,
-                           ResourceSet available) {
+                           ResourceSet available, int64_t now_ms) {
   Node& n = nodes_[id];
   bool was_alive = n.alive;
-  n = Node{alive, reachable, std::move(total), std::move(available)};
+  n.alive = alive;
+  n.reachable = reachable;
+  n.total = std::move(total);
+  n.available = std::move(available);
+  while (!n.charges.empty() && now_ms - n.charges.front().first >= kChargeLagMs) {
+    n.charges.pop_front();
+  }
+  for (const auto& [when, need] : n.charges) n.available.Subtract(need);
   return was_alive;
 }
 
@@ -28,14 +36,22 @@ bool Placement::MultiNode() const {
   return false;
 }
 
-void Placement::Charge(const std::string& node, const ResourceSet& need) {
+void Placement::Charge(const std::string& node, const ResourceSet& need, int64_t now_ms) {
   auto it = nodes_.find(node);
-  if (it != nodes_.end()) it->second.available.Subtract(need);
+  if (it == nodes_.end()) return;
+  it->second.available.Subtract(need);
+  it->second.charges.emplace_back(now_ms, need);
 }
 
 void Placement::Refund(const std::string& node, const ResourceSet& need) {
   auto it = nodes_.find(node);
-  if (it != nodes_.end()) it->second.available.AddUpTo(need, it->second.total);
+  if (it == nodes_.end()) return;
+  Node& n = it->second;
+  // (Its charge, if not reported yet, goes: a later update must not count it.)
+  auto charge = std::find_if(n.charges.begin(), n.charges.end(),
+                             [&](const auto& c) { return c.second == need; });
+  if (charge != n.charges.end()) n.charges.erase(charge);
+  n.available.AddUpTo(need, n.total);
 }
 
 ResourceSet Placement::ClusterTotal() const {

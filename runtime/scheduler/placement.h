@@ -11,6 +11,8 @@
 //
 // Pure: no sockets, no clock; the raylet owns one (not thread-safe).
 
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,10 +31,12 @@ class Placement {
   // This node's total changed (a placement group's bundle reserved or released here).
   void SetLocalTotal(ResourceSet total) { total_ = std::move(total); }
 
-  // Replaces what is known of another node. `reachable`: its raylet can be sent work
-  // (it has a peer address). Returns whether the node was alive before.
+  // Replaces what is known of another node (as reported at `now_ms`), less the tasks
+  // charged to it within kChargeLagMs before (the report may not show them yet).
+  // `reachable`: its raylet can be sent work (it has a peer address). Returns whether
+  // the node was alive before.
   bool UpdateNode(const std::string& id, bool alive, bool reachable, ResourceSet total,
-                  ResourceSet available);
+                  ResourceSet available, int64_t now_ms = 0);
   bool Known(const std::string& id) const { return nodes_.count(id) > 0; }
   // Whether another node is known and alive.
   bool Alive(const std::string& id) const {
@@ -44,11 +48,15 @@ class Placement {
   std::optional<std::string> NodeWithPrefix(const std::string& prefix) const;
   // Whether any other node is alive.
   bool MultiNode() const;
-  // Counts a task sent to `node` against its free resources until its next update.
-  void Charge(const std::string& node, const ResourceSet& need);
+  // Counts a task sent to `node` at `now_ms` against its free resources, until an
+  // update of the node comes kChargeLagMs later or more: a node's reports lag behind
+  // (its heartbeat, then the GCS), and a burst sent on a report that does not show
+  // the tasks sent just before would send it more than it has room for.
+  void Charge(const std::string& node, const ResourceSet& need, int64_t now_ms = 0);
+  static constexpr int64_t kChargeLagMs = 1000;
   // A task sent to `node` ended there: what it held counts as free again (never more
-  // than the node's total) until its next update, so that the tasks queued here can
-  // follow at once instead of at its next heartbeat.
+  // than the node's total), so that the tasks queued here can follow at once instead
+  // of at its next heartbeat.
   void Refund(const std::string& node, const ResourceSet& need);
 
   // This node's total and every live node's.
@@ -68,6 +76,7 @@ class Placement {
     bool alive = false;
     bool reachable = false;
     ResourceSet total, available;
+    std::deque<std::pair<int64_t, ResourceSet>> charges;  // (when, what) not yet reported
   };
   ResourceSet total_;
   std::map<std::string, Node> nodes_;  // the other nodes, by id

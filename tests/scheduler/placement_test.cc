@@ -91,7 +91,24 @@ TEST(PlacementTest, ChargeCountsSentTasksUntilTheNextUpdate) {
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt);
   p.Charge("unknown", kOneCpu);  // ignored
   EXPECT_FALSE(p.Known("unknown"));
-  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}));
+  // A report made kChargeLagMs after the charges shows them: it is taken as it is.
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}), Placement::kChargeLagMs);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
+}
+
+// A report that comes soon after tasks were sent may not show them yet: they still
+// count, so that a burst does not send the node more than it has room for.
+TEST(PlacementTest, AReportSoonAfterAChargeStillCountsIt) {
+  Placement p(Shape({{"CPU", 1}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}), 0);
+  p.Charge("b", kOneCpu, 100);
+  p.Charge("b", kOneCpu, 600);
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}), 700);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt) << "both still counted";
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}), 100 + Placement::kChargeLagMs);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt) << "the report shows the first; the second counts";
+  p.Refund("b", kOneCpu);  // the second ended: its charge goes with it
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}), 1200);
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
 }
 
