@@ -37,6 +37,8 @@ std::vector<ObjectId> ObjectManager::ForgetPeer(const std::string& node_id) {
   addresses_.erase(node_id);
   // (A peer's identity is its node id and 4 random bytes: see DealerFor.)
   std::erase_if(outgoing_, [&](const auto& o) { return o.first.first.rfind(node_id, 0) == 0; });
+  std::erase_if(waiting_serves_, [&](const auto& w) { return w.first.rfind(node_id, 0) == 0; });
+  ServeWaiting();
   std::vector<ObjectId> lost;
   for (auto it = pulls_.begin(); it != pulls_.end();) {
     if (it->second.node_id == node_id) {
@@ -89,6 +91,7 @@ void ObjectManager::Poll() {
   std::erase_if(outgoing_, [now = clock_.MonoMillis()](const auto& o) {
     return now - o.second.acked_ms > kOutgoingTimeoutMs;
   });
+  ServeWaiting();
 }
 
 void ObjectManager::HandleRequest(const transport::Incoming& in) {
@@ -275,9 +278,26 @@ void ObjectManager::Serve(const std::string& peer, const protocol::ObjectPayload
   }
   chunk.total = object.size;
   Outgoing out{std::move(mapping).value(), std::move(chunk), clock_.MonoMillis()};
+  if (outgoing_.size() >= kMaxActiveServes) {
+    waiting_serves_.emplace_back(peer, std::move(out));
+    return;
+  }
+  StartServe(peer, std::move(out));
+}
+
+void ObjectManager::StartServe(const std::string& peer, Outgoing out) {
+  out.acked_ms = clock_.MonoMillis();
   bool more = true;
   for (size_t i = 0; more && i < protocol::kChunkWindow; ++i) more = SendChunk(peer, out);
-  if (more) outgoing_[{peer, object.id}] = std::move(out);
+  if (more) outgoing_[{peer, out.chunk.object_id}] = std::move(out);
+}
+
+void ObjectManager::ServeWaiting() {
+  while (outgoing_.size() < kMaxActiveServes && !waiting_serves_.empty()) {
+    auto [peer, out] = std::move(waiting_serves_.front());
+    waiting_serves_.pop_front();
+    StartServe(peer, std::move(out));
+  }
 }
 
 bool ObjectManager::SendChunk(const std::string& peer, Outgoing& out) {
@@ -293,7 +313,9 @@ void ObjectManager::Ack(const std::string& peer, const ObjectId& id) {
   auto it = outgoing_.find({peer, id});
   if (it == outgoing_.end()) return;  // every chunk went already
   it->second.acked_ms = clock_.MonoMillis();
-  if (!SendChunk(peer, it->second)) outgoing_.erase(it);
+  if (SendChunk(peer, it->second)) return;
+  outgoing_.erase(it);
+  ServeWaiting();
 }
 
 }  // namespace ray::raylet

@@ -8,10 +8,14 @@
 // transfer runs. A shared-memory object arrives into a segment of this node's
 // store, written chunk by chunk and sealed when complete; a transfer cut short
 // leaves nothing behind. The sender keeps the segment mapped and stays a few chunks
-// ahead of the receiver's acks, so a transfer holds little memory on either side.
+// ahead of the receiver's acks, so a transfer holds little memory on either side; at
+// most kMaxActiveServes transfers send at once, the others wait their turn in order
+// (an object read by many nodes at once would otherwise hold a window of chunks for
+// each of them).
 //
 // Driven by the raylet's event loop: single-threaded, no locks.
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -104,11 +108,16 @@ class ObjectManager {
     int64_t first_chunk_ms = 0;  // the first chunk came
   };
   // A shared-memory object being sent to a peer.
+  static constexpr size_t kMaxActiveServes = 4;
   struct Outgoing {
     std::shared_ptr<object_store::Mapping> mapping;
     protocol::ObjectChunk chunk;  // id, state and total; offset: the next to send
     int64_t acked_ms = 0;         // the peer's last ack (or the start)
   };
+  // Starts sending `out` to `peer` (its first window of chunks).
+  void StartServe(const std::string& peer, Outgoing out);
+  // Starts the waiting transfers while fewer than kMaxActiveServes send.
+  void ServeWaiting();
   using OutgoingKey = std::pair<std::string, ObjectId>;  // (peer, object)
   transport::Dealer* DealerFor(const std::string& node_id);
   void HandleRequest(const transport::Incoming& in);
@@ -137,7 +146,8 @@ class ObjectManager {
   std::map<std::string, std::string> addresses_;  // node id -> tcp endpoint
   std::map<std::string, std::unique_ptr<transport::Dealer>> dealers_;  // by node id
   std::map<ObjectId, Transfer> pulls_;
-  std::map<OutgoingKey, Outgoing> outgoing_;
+  std::map<OutgoingKey, Outgoing> outgoing_;  // sending, at most kMaxActiveServes
+  std::deque<std::pair<std::string, Outgoing>> waiting_serves_;  // (peer, transfer), in order
 };
 
 }  // namespace ray::raylet
