@@ -183,6 +183,8 @@ Result<std::optional<std::string>> RayletConnection::Request(
     if (settled && settled()) {
       forget();
       abandoned_.insert(id);
+      // (A Wait blocked there holds this worker's CPU lent: the raylet takes it back.)
+      Send(protocol::Encode(MessageType::kAbandoned, id, std::string()));
       return std::optional<std::string>();
     }
     std::optional<std::string> frame;

@@ -24,6 +24,8 @@ struct Header {
   uint32_t num_slots;
   uint32_t slot_bytes;
   uint64_t arena_bytes;
+  uint64_t max_object_bytes;
+  std::atomic<uint64_t> committed;  // arena bytes reserved: a reader reads none beyond
 };
 
 // kind 0: empty. A published object's kind is stored plus one.
@@ -48,6 +50,12 @@ const Slot& SlotAt(const char* base, uint32_t i) {
   return *reinterpret_cast<const Slot*>(base + kHeaderBytes + size_t{i} * kSlotBytes);
 }
 const Header& HeaderOf(const char* base) { return *reinterpret_cast<const Header*>(base); }
+
+// Reader: a field the writer may be changing, read once (never re-read after a check).
+template <typename T>
+T LoadOnce(const T& field) {
+  return __atomic_load_n(&field, __ATOMIC_RELAXED);
+}
 size_t ArenaStart(uint32_t num_slots) { return kHeaderBytes + size_t{num_slots} * kSlotBytes; }
 
 // The slot an id is looked for first. An id's trailing bytes are random per task and
@@ -107,6 +115,8 @@ Result<std::unique_ptr<ObjectIndexWriter>> ObjectIndexWriter::Create(const std::
   header.num_slots = options.num_slots;
   header.slot_bytes = kSlotBytes;
   header.arena_bytes = options.arena_bytes;
+  header.max_object_bytes = options.max_object_bytes;
+  header.committed.store(0, std::memory_order_relaxed);
   header.magic = kMagic;  // (complete before any reader: the raylet takes clients later)
   return std::unique_ptr<ObjectIndexWriter>(new ObjectIndexWriter(name, fd, base, mapped, options));
 }
@@ -133,6 +143,7 @@ bool ObjectIndexWriter::Commit(uint64_t end) {
   const off_t at = static_cast<off_t>(ArenaStart(options_.num_slots) + committed_);
   if (::posix_fallocate(fd_, at, static_cast<off_t>(want - committed_)) != 0) return false;
   committed_ = want;
+  reinterpret_cast<Header*>(base_)->committed.store(committed_, std::memory_order_release);
   return true;
 }
 
@@ -224,7 +235,7 @@ std::unique_ptr<ObjectIndexReader> ObjectIndexReader::Open(const std::string& na
     return nullptr;
   }
   return std::unique_ptr<ObjectIndexReader>(
-      new ObjectIndexReader(base, size, h.num_slots, h.arena_bytes));
+      new ObjectIndexReader(base, size, h.num_slots, h.arena_bytes, h.max_object_bytes));
 }
 
 ObjectIndexReader::~ObjectIndexReader() { ::munmap(const_cast<char*>(base_), mapped_); }
@@ -240,6 +251,7 @@ bool ObjectIndexReader::Contains(const ObjectId& id) const {
 std::optional<IndexedObject> ObjectIndexReader::Lookup(const ObjectId& id, bool copy) const {
   const uint32_t mask = num_slots_ - 1;
   const char* arena = base_ + ArenaStart(num_slots_);
+  const Header& header = HeaderOf(base_);
   // A slot the writer changes while this reads it is read again (a few times at
   // most: a miss only costs a message).
   for (int attempt = 0; attempt < 4; ++attempt) {
@@ -252,12 +264,16 @@ std::optional<IndexedObject> ObjectIndexReader::Lookup(const ObjectId& id, bool 
         changed = true;
         break;
       }
-      if (s.kind == 0) return std::nullopt;
+      const uint8_t kind = LoadOnce(s.kind);
+      if (kind == 0) return std::nullopt;
       if (std::memcmp(s.id, id.data(), ObjectId::kSize) != 0) continue;
       IndexedObject found;
-      found.kind = static_cast<uint8_t>(s.kind - 1);
-      const uint64_t offset = s.offset, size = s.size;
-      const bool inside = offset <= arena_bytes_ && size <= arena_bytes_ - offset;
+      found.kind = static_cast<uint8_t>(kind - 1);
+      const uint64_t offset = LoadOnce(s.offset), size = LoadOnce(s.size);
+      // (Only reserved arena bytes are read: a torn slot cannot make this process
+      // touch pages shared memory may have no room for.)
+      const uint64_t reserved = std::min(arena_bytes_, header.committed.load(std::memory_order_acquire));
+      const bool inside = size <= max_object_bytes_ && offset <= reserved && size <= reserved - offset;
       if (copy && inside) {
         found.bytes.assign(arena + offset, size);
       }

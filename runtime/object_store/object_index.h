@@ -99,8 +99,13 @@ class ObjectIndexReader {
   bool Contains(const ObjectId& id) const;
 
  private:
-  ObjectIndexReader(const char* base, size_t mapped, uint32_t num_slots, uint64_t arena_bytes)
-      : base_(base), mapped_(mapped), num_slots_(num_slots), arena_bytes_(arena_bytes) {}
+  ObjectIndexReader(const char* base, size_t mapped, uint32_t num_slots, uint64_t arena_bytes,
+                    uint64_t max_object_bytes)
+      : base_(base),
+        mapped_(mapped),
+        num_slots_(num_slots),
+        arena_bytes_(arena_bytes),
+        max_object_bytes_(max_object_bytes) {}
   // Looks `id` up, copying its bytes if `copy`; nullopt on a miss.
   std::optional<IndexedObject> Lookup(const ObjectId& id, bool copy) const;
 
@@ -108,6 +113,7 @@ class ObjectIndexReader {
   size_t mapped_;
   uint32_t num_slots_;   // as the header said when opened
   uint64_t arena_bytes_;
+  uint64_t max_object_bytes_;
 };
 
 }  // namespace ray::object_store

@@ -375,7 +375,9 @@ void Raylet::Forward(TaskSpec t, const std::string& node_id) {
     calls.swap(a.queue);
   }
   // Counted against the node's free resources until its reports show it (Charge).
-  if (t.kind != ri::kActorTask) placement_.Charge(node_id, ResourcesOf(t), clock_.MonoMillis());
+  if (t.kind != ri::kActorTask) {
+    placement_.Charge(node_id, ResourcesOf(t), clock_.MonoMillis(), t.task_id);
+  }
   RAY_LOG_DEBUG("task {} ({}) goes to node {}", Hex(t.task_id), t.function, Hex(node_id));
   peers_->ForwardTask(node_id, protocol::ForwardTask{t, node_id_.Binary()});
   TaskId tid = TaskId::FromBinary(t.task_id);
@@ -432,7 +434,7 @@ void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
   // forwarded on) are where the report says; small ones came along.
   auto sent = remote_.FinishedOn(f.task_id, f.node_id);
   // A normal task's resources are free there again (see Forward's Charge).
-  if (sent && sent->first.kind == ri::kNormalTask) placement_.Refund(sent->second, ResourcesOf(sent->first));
+  if (sent && sent->first.kind == ri::kNormalTask) placement_.Refund(sent->second, f.task_id);
   for (const ObjectPayload& p : f.returns) {
     if (p.id.Task().Binary() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
   }

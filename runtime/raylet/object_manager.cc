@@ -1,5 +1,7 @@
 #include "runtime/raylet/object_manager.h"
 
+#include <algorithm>
+
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
 #include "runtime/object_store/object_store.h"
@@ -278,11 +280,18 @@ void ObjectManager::Serve(const std::string& peer, const protocol::ObjectPayload
   }
   chunk.total = object.size;
   Outgoing out{std::move(mapping).value(), std::move(chunk), clock_.MonoMillis()};
-  if (outgoing_.size() >= kMaxActiveServes) {
+  if (ActiveServes() >= kMaxActiveServes) {
     waiting_serves_.emplace_back(peer, std::move(out));
     return;
   }
   StartServe(peer, std::move(out));
+}
+
+size_t ObjectManager::ActiveServes() const {
+  const int64_t now = clock_.MonoMillis();
+  return std::count_if(outgoing_.begin(), outgoing_.end(), [&](const auto& o) {
+    return now - o.second.acked_ms < kStalledServeMs;
+  });
 }
 
 void ObjectManager::StartServe(const std::string& peer, Outgoing out) {
@@ -293,7 +302,7 @@ void ObjectManager::StartServe(const std::string& peer, Outgoing out) {
 }
 
 void ObjectManager::ServeWaiting() {
-  while (outgoing_.size() < kMaxActiveServes && !waiting_serves_.empty()) {
+  while (!waiting_serves_.empty() && ActiveServes() < kMaxActiveServes) {
     auto [peer, out] = std::move(waiting_serves_.front());
     waiting_serves_.pop_front();
     StartServe(peer, std::move(out));

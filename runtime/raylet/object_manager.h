@@ -11,7 +11,8 @@
 // ahead of the receiver's acks, so a transfer holds little memory on either side; at
 // most kMaxActiveServes transfers send at once, the others wait their turn in order
 // (an object read by many nodes at once would otherwise hold a window of chunks for
-// each of them).
+// each of them). A transfer whose receiver has not acked for kStalledServeMs (it
+// dropped the pull, or is slow) no longer counts: it cannot hold up the others.
 //
 // Driven by the raylet's event loop: single-threaded, no locks.
 
@@ -109,6 +110,9 @@ class ObjectManager {
   };
   // A shared-memory object being sent to a peer.
   static constexpr size_t kMaxActiveServes = 4;
+  static constexpr int64_t kStalledServeMs = 1000;
+  // The transfers sending now whose receiver acked within kStalledServeMs.
+  size_t ActiveServes() const;
   struct Outgoing {
     std::shared_ptr<object_store::Mapping> mapping;
     protocol::ObjectChunk chunk;  // id, state and total; offset: the next to send

@@ -184,6 +184,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
     case MessageType::kTcpEndpoint: return HandleTcpEndpoint(c, env->body);
     case MessageType::kRanElsewhere: return HandleRanElsewhere(c, env->body);
+    case MessageType::kAbandoned: return HandleAbandoned(c, env->request_id);
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
@@ -399,7 +400,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       protocol::GetReply reply;
       for (const auto& id : w->ids) reply.objects.push_back(PayloadOf(id));
       SendMsg(w->peer, MessageType::kGetReply, w->request_id, reply);
-      UnblockPeer(w->peer);
+      EndBlocking(w->peer, w->request_id);
       break;
     }
     case Waiter::kPeerPull:
@@ -409,7 +410,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       protocol::WaitReply reply;
       for (const auto& id : w->ids) reply.ready.push_back(Ready(id) ? 1 : 0);
       SendMsg(w->peer, MessageType::kWaitReply, w->request_id, reply);
-      UnblockPeer(w->peer);
+      EndBlocking(w->peer, w->request_id);
       break;
     }
     case Waiter::kTask:
@@ -442,11 +443,13 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   if (placement_.Alive(msg->from_node)) w->origin = msg->from_node;
   AddWaiter(w);
-  if (!w->done) LendCpuWhileBlocked(c);
+  if (msg->timeout_ms != 0) LendCpuWhileBlocked(c, w);
 }
 
-void Raylet::LendCpuWhileBlocked(Client& c) {
-  if (c.is_driver || c.state != Client::kBusy || c.blocked) return;
+void Raylet::LendCpuWhileBlocked(Client& c, const std::shared_ptr<Waiter>& w) {
+  if (w->done || c.is_driver || c.state != Client::kBusy) return;
+  c.blocking[w->request_id] = w;
+  if (c.blocked) return;
   ResourceSet cpu = c.held.CpuOnly();
   available_.Add(cpu);
   c.held.Subtract(cpu);
@@ -507,9 +510,12 @@ void Raylet::TaskEnded(const TaskId& task) {
   ReleaseHolds(ObjectHolds::Task(tid));
 }
 
-void Raylet::UnblockPeer(const std::string& peer) {
+void Raylet::EndBlocking(const std::string& peer, uint64_t request_id) {
   auto it = clients_.find(peer);
-  if (it != clients_.end() && it->second.blocked) Unblock(it->second);
+  if (it == clients_.end()) return;
+  Client& c = it->second;
+  c.blocking.erase(request_id);
+  if (c.blocking.empty() && c.blocked) Unblock(c);
 }
 
 void Raylet::Unblock(Client& c) {
@@ -533,7 +539,14 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   AddWaiter(w);
-  if (!w->done) LendCpuWhileBlocked(c);
+  if (msg->timeout_ms != 0) LendCpuWhileBlocked(c, w);
+}
+
+void Raylet::HandleAbandoned(Client& c, uint64_t request_id) {
+  auto it = c.blocking.find(request_id);
+  if (it == c.blocking.end()) return;  // answered already (its reply is dropped there)
+  if (auto w = it->second.lock()) w->done = true;  // (the table skips it from now on)
+  EndBlocking(c.peer, request_id);
 }
 
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {

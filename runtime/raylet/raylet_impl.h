@@ -100,7 +100,9 @@ struct Client {
   std::deque<TaskSpec> queued;
   bool no_pipelining = false;  // the running task called Get or Wait
   ResourceSet held;      // subtracted from the node's available resources
-  bool blocked = false;  // in a Get for objects not yet ready; CPU lent back
+  bool blocked = false;  // in a Get or Wait for objects not yet ready; CPU lent back
+  // Its Gets and Waits that wait here (by request id): its CPU is lent while any does.
+  std::map<uint64_t, std::weak_ptr<Waiter>> blocking;
   ActorId actor_id;  // the actor it hosts (kActor)
   std::map<std::string, int> calls;  // function -> times run (max_calls)
   std::string last_job;              // for log routing
@@ -283,9 +285,10 @@ class Raylet {
   // The worker's start gate, opened on first use (null if it has none).
   protocol::StartGate* GateOf(Client& w);
   // Starts up to `wanted` workers, while the workers not hosting an actor are fewer
-  // than max_workers_ (an actor has a worker of its own however many there are, as in
-  // Ray; the limit is on workers for tasks).
-  void StartWorkers(size_t wanted);
+  // than max_workers_ (the limit is on workers for tasks: an actor has a worker of its
+  // own however many there are, as in Ray). `beyond_limit`: for an actor creation
+  // that no idle worker can take, whatever the count.
+  void StartWorkers(size_t wanted, bool beyond_limit = false);
   size_t TaskWorkers() const;
   // Starts a worker for a task of runtime environment `env` that no idle worker serves.
   void StartWorkerFor(const std::string& env);
@@ -298,11 +301,14 @@ class Raylet {
     w.runtime_env = env;
   }
   void OnWorkerExit(const WorkerPool::Exit& e);
-  // A worker blocked in Get or Wait lends its CPU back, so that the tasks it waits
-  // for can run (as Ray's); it takes it again when answered.
-  void LendCpuWhileBlocked(Client& c);
+  // A worker blocked in Get or Wait (a waiter `w` not done, its request not a poll)
+  // lends its CPU back, so that the tasks it waits for can run (as Ray's); it takes
+  // it again when the last of its blocking requests is answered or abandoned.
+  void LendCpuWhileBlocked(Client& c, const std::shared_ptr<Waiter>& w);
+  void EndBlocking(const std::string& peer, uint64_t request_id);
   void Unblock(Client& c);
-  void UnblockPeer(const std::string& peer);
+  // The client stopped waiting for request `request_id` (kAbandoned).
+  void HandleAbandoned(Client& c, uint64_t request_id);
 
   // --- actors
   void SubmitActorTask(TaskSpec t);

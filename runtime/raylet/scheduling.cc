@@ -167,8 +167,9 @@ void Raylet::StartWorkerFor(const std::string& env) {
   StartWorkers(1);
 }
 
-void Raylet::StartWorkers(size_t wanted) {
-  const size_t limit = static_cast<size_t>(max_workers_) + (pool_->size() - TaskWorkers());
+void Raylet::StartWorkers(size_t wanted, bool beyond_limit) {
+  const size_t limit = beyond_limit ? pool_->size() + wanted
+                                    : static_cast<size_t>(max_workers_) + (pool_->size() - TaskWorkers());
   while (wanted-- > 0 && pool_->size() < limit) {
     auto id = pool_->Start();
     if (!id.ok()) {
@@ -209,7 +210,11 @@ void Raylet::Dispatch() {
         if (!idle) {
           // Idle workers of other runtime environments are no use to it: one of its
           // own starts (making room by ending an idle one if the pool is full).
-          if (!idle_.empty() && starting_ == 0) StartWorkerFor(t.runtime_env);
+          if (!idle_.empty() && starting_ == 0) {
+            StartWorkerFor(t.runtime_env);
+          } else if (t.kind == ri::kActorCreation && starting_ == 0) {
+            StartWorkers(1, /*beyond_limit=*/true);  // (the tasks' workers are all busy)
+          }
           return false;
         }
         if (!plugins_.Ensure(t.plugin)) return false;  // the GCS is down: after it is back
@@ -230,10 +235,8 @@ void Raylet::Dispatch() {
         w.running = std::move(t);
         return true;
       });
-  // What another node has room for goes there; the rest may go ahead to busy workers
-  // here.
+  if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
-  Pipeline();
   OfferLeases();
   ReclaimLeases();
   // Start workers for tasks that could start now if there were workers.
@@ -259,9 +262,17 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
 }
 
 void Raylet::Pipeline() {
+  bool looked = false;
+  bool multi_node = false;
   std::vector<Client*> busy;
   ready_.ForEachShape([&](const ResourceSet& need, size_t) {
-    if (!scheduler::ShapeMayGoAhead(need, available_)) return;
+    if (multi_node || !scheduler::ShapeMayGoAhead(need, available_)) return;
+    if (!looked) {  // a node may have joined since the last look
+      looked = true;
+      RefreshCluster();
+      multi_node = MultiNode();
+      if (multi_node) return;
+    }
     busy.clear();
     for (auto& [peer, c] : clients_) {
       if (c.state == Client::kBusy && c.gate && !c.marker_due &&
@@ -375,6 +386,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   gpus_.Release(c.gpus);
   c.gpus = GpuGrant();
   c.blocked = false;
+  c.blocking.clear();
   c.marker_due = false;  // (the next tasks sent to it come after the marker)
   if (done.max_calls > 0 && calls >= done.max_calls) {
     Send(c.peer, MessageType::kExit, 0, "");
@@ -575,6 +587,7 @@ void Raylet::HandleReturnLease(Client& c) {
   c.leased_to.clear();
   c.leased_from.clear();
   c.blocked = false;
+  c.blocking.clear();
   c.state = Client::kIdle;
   idle_.push_front(c.peer);  // a warm worker first
   MoveAheadToIdle();

@@ -14,10 +14,10 @@ bool Placement::UpdateNode(const std::string& id, bool alive, bool reachable, Re
   n.reachable = reachable;
   n.total = std::move(total);
   n.available = std::move(available);
-  while (!n.charges.empty() && now_ms - n.charges.front().first >= kChargeLagMs) {
+  while (!n.charges.empty() && now_ms - n.charges.front().when_ms >= kChargeLagMs) {
     n.charges.pop_front();
   }
-  for (const auto& [when, need] : n.charges) n.available.Subtract(need);
+  for (const auto& c : n.charges) n.available.Subtract(c.need);
   return was_alive;
 }
 
@@ -36,22 +36,23 @@ bool Placement::MultiNode() const {
   return false;
 }
 
-void Placement::Charge(const std::string& node, const ResourceSet& need, int64_t now_ms) {
+void Placement::Charge(const std::string& node, const ResourceSet& need, int64_t now_ms,
+                       const std::string& task_id) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return;
   it->second.available.Subtract(need);
-  it->second.charges.emplace_back(now_ms, need);
+  it->second.charges.push_back({now_ms, task_id, need});
 }
 
-void Placement::Refund(const std::string& node, const ResourceSet& need) {
+void Placement::Refund(const std::string& node, const std::string& task_id) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return;
   Node& n = it->second;
-  // (Its charge, if not reported yet, goes: a later update must not count it.)
   auto charge = std::find_if(n.charges.begin(), n.charges.end(),
-                             [&](const auto& c) { return c.second == need; });
-  if (charge != n.charges.end()) n.charges.erase(charge);
-  n.available.AddUpTo(need, n.total);
+                             [&](const Node::Charged& c) { return c.task_id == task_id; });
+  if (charge == n.charges.end()) return;  // reports count it: the next one says
+  n.available.AddUpTo(charge->need, n.total);
+  n.charges.erase(charge);
 }
 
 ResourceSet Placement::ClusterTotal() const {

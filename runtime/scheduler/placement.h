@@ -31,12 +31,12 @@ class Placement {
   // This node's total changed (a placement group's bundle reserved or released here).
   void SetLocalTotal(ResourceSet total) { total_ = std::move(total); }
 
-  // Replaces what is known of another node (as reported at `now_ms`), less the tasks
-  // charged to it within kChargeLagMs before (the report may not show them yet).
+  // Replaces what is known of another node (its report, read at `now_ms`), less the
+  // tasks charged to it within kChargeLagMs before (the report may not show them yet).
   // `reachable`: its raylet can be sent work (it has a peer address). Returns whether
   // the node was alive before.
   bool UpdateNode(const std::string& id, bool alive, bool reachable, ResourceSet total,
-                  ResourceSet available, int64_t now_ms = 0);
+                  ResourceSet available, int64_t now_ms);
   bool Known(const std::string& id) const { return nodes_.count(id) > 0; }
   // Whether another node is known and alive.
   bool Alive(const std::string& id) const {
@@ -48,16 +48,19 @@ class Placement {
   std::optional<std::string> NodeWithPrefix(const std::string& prefix) const;
   // Whether any other node is alive.
   bool MultiNode() const;
-  // Counts a task sent to `node` at `now_ms` against its free resources, until an
-  // update of the node comes kChargeLagMs later or more: a node's reports lag behind
-  // (its heartbeat, then the GCS), and a burst sent on a report that does not show
-  // the tasks sent just before would send it more than it has room for.
-  void Charge(const std::string& node, const ResourceSet& need, int64_t now_ms = 0);
+  // Counts task `task_id`, sent to `node` at `now_ms`, against its free resources
+  // until an update of the node is read kChargeLagMs later or more: a node's reports
+  // lag behind (its heartbeat every 250 ms, then the GCS), and a burst sent on a report
+  // that does not show the tasks sent just before would send it more than it has room
+  // for.
+  void Charge(const std::string& node, const ResourceSet& need, int64_t now_ms,
+              const std::string& task_id);
   static constexpr int64_t kChargeLagMs = 1000;
-  // A task sent to `node` ended there: what it held counts as free again (never more
-  // than the node's total), so that the tasks queued here can follow at once instead
-  // of at its next heartbeat.
-  void Refund(const std::string& node, const ResourceSet& need);
+  // Task `task_id` sent to `node` ended there. While its charge still counts (no
+  // report can show it), what it held is free there again (never more than the node's
+  // total), so that the tasks queued here follow at once; once reports count it, the
+  // next one says.
+  void Refund(const std::string& node, const std::string& task_id);
 
   // This node's total and every live node's.
   ResourceSet ClusterTotal() const;
@@ -76,7 +79,12 @@ class Placement {
     bool alive = false;
     bool reachable = false;
     ResourceSet total, available;
-    std::deque<std::pair<int64_t, ResourceSet>> charges;  // (when, what) not yet reported
+    struct Charged {
+      int64_t when_ms;
+      std::string task_id;
+      ResourceSet need;
+    };
+    std::deque<Charged> charges;  // oldest first, not yet shown by a report
   };
   ResourceSet total_;
   std::map<std::string, Node> nodes_;  // the other nodes, by id

@@ -48,6 +48,9 @@ enum class MessageType : uint16_t {
                         // this worker (after kListenTcp)
   kRanElsewhere = 18,   // RanElsewhere (no reply): a direct call on another node left
                         // results in that node's store
+  kAbandoned = 19,      // empty body (no reply): the client stopped waiting for the
+                        // answer to its request `request_id` (a Wait a direct result
+                        // settled); its reply, if any, is to be dropped
   // either way between a client and its raylet: several frames in one (EncodeBatch),
   // so that a burst costs the sockets one message
   kBatch = 9,

@@ -13,7 +13,7 @@ const ResourceSet kOneCpu = Shape({{"CPU", 1}});
 
 TEST(PlacementTest, HereWhenItFitsNowAndNothingOfItsShapeWaits) {
   Placement p(Shape({{"CPU", 4}}));
-  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({{"CPU", 4}}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({{"CPU", 4}}), 0);
   EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({{"CPU", 1}}), false), "");
   // Its shape waits here: it would wait behind it, so it spills to a node with room.
   EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({{"CPU", 1}}), true), "b");
@@ -22,7 +22,7 @@ TEST(PlacementTest, HereWhenItFitsNowAndNothingOfItsShapeWaits) {
 
 TEST(PlacementTest, WaitsHereIfNoNodeHasRoomButThisOneCould) {
   Placement p(Shape({{"CPU", 4}}));
-  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({}), 0);
   EXPECT_EQ(p.ChooseNode(kOneCpu, Shape({}), false), "");
 }
 
@@ -43,17 +43,17 @@ TEST(PlacementTest, WaitsHereForABundleThisNodeReserved) {
 
 TEST(PlacementTest, WaitsOnANodeThatCouldIfThisOneNever) {
   Placement p(Shape({{"CPU", 4}}));
-  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({}));
-  p.UpdateNode("c", true, true, Shape({{"GPU", 2}}), Shape({}));
+  p.UpdateNode("b", true, true, Shape({{"CPU", 4}}), Shape({}), 0);
+  p.UpdateNode("c", true, true, Shape({{"GPU", 2}}), Shape({}), 0);
   EXPECT_EQ(p.ChooseNode(Shape({{"GPU", 1}}), Shape({{"CPU", 4}}), false), "c");
   EXPECT_EQ(p.ChooseNode(Shape({{"TPU", 1}}), Shape({{"CPU", 4}}), false), std::nullopt);
 }
 
 TEST(PlacementTest, FindsTheOneNodeWithAPrefixAliveOrDead) {
   Placement p(Shape({{"CPU", 1}}));
-  p.UpdateNode("abcd1111", true, true, Shape({}), Shape({}));
-  p.UpdateNode("abce2222", false, true, Shape({}), Shape({}));
-  p.UpdateNode("abce3333", true, true, Shape({}), Shape({}));
+  p.UpdateNode("abcd1111", true, true, Shape({}), Shape({}), 0);
+  p.UpdateNode("abce2222", false, true, Shape({}), Shape({}), 0);
+  p.UpdateNode("abce3333", true, true, Shape({}), Shape({}), 0);
   EXPECT_EQ(p.NodeWithPrefix("abcd"), "abcd1111");
   EXPECT_EQ(p.NodeWithPrefix("abce2"), "abce2222");  // dead nodes too
   EXPECT_EQ(p.NodeWithPrefix("abce"), std::nullopt);  // two: ambiguous
@@ -63,8 +63,8 @@ TEST(PlacementTest, FindsTheOneNodeWithAPrefixAliveOrDead) {
 
 TEST(PlacementTest, DeadAndUnreachableNodesGetNothing) {
   Placement p(Shape({{"CPU", 1}}));
-  p.UpdateNode("dead", false, true, Shape({{"GPU", 1}}), Shape({{"GPU", 1}}));
-  p.UpdateNode("noaddr", true, false, Shape({{"GPU", 1}}), Shape({{"GPU", 1}}));
+  p.UpdateNode("dead", false, true, Shape({{"GPU", 1}}), Shape({{"GPU", 1}}), 0);
+  p.UpdateNode("noaddr", true, false, Shape({{"GPU", 1}}), Shape({{"GPU", 1}}), 0);
   EXPECT_EQ(p.RemoteWithRoom(Shape({{"GPU", 1}})), std::nullopt);
   EXPECT_EQ(p.ChooseNode(Shape({{"GPU", 1}}), Shape({}), false), std::nullopt);
   // An unreachable live node still counts as a node of the cluster.
@@ -74,22 +74,22 @@ TEST(PlacementTest, DeadAndUnreachableNodesGetNothing) {
 
 TEST(PlacementTest, FirstNodeByIdWithRoom) {
   Placement p(Shape({{"CPU", 1}}));
-  p.UpdateNode("c", true, true, Shape({{"CPU", 8}}), Shape({{"CPU", 8}}));
-  p.UpdateNode("b", true, true, Shape({{"CPU", 8}}), Shape({{"CPU", 1}}));
+  p.UpdateNode("c", true, true, Shape({{"CPU", 8}}), Shape({{"CPU", 8}}), 0);
+  p.UpdateNode("b", true, true, Shape({{"CPU", 8}}), Shape({{"CPU", 1}}), 0);
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
   EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 2}})), "c");
 }
 
 TEST(PlacementTest, ChargeCountsSentTasksUntilTheNextUpdate) {
   Placement p(Shape({{"CPU", 1}}));
-  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}));
-  p.Charge("b", kOneCpu);
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}), 0);
+  p.Charge("b", kOneCpu, 0, "t1");
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
-  p.Charge("b", kOneCpu);
+  p.Charge("b", kOneCpu, 0, "t2");
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt);
-  p.Charge("b", kOneCpu);  // below zero: still no room
+  p.Charge("b", kOneCpu, 0, "t3");  // below zero: still no room
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt);
-  p.Charge("unknown", kOneCpu);  // ignored
+  p.Charge("unknown", kOneCpu, 0, "t4");  // ignored
   EXPECT_FALSE(p.Known("unknown"));
   // A report made kChargeLagMs after the charges shows them: it is taken as it is.
   p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}), Placement::kChargeLagMs);
@@ -101,42 +101,47 @@ TEST(PlacementTest, ChargeCountsSentTasksUntilTheNextUpdate) {
 TEST(PlacementTest, AReportSoonAfterAChargeStillCountsIt) {
   Placement p(Shape({{"CPU", 1}}));
   p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}), 0);
-  p.Charge("b", kOneCpu, 100);
-  p.Charge("b", kOneCpu, 600);
+  p.Charge("b", kOneCpu, 100, "t1");
+  p.Charge("b", kOneCpu, 600, "t2");
   p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}), 700);
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt) << "both still counted";
   p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}), 100 + Placement::kChargeLagMs);
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt) << "the report shows the first; the second counts";
-  p.Refund("b", kOneCpu);  // the second ended: its charge goes with it
+  p.Refund("b", "t2");  // the second ended: its charge goes with it
   p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}), 1200);
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
 }
 
-// A task sent there ended: its resources are free there again at once (up to the
-// node's total), not only at the node's next update.
-TEST(PlacementTest, RefundFreesWhatAnEndedTaskHeldUpToTheTotal) {
+// A task sent there ended while its charge still counted: its resources are free
+// there again at once (up to the node's total). Once a report counts it, the next
+// report says.
+TEST(PlacementTest, RefundFreesWhatAnEndedTaskHeldWhileItsChargeCounts) {
   Placement p(Shape({{"CPU", 1}}));
-  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}));
-  p.Charge("b", kOneCpu);
-  p.Charge("b", kOneCpu);
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 2}}), 0);
+  p.Charge("b", kOneCpu, 10, "t1");
+  p.Charge("b", kOneCpu, 20, "t2");
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), std::nullopt);
-  p.Refund("b", kOneCpu);
+  p.Refund("b", "t1");
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
-  p.Refund("b", kOneCpu);
-  p.Refund("b", kOneCpu);  // (its update had counted it already): capped at 2
-  EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 2}})), "b");
-  EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 3}})), std::nullopt);
-  p.Refund("unknown", kOneCpu);  // ignored
+  p.Refund("b", "t1");  // told twice: once counted
+  EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 2}})), std::nullopt);
+  // t2's charge is past the lag at this report, which shows it running: refunding t2
+  // then changes nothing (the report may show it ended already).
+  p.UpdateNode("b", true, true, Shape({{"CPU", 2}}), Shape({{"CPU", 1}}), 20 + Placement::kChargeLagMs);
+  p.Refund("b", "t2");
+  EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 2}})), std::nullopt);
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
+  p.Refund("unknown", "t3");  // ignored
   EXPECT_FALSE(p.Known("unknown"));
 }
 
 TEST(PlacementTest, UpdateSaysWhetherTheNodeWasAlive) {
   Placement p(Shape({{"CPU", 1}}));
   EXPECT_FALSE(p.MultiNode());
-  EXPECT_FALSE(p.UpdateNode("b", true, true, kOneCpu, kOneCpu));
+  EXPECT_FALSE(p.UpdateNode("b", true, true, kOneCpu, kOneCpu, 0));
   EXPECT_TRUE(p.MultiNode());
-  EXPECT_TRUE(p.UpdateNode("b", false, true, kOneCpu, kOneCpu));
-  EXPECT_FALSE(p.UpdateNode("b", false, true, kOneCpu, kOneCpu));
+  EXPECT_TRUE(p.UpdateNode("b", false, true, kOneCpu, kOneCpu, 0));
+  EXPECT_FALSE(p.UpdateNode("b", false, true, kOneCpu, kOneCpu, 0));
   EXPECT_FALSE(p.MultiNode());
   EXPECT_TRUE(p.Known("b"));
   EXPECT_TRUE(p.FitsHere(kOneCpu));
