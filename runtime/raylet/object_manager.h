@@ -108,11 +108,11 @@ class ObjectManager {
     int64_t started_ms = 0;      // asked
     int64_t first_chunk_ms = 0;  // the first chunk came
   };
-  // A shared-memory object being sent to a peer.
   static constexpr size_t kMaxActiveServes = 4;
   static constexpr int64_t kStalledServeMs = 1000;
   // The transfers sending now whose receiver acked within kStalledServeMs.
   size_t ActiveServes() const;
+  // A shared-memory object being sent to a peer.
   struct Outgoing {
     std::shared_ptr<object_store::Mapping> mapping;
     protocol::ObjectChunk chunk;  // id, state and total; offset: the next to send
@@ -150,7 +150,9 @@ class ObjectManager {
   std::map<std::string, std::string> addresses_;  // node id -> tcp endpoint
   std::map<std::string, std::unique_ptr<transport::Dealer>> dealers_;  // by node id
   std::map<ObjectId, Transfer> pulls_;
-  std::map<OutgoingKey, Outgoing> outgoing_;  // sending, at most kMaxActiveServes
+  // Sending: at most kMaxActiveServes that the receiver acks (ActiveServes), and any
+  // stalled ones until kOutgoingTimeoutMs.
+  std::map<OutgoingKey, Outgoing> outgoing_;
   std::deque<std::pair<std::string, Outgoing>> waiting_serves_;  // (peer, transfer), in order
 };
 

@@ -39,7 +39,9 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
     index_ = std::move(*index);
     objects_.PublishIn(index_.get());
   } else {
-    RAY_LOG_WARN("no object index ({}): every Get asks the raylet", index.status().message());
+    RAY_LOG_WARN("no object index ({}): every Get of an object made by another process asks "
+                 "the raylet; free space in /dev/shm and restart this node to have one",
+                 index.status().message());
   }
   RAY_ASSIGN_OR_RETURN(endpoint_, router_.Bind("ipc://" + socket_path));
   pool_ = std::make_unique<WorkerPool>(

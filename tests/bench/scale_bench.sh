@@ -8,7 +8,8 @@
 #
 #   tests/bench/scale_bench.sh BUILD_DIR
 #   env: NODES (default 32), TASKS (1000000), ACTORS (2000), BROADCAST_MIB (256),
-#        IDLE_S (seconds the idle cost is measured over, 10)
+#        IDLE_S (seconds the idle cost is measured over, 10), JOB_TIMEOUT_S (the job's
+#        deadline, 1800)
 #
 # #18 asks for 10,000 actors and a 1 GiB broadcast to 32 nodes. On one machine each
 # actor is a process (about 1 MiB of its own, and its threads count against pid_max),
@@ -62,9 +63,10 @@ hz=$(getconf CLK_TCK)
 echo "idle_raylet_cpu_ms_per_s=$(echo "1000 * ($r1 - $r0) / $hz / $idle_s / $nodes" | bc -l | xargs printf '%.2f')"
 echo "idle_gcs_cpu_ms_per_s=$(echo "1000 * ($g1 - $g0) / $hz / $idle_s" | bc -l | xargs printf '%.2f')"
 
-"$ray" submit --address "$address" --temp-dir "$work/n0" \
+timeout "${JOB_TIMEOUT_S:-1800}" "$ray" submit --address "$address" --temp-dir "$work/n0" \
   "$build/tests/bench/scale_plugin.so" "$nodes" "$tasks" "$actors" "$mib" 2>"$work/job.err" ||
-  { echo "the job failed:" >&2; tail -20 "$work/job.err" >&2; exit 1; }
+  { echo "the job failed or passed JOB_TIMEOUT_S (the last line above is the last phase it finished):" >&2
+    tail -20 "$work/job.err" >&2; exit 1; }
 
 peak_kib() { local m=0; for p in $1; do v=$(awk '/VmHWM/ {print $2}' "/proc/$p/status"); [ "$v" -gt "$m" ] && m=$v; done; echo $m; }
 sum_kib() { local s=0; for p in $1; do s=$((s + $(awk '/VmHWM/ {print $2}' "/proc/$p/status"))); done; echo $s; }

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -92,14 +93,18 @@ void Broadcast(int nodes, int64_t mib) {
     return ray::Task(Size).SetResource("node" + std::to_string(i), 0.01).Remote(blob);
   };
   auto start = std::chrono::steady_clock::now();
-  if (*ray::Get(read_on(1)) != mib << 20) std::exit(1);
+  auto check = [&](int64_t size) {
+    if (size == mib << 20) return;
+    std::fprintf(stderr, "a node read %lld bytes of the %lld MiB object\n",
+                 static_cast<long long>(size), static_cast<long long>(mib));
+    std::exit(1);
+  };
+  check(*ray::Get(read_on(1)));
   double one = SecondsSince(start);
   start = std::chrono::steady_clock::now();
   std::vector<ray::ObjectRef<int64_t>> reads;
   for (int i = 2; i < nodes; ++i) reads.push_back(read_on(i));
-  for (const auto& size : ray::Get(reads)) {
-    if (*size != mib << 20) std::exit(1);
-  }
+  for (const auto& size : ray::Get(reads)) check(*size);
   double all = SecondsSince(start);
   std::printf("broadcast_mib=%lld\nbroadcast_one_s=%.2f\nbroadcast_nodes=%d\nbroadcast_all_s=%.2f\n",
               static_cast<long long>(mib), one, nodes - 2, all);
