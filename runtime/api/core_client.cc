@@ -59,7 +59,9 @@ Result<std::vector<ObjectId>> CoreClient::Submit(const std::string& plugin,
 Result<ObjectId> CoreClient::Put(const std::vector<std::string_view>& parts) {
   std::lock_guard<ClientLock> hold(*lock_);
   TaskContext& context = contexts_.Current();
-  return objects_->Put(ObjectId::ForPut(context.task, ++context.put_index), parts);
+  // (Tagged with this node, whose raylet counts its holders, whichever node sent the task.)
+  return objects_->Put(ObjectId::ForPut(context.task, ++context.put_index, contexts_.node()),
+                       parts);
 }
 
 Result<std::vector<Fetched>> CoreClient::Get(const std::vector<ObjectId>& ids, int64_t timeout_ms) {

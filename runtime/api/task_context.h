@@ -27,6 +27,7 @@ class TaskContexts {
   void Set(const TaskId& task, const JobId& job);
   // The process's node: task ids made here carry it (see NewTaskId).
   void SetNode(const NodeId& node) { process_node_ = node; }
+  const NodeId& node() const { return process_node_; }
 
  private:
   JobId process_job_;

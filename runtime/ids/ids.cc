@@ -45,8 +45,10 @@ uint32_t RawIndex(const ObjectId& id) {
 }  // namespace
 
 ObjectId ObjectId::ForTaskReturn(const TaskId& task, uint32_t index) { return Make(task, index); }
-ObjectId ObjectId::ForPut(const TaskId& task, uint32_t put_index) {
-  return Make(task, put_index | kPutBit);
+ObjectId ObjectId::ForPut(const TaskId& task, uint32_t put_index, const NodeId& putter) {
+  ObjectId id = Make(task, put_index | kPutBit);
+  if (!putter.IsNil()) std::memcpy(id.mutable_data() + JobId::kSize, putter.data(), kNodeTagSize);
+  return id;
 }
 TaskId ObjectId::Task() const {
   return TaskId::FromBinary(std::string_view(reinterpret_cast<const char*>(data()), TaskId::kSize));

@@ -79,7 +79,11 @@ class ObjectId : public BaseId<ObjectTag, 20> {
   static ObjectId FromBinary(std::string_view b) { return BaseId::FromBinary(b); }
   static ObjectId FromHex(std::string_view h) { return BaseId::FromHex(h); }
   static ObjectId ForTaskReturn(const TaskId& task, uint32_t index);  // index from 1
-  static ObjectId ForPut(const TaskId& task, uint32_t put_index);     // index from 1
+  // A put of a process on node `putter`, while it runs `task`: the id carries the
+  // putter's node tag in place of the task's (the node that counts its holders, see
+  // HomeTag), unless `putter` is nil.
+  static ObjectId ForPut(const TaskId& task, uint32_t put_index,
+                         const NodeId& putter = NodeId());  // index from 1
   TaskId Task() const;
   uint32_t Index() const;  // without the put bit
   bool IsPut() const;
@@ -94,6 +98,9 @@ TaskId NewTaskId(const JobId& job, const NodeId& submitter = NodeId());
 JobId TaskJob(const TaskId& task);
 // The node tag of `task` (kNodeTagSize bytes): a prefix of its submitter's node id.
 std::string SubmitterTag(const TaskId& task);
+// The node tag of object `id`: a prefix of the id of the node whose raylet counts its
+// holders (its owner's node: the process that put it, or submitted its task).
+inline std::string HomeTag(const ObjectId& id) { return SubmitterTag(id.Task()); }
 
 // Whether no id appears twice in `ids`: O(n), no allocation after a thread's first
 // calls (Wait checks its list on every call).

@@ -272,9 +272,9 @@ void Raylet::KillActorsOwnedBy(const std::vector<ActorId>& owned) {
 
 void Raylet::OnActorUnreferenced(const ActorId& actor_id) {
   Actor* a = actors_.Find(actor_id);
-  // (Actors on other nodes: their node does not count this one's handles.)
+  // (Its handles are counted here, its home, wherever it runs.)
   if (!a || a->creation.task_id != CreationTaskOf(actor_id) || a->state == Actor::kDead || a->killed ||
-      !a->remote_node.empty() || OutlivesItsHandles(*a)) {
+      OutlivesItsHandles(*a)) {
     return;
   }
   RAY_LOG_INFO("actor {} dies: all references to it were removed", actor_id.Hex());

@@ -134,7 +134,9 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       KillActor(ActorId::FromBinary(std::get<0>(*args)), std::get<1>(*args));
     }
   } else if (msg->op == "sync_refs") {
-    // Nothing: the client's changes of what it holds, sent before this, are handled.
+    // The client's changes of what it holds, sent before this, are handled; answered
+    // once other nodes acknowledged the borrows they made.
+    return ReplyAfterBorrows(c.peer, req, std::move(reply));
   } else if (msg->op == "object_stored") {
     // body: an object id. Whether this node's store holds the object now.
     reply.body = ri::Pack(msg->body.size() == ObjectId::kSize &&
@@ -426,7 +428,10 @@ void Raylet::NotifyOrigin(const std::string& task_id, const std::vector<ObjectPa
     p.data = o->data;
     finished.returns.push_back(std::move(p));
   }
-  peers_->NotifyFinished(*origin, finished);
+  // The origin lets go of the task's arguments then: after the borrows made of them here.
+  peer_holds_.After([this, to = *origin, finished = std::move(finished)] {
+    peers_->NotifyFinished(to, finished);
+  });
 }
 
 void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
@@ -435,6 +440,8 @@ void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
   auto sent = remote_.FinishedOn(f.task_id, f.node_id);
   // A normal task's resources are free there again (see Forward's Charge).
   if (sent && sent->first.kind == ri::kNormalTask) placement_.Refund(sent->second, f.task_id);
+  // Its arguments let go of what they held (the node that ran it said its borrows first).
+  if (sent) TaskEnded(TaskId::FromBinary(f.task_id));
   for (const ObjectPayload& p : f.returns) {
     if (p.id.Task().Binary() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
   }
@@ -576,6 +583,9 @@ void Raylet::OnNodeDead(const std::string& node_id) {
   });
   RemoteWorkersLost(node_id);
   RebuildObjectsOf(node_id);
+  // What it held of objects homed here goes; its acknowledgements are not waited for.
+  peer_holds_.Forget(node_id);
+  ReleaseHolds(ObjectHolds::Node(node_id));
 }
 
 void Raylet::RebuildObjectsOf(const std::string& node_id) {
@@ -644,10 +654,10 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
     RunAgain(*t);
     return std::nullopt;
   }
-  // A put of a task that ran on a node now dead is lost for good.
-  const std::string* ran_on = remote_.LineageNode(task);
-  if (id.IsPut() && ran_on && placement_.Known(*ran_on) && !placement_.Alive(*ran_on)) {
-    return "was put by a task on node " + Hex(*ran_on) +
+  // A put of a process on a node now dead (its id carries that node) is lost for good.
+  if (auto putter = id.IsPut() ? placement_.NodeWithPrefix(HomeTag(id)) : std::nullopt;
+      putter && placement_.Known(*putter) && !placement_.Alive(*putter)) {
+    return "was put by a process on node " + Hex(*putter) +
            ", which died; a put object cannot be made again";
   }
   // A result whose task was submitted on a node now dead: that node (its owner) kept

@@ -2,9 +2,12 @@
 
 namespace ray::raylet {
 
-void ObjectHolds::Add(const ObjectId& id, const std::string& holder) {
-  ++objects_[id].by[holder];
+bool ObjectHolds::Add(const ObjectId& id, const std::string& holder, bool owner_elsewhere) {
+  auto [it, first] = objects_.try_emplace(id);
+  if (first) it->second.owner_released = owner_elsewhere;
+  ++it->second.by[holder];
   ++holders_[holder][id];
+  return first;
 }
 
 void ObjectHolds::Remove(const ObjectId& id, const std::string& holder,

@@ -31,9 +31,13 @@
 //   - An actor counts as held while its handles live: a handle is a ref to the actor's
 //     creation result (the actor dies when that object is freed).
 //
+// Across nodes (peer_holds.h): an object's holds are counted on its home node (the
+// owner's: see HomeTag), where another node that holds it is one holder (Node). A node
+// that is not its home counts its own holders of it too (`owner_elsewhere`): there it
+// comes out free once its last holder goes, and the raylet tells its home.
+//
 // Bookkeeping only (no sockets, no store): the raylet frees what this hands back. Not
-// thread-safe. One node: holds on an object stored on another node are not counted
-// there (such objects live until their job ends).
+// thread-safe.
 
 #include <string>
 #include <unordered_map>
@@ -49,9 +53,11 @@ class ObjectHolds {
   static std::string Process(const std::string& peer) { return "p" + peer; }
   static std::string Task(const std::string& task_id) { return "t" + task_id; }
   static std::string Object(const ObjectId& id) { return "o" + id.Binary(); }
+  static std::string Node(const std::string& node_id) { return "n" + node_id; }
 
-  // One more hold of `holder` on `id`.
-  void Add(const ObjectId& id, const std::string& holder);
+  // One more hold of `holder` on `id`; whether `id` was held by nobody before.
+  // `owner_elsewhere`: its owner is on another node (nothing here waits for the owner).
+  bool Add(const ObjectId& id, const std::string& holder, bool owner_elsewhere = false);
   // One hold fewer (none: ignored). Appends `id` to `freed` if it is free now.
   void Remove(const ObjectId& id, const std::string& holder, std::vector<ObjectId>& freed);
   // Every hold of `holder` goes; appends the objects free now to `freed`.

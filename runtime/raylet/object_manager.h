@@ -65,6 +65,10 @@ class ObjectManager {
     std::function<void(const protocol::LeaseAsk& ask)> lease_asked = nullptr;
     std::function<void(const protocol::LeaseAnswer& answer)> lease_answered = nullptr;
     std::function<void(const protocol::PeerLeaseGone& gone)> lease_gone = nullptr;
+    // Holds across nodes (peer_holds.h): a node's borrows and copies to drop, and
+    // the acknowledgement of this node's borrows.
+    std::function<void(const protocol::PeerHolds& holds)> holds = nullptr;
+    std::function<void(const protocol::PeerHoldsAck& ack)> holds_acked = nullptr;
   };
 
   // `clock` (what pull and push timeouts read) outlives this.

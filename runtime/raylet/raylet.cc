@@ -66,7 +66,9 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const protocol::PeerActorGone& g) { OnPeerActorGone(g); },
           [this](const protocol::LeaseAsk& a) { OnLeaseAsk(a); },
           [this](const protocol::LeaseAnswer& a) { OnLeaseAnswer(a); },
-          [this](const protocol::PeerLeaseGone& g) { OnPeerLeaseGone(g); }},
+          [this](const protocol::PeerLeaseGone& g) { OnPeerLeaseGone(g); },
+          [this](const protocol::PeerHolds& h) { OnPeerHolds(h); },
+          [this](const protocol::PeerHoldsAck& a) { peer_holds_.Acked(a.from_node, a.seq); }},
       clock_);
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
   RAY_RETURN_IF_ERROR(gcs_.RegisterNode(SelfInfo()));
@@ -136,6 +138,9 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
 }
 
 void Raylet::FlushOutbox() {
+  peer_holds_.Flush([&](const std::string& node, const protocol::PeerHolds& m) {
+    peers_->Tell(node, MessageType::kPeerHolds, m);
+  });
   outbox_.Flush(
       [&](const std::string& peer, const std::string& message) { router_.Send(peer, message); },
       [&](const std::string& peer) { return clients_.count(peer) > 0; });
@@ -406,6 +411,8 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       break;
     }
     case Waiter::kPeerPull:
+      // (A peer's identity begins with its node id: told to drop the copy when it is freed.)
+      remote_.Served(w->ids[0], w->peer.substr(0, NodeId::kSize));
       peers_->Serve(w->peer, PayloadOf(w->ids[0]));
       break;
     case Waiter::kWait: {
@@ -458,58 +465,6 @@ void Raylet::LendCpuWhileBlocked(Client& c, const std::shared_ptr<Waiter>& w) {
   if (!c.leased_to.empty()) leases_.Lent(cpu);
   c.blocked = true;
   MoveAheadToIdle();  // (a free CPU)
-}
-
-void Raylet::HandleFree(Client& c, std::string_view body) {
-  auto msg = DecodeFrom<protocol::FreeObjects>(c.peer, body, "FreeObjects");
-  if (!msg) return;
-  const std::string holder = ObjectHolds::Process(c.peer);
-  AddHolds(msg->borrowed, holder);
-  std::unordered_set<ObjectId, IdHash> kept(msg->keep_segments.begin(), msg->keep_segments.end());
-  for (const ObjectId& id : msg->ids) {
-    if (holds_.OwnerReleased(id)) FreeObject(id, kept.count(id) > 0);
-  }
-  std::vector<ObjectId> freed;
-  for (const ObjectId& id : msg->unborrowed) holds_.Remove(id, holder, freed);
-  for (const ObjectId& id : freed) FreeObject(id);
-}
-
-void Raylet::FreeObject(const ObjectId& id, bool keep_segment) {
-  if (const StoredObject* o = objects_.Find(id)) {
-    if (o->state == ObjectState::kShared) {
-      if (keep_segment) {
-        store_.Forget(id);  // the client fills the segment again; `ray stop` removes it
-      } else {
-        store_.Free(id);
-      }
-    }
-    objects_.Erase(id);
-  } else if (!remote_.NodeOf(id)) {
-    objects_.FreeOnArrival(id);  // its task has not finished: dropped when it comes
-  }
-  if (!holds_.empty()) ReleaseHolds(ObjectHolds::Object(id));  // refs nested in it
-  if (!id.IsPut() && id.Index() == 1) OnActorUnreferenced(ActorOfCreation(id.Task().Binary()));
-}
-
-void Raylet::AddHolds(const std::vector<ObjectId>& ids, const std::string& holder) {
-  for (const ObjectId& id : ids) holds_.Add(id, holder);
-}
-
-void Raylet::ReleaseHolds(const std::string& holder) {
-  std::vector<ObjectId> freed;
-  holds_.RemoveHolder(holder, freed);
-  for (const ObjectId& id : freed) FreeObject(id);
-}
-
-void Raylet::TaskEnded(const TaskId& task) {
-  if (holds_.empty()) return;
-  const std::string tid = task.Binary();
-  // An actor that may restart runs its constructor again: with the same arguments.
-  if (const Actor* a = actors_.Find(ActorOfCreation(tid));
-      a && a->creation.task_id == tid && a->state != Actor::kDead && a->MayRestart()) {
-    return;
-  }
-  ReleaseHolds(ObjectHolds::Task(tid));
 }
 
 void Raylet::EndBlocking(const std::string& peer, uint64_t request_id) {
@@ -570,7 +525,7 @@ void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {
         msg->object.state != static_cast<uint8_t>(ObjectState::kError)) {
       reply.error = ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message;
     }
-    SendMsg(c.peer, MessageType::kCallReply, req, reply);
+    ReplyAfterBorrows(c.peer, req, std::move(reply));  // (refs its value holds, borrowed)
   }
 }
 

@@ -13,11 +13,13 @@
 //   raylet/bundle_book.h          placement-group bundles held here, and those refused
 //   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
+//   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
 //   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
 // The class's own code is split by concern:
 //   raylet.cc      the loop, clients, objects and waiters
+//   lifetime.cc    who holds objects, here and on other nodes; freeing them
 //   scheduling.cc  tasks, workers and leases on this node
 //   actors.cc      actors on this node, and calls to actors elsewhere
 //   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
@@ -66,6 +68,7 @@
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_holds.h"
+#include "runtime/raylet/peer_holds.h"
 #include "runtime/raylet/object_manager.h"
 #include "runtime/raylet/object_table.h"
 #include "runtime/raylet/outbox.h"
@@ -149,6 +152,7 @@ class Raylet {
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
         objects_(clock_),
+        peer_holds_(node_id_.Binary()),
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
@@ -249,15 +253,30 @@ class Raylet {
   // Background spills and restores ended: waiters on restored objects go on.
   void OnStoreIo();
   bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
-  // Frees an object (one not here yet is dropped when it comes), then what only it
-  // held; an actor whose creation result it is (its handles' object) is killed.
+  // --- who holds objects (lifetime.cc; object_holds.h, peer_holds.h)
+  // Frees an object whose home is here (one not here yet is dropped when it comes),
+  // then what only it held; copies on other nodes are dropped, and an actor whose
+  // creation result it is (its handles' object) is killed.
   void FreeObject(const ObjectId& id, bool keep_segment = false);
+  // Drops this node's copy of `id` (one not here yet, of a task sent here, is dropped
+  // when it comes), then what only it held.
+  void DropLocal(const ObjectId& id, bool keep_segment = false);
   // Holds of `holder` on the objects `ids`.
   void AddHolds(const std::vector<ObjectId>& ids, const std::string& holder);
   // Every hold of `holder` goes; what it alone held is freed.
   void ReleaseHolds(const std::string& holder);
+  // Nothing here holds `id` any more: freed if its home is here, else its home is told.
+  void Unheld(const ObjectId& id);
   // A result of task `task` is stored: the task's arguments let go of what they held.
   void TaskEnded(const TaskId& task);
+  // The live node (not this one) whose raylet counts the holders of `id` (see
+  // HomeTag); nullopt if it is this node, or not a live node known here.
+  std::optional<std::string> HomeOf(const ObjectId& id) const;
+  // Another node's borrows, and copies to drop, of objects (protocol::PeerHolds).
+  void OnPeerHolds(const protocol::PeerHolds& m);
+  // Sends `reply` once every borrow said to other nodes so far is acknowledged (a
+  // client that then lets go of what held the refs cannot free them too early).
+  void ReplyAfterBorrows(const std::string& peer, uint64_t req, protocol::CallReply reply);
   void AddWaiter(const std::shared_ptr<Waiter>& w);
   void CompleteWaiter(const std::shared_ptr<Waiter>& w);
   void ExpireWaiters();
@@ -500,6 +519,7 @@ class Raylet {
   std::unique_ptr<object_store::ObjectIndexWriter> index_;
   ObjectTable objects_;  // and who waits for them
   ObjectHolds holds_;    // who else holds the objects whose ids left their owner
+  PeerHolds peer_holds_;  // what other nodes are told of the objects held here
   // Copies evicted from the store: a reader that cannot find them elsewhere is told
   // they are lost.
   std::unordered_set<ObjectId, IdHash> evicted_;

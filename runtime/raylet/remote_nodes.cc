@@ -60,6 +60,7 @@ void RemoteNodes::ForgetJob(const std::string& job_id) {
   std::erase_if(objects_, [&](const auto& e) { return of_job(e.first.Binary()); });
   std::erase_if(unlocated_, [&](const ObjectId& id) { return of_job(id.Binary()); });
   std::erase_if(lost_at_, [&](const auto& e) { return of_job(e.first.Binary()); });
+  std::erase_if(served_, [&](const auto& e) { return of_job(e.first.Binary()); });
 }
 
 const std::string* RemoteNodes::NodeOf(const ObjectId& id) const {

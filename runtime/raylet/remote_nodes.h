@@ -84,6 +84,15 @@ class RemoteNodes {
   void Stored(const ObjectId& id) {
     if (!lost_at_.empty()) lost_at_.erase(id);
   }
+  // A copy of `id` was served from here to `node` (it frees it when told, Take).
+  void Served(const ObjectId& id, const std::string& node) { served_[id].insert(node); }
+  std::set<std::string> TakeServed(const ObjectId& id) {
+    auto it = served_.find(id);
+    if (it == served_.end()) return {};
+    std::set<std::string> nodes = std::move(it->second);
+    served_.erase(it);
+    return nodes;
+  }
   // The objects to look up (binary ids), after dropping those for which drop(id) says
   // they need no look-up any more.
   template <typename Drop>
@@ -101,6 +110,7 @@ class RemoteNodes {
   std::unordered_set<ObjectId, IdHash> unlocated_;
   std::unordered_set<std::string> rebuilding_;  // task ids (see Rebuilding)
   std::unordered_map<ObjectId, std::set<std::string>, IdHash> lost_at_;  // see LostAt
+  std::unordered_map<ObjectId, std::set<std::string>, IdHash> served_;   // see Served
 };
 
 template <typename Drop>

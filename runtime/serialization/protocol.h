@@ -106,6 +106,9 @@ enum class MessageType : uint16_t {
   kLeaseAnswer = 76,    // LeaseAnswer (to the asking node)
   kPeerLeaseGone = 77,  // PeerLeaseGone: a worker leased to a caller on the receiving
                         // node died (LeaseGone, to be passed on)
+  kPeerHolds = 78,      // PeerHolds: objects the receiving node owns that the sender's
+                        // processes began or ceased to hold; copies to free
+  kPeerHoldsAck = 79,   // PeerHoldsAck (to the sender of a PeerHolds with borrows)
   // dashboard -> raylet, on the peers' socket after a PeerHello with the token
   kReadLogs = 67,     // LogsRequest -> kLogsReply (LogsReply): this node's log files
   kLogsReply = 68,
@@ -642,6 +645,24 @@ struct PeerLeaseGone {
   std::string caller;
   LeaseGone gone;
   MSGPACK_DEFINE_ARRAY(caller, gone);
+};
+
+// Holds across nodes (runtime/raylet/peer_holds.h). The node that counts an object's
+// holders (its home: see HomeTag) counts each other node whose processes, tasks or
+// objects hold it as one holder.
+struct PeerHolds {
+  std::string from_node;
+  uint64_t seq = 0;  // non-zero when `borrowed` is not empty: acknowledged with PeerHoldsAck
+  std::vector<ObjectId> borrowed;    // home here: the sender holds them from now on
+  std::vector<ObjectId> unborrowed;  // home here: the sender holds them no more
+  std::vector<ObjectId> free_copies; // freed by their home: drop copies, tell whom you served
+  MSGPACK_DEFINE_ARRAY(from_node, seq, borrowed, unborrowed, free_copies);
+};
+
+struct PeerHoldsAck {
+  std::string from_node;
+  uint64_t seq = 0;  // the borrows of this message and of every one before are counted
+  MSGPACK_DEFINE_ARRAY(from_node, seq);
 };
 
 struct TaskFinished {

@@ -1,7 +1,9 @@
 // Jobs for the ownership suite (ownership_test.cc): objects whose refs travel between
 // processes, and actors whose handles do. Each case prints "CASE PASSED: <case>" or
 // fails with a message and a non-zero exit code.
-//   args: <case>    cases: chain, borrower_killed, actor_last_handle, actor_held_by_actor
+//   args: <case>    cases: chain, borrower_killed, actor_last_handle, actor_held_by_actor;
+//                   on a cluster whose second node has the resource "B":
+//                   chain_across_nodes, result_across_nodes, actor_across_nodes
 
 #include <ray/api.h>
 
@@ -69,8 +71,15 @@ int PassOn(Ref r, ray::ActorHandle<Keeper> keeper) {
 
 int Pid() { return static_cast<int>(::getpid()); }
 
+// Whether the store of the node this runs on holds the object (binary id).
+bool StoredHere(std::string id) { return ray::ObjectInLocalStore(id); }
+
+// 300 KiB: in the shared-memory store of the node this runs on.
+std::vector<int> MakeBig() { return std::vector<int>(75000, 3); }
+
 RAY_REMOTE(Keeper::Create, &Keeper::Keep, &Keeper::Drop, &Keeper::Sum, &Keeper::Pid,
-           &Keeper::KeepActor, &Keeper::DropActor, &Keeper::ActorPid, GiveToKeeper, PassOn, Pid);
+           &Keeper::KeepActor, &Keeper::DropActor, &Keeper::ActorPid, GiveToKeeper, PassOn, Pid,
+           StoredHere, MakeBig);
 
 void Check(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error("check failed: " + what);
@@ -160,6 +169,54 @@ void ActorHeldByActor() {
   std::printf("dead_actor_pid=%d\n", pid);
 }
 
+// On the node with the resource "B".
+bool StoredOnB(const std::string& id) {
+  return *ray::Get(ray::Task(StoredHere).SetResource("B", 1).Remote(id));
+}
+
+// The chain again, with the middle task and the keeper on the other node: the object
+// lives while that node holds a ref, and is freed on both nodes once it drops it.
+void ChainAcrossNodes() {
+  auto keeper = ray::Actor(Keeper::Create).SetResource("B", 1).Remote();
+  Ref obj = PutBig();
+  const std::string id = obj.Binary();
+  Check(*ray::Get(ray::Task(PassOn).SetResource("B", 1).Remote(obj, keeper)) == 1,
+        "the keeper kept the ref");
+  obj = Ref();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Check(Stored(id), "the object lives while a process on the other node holds a ref");
+  Check(*ray::Get(keeper.Task(&Keeper::Sum).Remote()) == 150000, "the keeper reads the object");
+  Check(StoredOnB(id), "the keeper's node holds a copy");
+  ray::Get(keeper.Task(&Keeper::Drop).Remote());
+  Check(Eventually([&] { return !Stored(id); }),
+        "the object is freed on its owner's node once the other node drops it");
+  Check(Eventually([&] { return !StoredOnB(id); }), "the copy on the other node is freed too");
+}
+
+// A result made on the other node (stored there) and read here: both copies are freed
+// once the driver drops its ref.
+void ResultAcrossNodes() {
+  auto r = ray::Task(MakeBig).SetResource("B", 1).Remote();
+  const std::string id = r.Binary();
+  Check(ray::Get(r)->size() == 75000, "the result is read");
+  Check(Stored(id) && StoredOnB(id), "both nodes hold the result");
+  r = decltype(r)();
+  Check(Eventually([&] { return !Stored(id); }), "the copy here is freed");
+  Check(Eventually([&] { return !StoredOnB(id); }), "the result is freed on the node that made it");
+}
+
+// An actor on the other node dies with its last handle here.
+void ActorAcrossNodes() {
+  int pid = 0;
+  {
+    auto a = ray::Actor(Keeper::Create).SetResource("B", 1).Remote();
+    pid = *ray::Get(a.Task(&Keeper::Pid).Remote());
+  }
+  Check(Eventually([&] { return FreeCpus() >= 0 && !ProcessAlive(pid); }),
+        "the actor on the other node dies with its last handle");
+  std::printf("dead_actor_pid=%d\n", pid);
+}
+
 }  // namespace
 
 RAY_MAIN(int argc, char** argv) {
@@ -173,6 +230,12 @@ RAY_MAIN(int argc, char** argv) {
       ActorLastHandle();
     } else if (c == "actor_held_by_actor") {
       ActorHeldByActor();
+    } else if (c == "chain_across_nodes") {
+      ChainAcrossNodes();
+    } else if (c == "result_across_nodes") {
+      ResultAcrossNodes();
+    } else if (c == "actor_across_nodes") {
+      ActorAcrossNodes();
     } else {
       std::fprintf(stderr, "unknown case '%s'\n", c.c_str());
       return 2;

@@ -1,11 +1,13 @@
 // Ownership across processes, end to end: objects whose refs were passed between
 // processes live while any process holds one and are freed once none does (a borrower
 // killed with kill -9 included); actors die when their last handle anywhere goes.
-// Each test runs one case of ownership_plugin.so with `ray run` on a cluster of its own.
+// Each test runs one case of ownership_plugin.so with `ray run` on a cluster of its own
+// (or, across nodes, `ray submit` to a head and a second node with the resource "B").
 
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/integration/ray_harness.h"
 
@@ -46,6 +48,54 @@ TEST_F(OwnershipTest, AnActorDiesWithItsLastHandleAndItsCpuReturns) {
 
 TEST_F(OwnershipTest, AHandleKeptByAnotherActorKeepsTheActorAlive) {
   ExpectPassed("actor_held_by_actor");
+}
+
+// Two nodes on this machine: the driver's (the head, 1 CPU) and one with the
+// resource "B" (2 CPUs).
+class OwnershipAcrossNodesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    head_ = dir_.path() + "/head";
+    other_ = dir_.path() + "/other";
+    auto head = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir", head_},
+                       dir_.path());
+    ASSERT_EQ(head.exit_code, 0) << head.all();
+    auto status = RunRay({"status", "--json", "--temp-dir", head_}, dir_.path());
+    ASSERT_EQ(status.exit_code, 0) << status.all();
+    address_ = nlohmann::json::parse(status.out)["address"];
+    auto join = RunRay({"start", "--address", address_, "--token",
+                        ReadText(head_ + "/session_latest/token"), "--num-cpus", "2",
+                        "--resources", R"({"B": 4})", "--temp-dir", other_},
+                       dir_.path());
+    ASSERT_EQ(join.exit_code, 0) << join.all();
+  }
+  void TearDown() override {
+    RunRay({"stop", "--temp-dir", other_}, dir_.path());
+    RunRay({"stop", "--temp-dir", head_}, dir_.path());
+    EXPECT_EQ(AwaitNoProcessesMentioning(dir_.path()), std::vector<int>{});
+  }
+  void ExpectPassed(const std::string& name) {
+    RunResult r = RunRay({"submit", "--address", address_, "--temp-dir", head_,
+                          IT_OWNERSHIP_PLUGIN, name},
+                         dir_.path(), 120);
+    EXPECT_EQ(r.exit_code, 0) << r.all();
+    EXPECT_NE(r.out.find("CASE PASSED: " + name), std::string::npos) << r.all();
+  }
+
+  TempDir dir_;
+  std::string head_, other_, address_;
+};
+
+TEST_F(OwnershipAcrossNodesTest, AnObjectHeldOnAnotherNodeLivesWhileHeldAndIsFreedOnBothAfter) {
+  ExpectPassed("chain_across_nodes");
+}
+
+TEST_F(OwnershipAcrossNodesTest, AResultMadeOnAnotherNodeIsFreedThereWithItsLastRef) {
+  ExpectPassed("result_across_nodes");
+}
+
+TEST_F(OwnershipAcrossNodesTest, AnActorOnAnotherNodeDiesWithItsLastHandle) {
+  ExpectPassed("actor_across_nodes");
 }
 
 }  // namespace

@@ -87,5 +87,33 @@ TEST(ObjectHoldsTest, ForgettingAJobDropsItsObjectsAndTheirHolds) {
   EXPECT_EQ(freed, std::vector<ObjectId>{other});
 }
 
+TEST(ObjectHoldsTest, AddSaysWhetherTheObjectWasUnheldAndOneOwnedElsewhereIsFreedWithItsLastHolder) {
+  ObjectHolds holds;
+  ObjectId id = Id(1);
+  const std::string task = ObjectHolds::Task("t1"), worker = ObjectHolds::Process("w1");
+  EXPECT_TRUE(holds.Add(id, task, /*owner_elsewhere=*/true));
+  EXPECT_FALSE(holds.Add(id, worker, true));
+  std::vector<ObjectId> freed;
+  holds.RemoveHolder(task, freed);
+  EXPECT_TRUE(freed.empty());
+  holds.Remove(id, worker, freed);
+  EXPECT_EQ(freed, std::vector<ObjectId>{id});  // no owner here to wait for
+  EXPECT_TRUE(holds.Add(id, worker, true));      // held again: a new first hold
+}
+
+TEST(ObjectHoldsTest, ANodeIsOneHolderPerBorrowItSaid) {
+  ObjectHolds holds;
+  ObjectId id = Id(1);
+  const std::string node = ObjectHolds::Node("n1");
+  holds.Add(id, node);
+  holds.Add(id, node);  // borrowed again after an unborrow not yet come (counts, not a set)
+  EXPECT_FALSE(holds.OwnerReleased(id));
+  std::vector<ObjectId> freed;
+  holds.Remove(id, node, freed);
+  EXPECT_TRUE(freed.empty());
+  holds.Remove(id, node, freed);
+  EXPECT_EQ(freed, std::vector<ObjectId>{id});
+}
+
 }  // namespace
 }  // namespace ray::raylet

@@ -1,0 +1,64 @@
+#include "runtime/raylet/peer_holds.h"
+
+namespace ray::raylet {
+
+PeerHolds::Peer* PeerHolds::PeerFor(const std::string& node) {
+  if (node == self_ || gone_.count(node)) return nullptr;
+  return &peers_[node];
+}
+
+void PeerHolds::Borrow(const std::string& home, const ObjectId& id) {
+  if (Peer* p = PeerFor(home)) p->next.borrowed.push_back(id);
+}
+
+void PeerHolds::Unborrow(const std::string& home, const ObjectId& id) {
+  After([this, home, id] {
+    if (Peer* p = PeerFor(home)) p->next.unborrowed.push_back(id);
+  });
+}
+
+void PeerHolds::FreeCopy(const std::string& node, const ObjectId& id) {
+  if (Peer* p = PeerFor(node)) p->next.free_copies.push_back(id);
+}
+
+void PeerHolds::After(std::function<void()> then) {
+  Deferred d;
+  for (const auto& [node, peer] : peers_) {
+    uint64_t last = peer.sent + (peer.next.borrowed.empty() ? 0 : 1);
+    if (last > peer.acked) d.needs.emplace_back(node, last);
+  }
+  if (d.needs.empty() && deferred_.empty()) return then();
+  d.then = std::move(then);
+  deferred_.push_back(std::move(d));
+}
+
+void PeerHolds::Acked(const std::string& home, uint64_t seq) {
+  auto it = peers_.find(home);
+  if (it == peers_.end() || seq <= it->second.acked) return;
+  it->second.acked = std::min(seq, it->second.sent);
+  RunSatisfied();
+}
+
+void PeerHolds::Forget(const std::string& node) {
+  gone_.insert(node);
+  peers_.erase(node);
+  RunSatisfied();
+}
+
+bool PeerHolds::Satisfied(const Deferred& d) const {
+  for (const auto& [node, seq] : d.needs) {
+    auto it = peers_.find(node);
+    if (it != peers_.end() && it->second.acked < seq) return false;
+  }
+  return true;
+}
+
+void PeerHolds::RunSatisfied() {
+  while (!deferred_.empty() && Satisfied(deferred_.front())) {
+    auto then = std::move(deferred_.front().then);
+    deferred_.pop_front();
+    then();  // (may defer more: appended behind)
+  }
+}
+
+}  // namespace ray::raylet
