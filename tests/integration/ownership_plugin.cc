@@ -3,7 +3,8 @@
 // fails with a message and a non-zero exit code.
 //   args: <case>    cases: chain, borrower_killed, actor_last_handle, actor_held_by_actor;
 //                   on a cluster whose second node has the resource "B":
-//                   chain_across_nodes, result_across_nodes, actor_across_nodes
+//                   chain_across_nodes, result_across_nodes, actor_across_nodes,
+//                   borrower_node_dies (prints "kept", then the test kills that node)
 
 #include <ray/api.h>
 
@@ -217,6 +218,21 @@ void ActorAcrossNodes() {
   std::printf("dead_actor_pid=%d\n", pid);
 }
 
+// The other node keeps the only ref, then dies (the test kills it once this prints
+// "kept"): the object is freed once this node hears of the death.
+void BorrowerNodeDies() {
+  auto keeper = ray::Actor(Keeper::Create).SetResource("B", 1).Remote();
+  Ref obj = PutBig();
+  const std::string id = obj.Binary();
+  ray::Get(keeper.Task(&Keeper::Keep).Remote(obj));
+  obj = Ref();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Check(Stored(id), "the object lives while the other node holds a ref");
+  std::printf("kept\n");
+  std::fflush(stdout);
+  Check(Eventually([&] { return !Stored(id); }), "the object is freed once that node died");
+}
+
 }  // namespace
 
 RAY_MAIN(int argc, char** argv) {
@@ -236,6 +252,8 @@ RAY_MAIN(int argc, char** argv) {
       ResultAcrossNodes();
     } else if (c == "actor_across_nodes") {
       ActorAcrossNodes();
+    } else if (c == "borrower_node_dies") {
+      BorrowerNodeDies();
     } else {
       std::fprintf(stderr, "unknown case '%s'\n", c.c_str());
       return 2;

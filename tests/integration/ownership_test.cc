@@ -4,7 +4,12 @@
 // Each test runs one case of ownership_plugin.so with `ray run` on a cluster of its own
 // (or, across nodes, `ray submit` to a head and a second node with the resource "B").
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -57,7 +62,8 @@ class OwnershipAcrossNodesTest : public ::testing::Test {
   void SetUp() override {
     head_ = dir_.path() + "/head";
     other_ = dir_.path() + "/other";
-    auto head = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir", head_},
+    auto head = RunRay({"start", "--head", "--port", "0", "--num-cpus", "1", "--temp-dir", head_,
+                        "--heartbeat-timeout-ms", "2000"},
                        dir_.path());
     ASSERT_EQ(head.exit_code, 0) << head.all();
     auto status = RunRay({"status", "--json", "--temp-dir", head_}, dir_.path());
@@ -96,6 +102,34 @@ TEST_F(OwnershipAcrossNodesTest, AResultMadeOnAnotherNodeIsFreedThereWithItsLast
 
 TEST_F(OwnershipAcrossNodesTest, AnActorOnAnotherNodeDiesWithItsLastHandle) {
   ExpectPassed("actor_across_nodes");
+}
+
+TEST_F(OwnershipAcrossNodesTest, ANodeThatDiesLetsGoOfWhatItHeld) {
+  const std::string scratch = dir_.path() + "/driver";
+  std::filesystem::create_directories(scratch);
+  int driver = SpawnRay({"submit", "--address", address_, "--temp-dir", head_,
+                         IT_OWNERSHIP_PLUGIN, "borrower_node_dies"},
+                        scratch);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (SpawnedOutput(scratch, ".out").find("kept") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_NE(SpawnedOutput(scratch, ".out").find("kept"), std::string::npos)
+      << SpawnedOutput(scratch, ".err");
+  for (int pid : ProcessesMentioning(other_)) ::kill(pid, SIGKILL);  // its raylet and workers
+  int status = -1;
+  while (::waitpid(driver, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!WIFEXITED(status)) {
+    ::kill(driver, SIGKILL);
+    ::waitpid(driver, &status, 0);
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << SpawnedOutput(scratch, ".err");
+  EXPECT_NE(SpawnedOutput(scratch, ".out").find("CASE PASSED: borrower_node_dies"),
+            std::string::npos)
+      << SpawnedOutput(scratch, ".out") << SpawnedOutput(scratch, ".err");
 }
 
 }  // namespace
