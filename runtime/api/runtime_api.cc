@@ -23,6 +23,8 @@ struct Holder {
 
 // What last_error() returns: the calling thread's last failure.
 thread_local std::string last_error;
+// What call_id() returns: the call the calling thread runs.
+thread_local uint64_t current_call = 0;
 
 RayObject ToRayObject(const Fetched& f) {
   RayObject o;
@@ -48,6 +50,8 @@ RuntimeBinding::RuntimeBinding(CoreClient* client, std::string plugin_hash)
   api_.call = &Call;
   api_.last_error = &LastError;
   api_.get_async = &GetAsync;
+  api_.call_id = &CallId;
+  api_.complete = &Complete;
   api_.ref_delta = [](void* ctx, const char* id, int32_t delta) {
     Self(ctx)->client_->RefDelta(ObjectId::FromBinary(std::string_view(id, ObjectId::kSize)), delta);
   };
@@ -143,6 +147,20 @@ int RuntimeBinding::GetAsync(void* ctx, const char* id,
                           RayObject o = ToRayObject(f);
                           done(user, &o);  // the plugin releases it
                         });
+  return 0;
+}
+
+void RuntimeBinding::SetCurrentCall(uint64_t call) { current_call = call; }
+
+uint64_t RuntimeBinding::CallId(void*) { return current_call; }
+
+int RuntimeBinding::Complete(void* ctx, uint64_t call, RayResult result) {
+  auto* self = Self(ctx);
+  if (!self->completer_ || call == 0) {
+    if (result.free_fn) result.free_fn(result.data);
+    return self->Fail(Status::FailedPrecondition("complete: no call of an async method waits"));
+  }
+  self->completer_(call, result);
   return 0;
 }
 

@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <condition_variable>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 
 #include "runtime/api/core_client.h"
 #include "runtime/api/runtime_api.h"
@@ -79,7 +81,24 @@ class Worker {
                return PluginFor(hash, path).status();
              }) {}
 
-  protocol::TaskDone Execute(const protocol::ExecuteTask& task);
+  // Runs a task as `call`: its answer, or nullopt if it comes later (an async actor
+  // method that awaits: Complete).
+  std::optional<protocol::TaskDone> Execute(const protocol::ExecuteTask& task, uint64_t call);
+  uint64_t NewCall() { return ++last_call_; }
+  // Async calls (ray/async.h): one answered later, and its end, with the plugin's
+  // result (the call's answer then; nullopt if the call is unknown).
+  struct PendingCall {
+    IncomingTask in;
+    int64_t start_ms = 0;
+  };
+  void Pend(uint64_t call, PendingCall pending) { pending_.emplace(call, std::move(pending)); }
+  std::optional<std::pair<PendingCall, protocol::TaskDone>> Complete(uint64_t call, RayResult r);
+  // How many calls may be in flight at once (started, not answered): max_concurrency
+  // if above 1, else 1,000 (Ray's default for async actors; without async methods,
+  // calls run one at a time anyway).
+  int CallLimit() const { return actor_concurrency_ > 1 ? actor_concurrency_ : 1000; }
+  // What takes the results of async calls (set on every plugin's binding).
+  void SetCompleter(core::RuntimeBinding::Completer c) { completer_ = std::move(c); }
   // The GPUs the hosted actor holds (direct calls do not name them).
   const std::vector<int32_t>& actor_gpus() const { return actor_gpus_; }
   // The hosted actor's max_concurrency (1: its calls run one at a time, in order).
@@ -94,6 +113,12 @@ class Worker {
   // Where this node keeps the blob (plugin, packed working_dir) stored under `hash`.
   Result<std::string> BlobPath(const std::string& hash);
   protocol::TaskDone Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e);
+  protocol::TaskDone SystemError(const protocol::TaskSpec& spec, const std::string& type,
+                                 const std::string& message) {
+    return Fail(spec, ri::ErrorInfo{ri::kSystem, type, message, "", ""});
+  }
+  // The answer of task `spec` from what the plugin returned (freed here).
+  protocol::TaskDone Answer(const protocol::TaskSpec& spec, const Loaded* loaded, RayResult r);
   std::string Where() const {
     return fmt::format("node {}, pid {}", client_->node().node_address, ::getpid());
   }
@@ -109,6 +134,9 @@ class Worker {
   std::vector<int32_t> actor_gpus_;
   int actor_concurrency_ = 1;
   void* actor_ = nullptr;
+  uint64_t last_call_ = 0;
+  std::unordered_map<uint64_t, PendingCall> pending_;  // async calls in flight
+  core::RuntimeBinding::Completer completer_;
 };
 
 Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, std::string path) {
@@ -120,6 +148,7 @@ Result<Worker::Loaded*> Worker::PluginFor(const std::string& hash, std::string p
   }
   RAY_ASSIGN_OR_RETURN(auto plugin, Plugin::Load(path, hash));
   Loaded loaded{plugin, std::make_unique<core::RuntimeBinding>(client_, hash)};
+  loaded.binding->SetCompleter(completer_);
   plugin->Attach(loaded.binding->api());
   return &(plugins_[hash] = std::move(loaded));
 }
@@ -149,12 +178,13 @@ protocol::TaskDone Worker::Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e)
   return done;
 }
 
-protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
+std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& task,
+                                                  uint64_t call) {
   const protocol::TaskSpec& spec = task.spec;
   TaskId tid = TaskId::FromBinary(spec.task_id);
   client_->SetCurrentTask(tid, JobId::FromBinary(spec.job_id));
   auto system_error = [&](const std::string& type, const std::string& message) {
-    return Fail(spec, ri::ErrorInfo{ri::kSystem, type, message, "", ""});
+    return SystemError(spec, type, message);
   };
 
   if (spec.kind != ri::kActorTask) {
@@ -229,8 +259,29 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
   RayResult r;
   {
     ScopedUnlock unlocked(client_->lock());
+    core::RuntimeBinding::SetCurrentCall(call);
     r = loaded->plugin->Invoke(spec.function, instance, args.data(), args.size());
+    core::RuntimeBinding::SetCurrentCall(0);
   }
+  if (r.kind == RAY_OBJECT_PENDING) {
+    if (r.free_fn) r.free_fn(r.data);
+    if (spec.kind == ri::kActorTask) return std::nullopt;  // Complete answers it
+    return system_error("PluginError", spec.function + " answered later, which only actor "
+                                                       "methods may (ray/async.h)");
+  }
+  if (spec.kind == ri::kActorCreation && r.kind != RAY_OBJECT_ERROR) {
+    actor_ = r.instance;
+    actor_plugin_ = loaded;
+    actor_factory_ = spec.function;
+    actor_id_ = spec.task_id;
+    actor_gpus_ = task.gpu_ids;
+    actor_concurrency_ = spec.max_concurrency;
+  }
+  return Answer(spec, loaded, r);
+}
+
+protocol::TaskDone Worker::Answer(const protocol::TaskSpec& spec, const Loaded* loaded,
+                                  RayResult r) {
   std::string bytes(r.data, r.size);
   r.free_fn(r.data);
 
@@ -244,14 +295,6 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     if (e.type == "ray::UnknownFunction") e.message += " (plugin " + loaded->plugin->path() + ")";
     return Fail(spec, e);
   }
-  if (spec.kind == ri::kActorCreation) {
-    actor_ = r.instance;
-    actor_plugin_ = loaded;
-    actor_factory_ = spec.function;
-    actor_id_ = spec.task_id;
-    actor_gpus_ = task.gpu_ids;
-    actor_concurrency_ = spec.max_concurrency;
-  }
 
   std::vector<std::string> parts;
   if (spec.num_returns == 1) {
@@ -262,19 +305,36 @@ protocol::TaskDone Worker::Execute(const protocol::ExecuteTask& task) {
     } catch (const std::exception&) {
     }
     if (parts.size() != spec.num_returns) {
-      return system_error("ray::Internal", fmt::format("{} returned {} values, expected {}",
-                                                       spec.function, parts.size(),
-                                                       spec.num_returns));
+      return SystemError(spec, "ray::Internal", fmt::format("{} returned {} values, expected {}",
+                                                            spec.function, parts.size(),
+                                                            spec.num_returns));
     }
   }
   protocol::TaskDone done;
   done.task_id = spec.task_id;
+  TaskId tid = TaskId::FromBinary(spec.task_id);
   for (uint32_t i = 0; i < parts.size(); ++i) {
     auto p = parts_.objects->MakePayload(ObjectId::ForTaskReturn(tid, i + 1), parts[i]);
-    if (!p.ok()) return system_error("ObjectStoreFullError", p.status().message());
+    if (!p.ok()) return SystemError(spec, "ObjectStoreFullError", p.status().message());
     done.returns.push_back(std::move(*p));
   }
   return done;
+}
+
+std::optional<std::pair<Worker::PendingCall, protocol::TaskDone>> Worker::Complete(uint64_t call,
+                                                                                    RayResult r) {
+  auto it = pending_.find(call);
+  if (it == pending_.end() || !actor_plugin_) {
+    if (r.free_fn) r.free_fn(r.data);
+    return std::nullopt;
+  }
+  PendingCall pending = std::move(it->second);
+  pending_.erase(it);
+  protocol::TaskDone done = r.kind == RAY_OBJECT_PENDING
+                                ? SystemError(pending.in.task.spec, "PluginError",
+                                              "an async method completed with PENDING")
+                                : Answer(pending.in.task.spec, actor_plugin_, r);
+  return std::make_pair(std::move(pending), std::move(done));
 }
 
 }  // namespace
@@ -294,24 +354,57 @@ Status RunWorker(const WorkerOptions& options) {
   std::unique_lock<core::ClientLock> hold(client->lock());
   receiver->Attach(parts.raylet, parts.objects);
   Worker worker(client.get(), parts);
-  // Runs one task, and answers it (with the lock held).
+  // Async calls (ray/async.h) answer later, on the plugin's callback thread: with the
+  // lock, unless the worker is past its loop. No call starts while CallLimit calls are
+  // in flight (`in_flight`, with the lock).
+  std::condition_variable_any room;
+  int in_flight = 0;
+  bool live = true;
+  auto answered = [&] {
+    --in_flight;
+    room.notify_all();
+  };
+  worker.SetCompleter([&](uint64_t call, RayResult r) {
+    std::lock_guard<core::ClientLock> hold_answer(client->lock());
+    auto answer = live ? worker.Complete(call, r) : std::nullopt;
+    if (!live && r.free_fn) r.free_fn(r.data);
+    if (!answer) return;
+    answer->second.start_ms = answer->first.start_ms;
+    answer->second.end_ms = NowMillis();
+    receiver->SendTaskDone(answer->first.in, answer->second);
+    answered();
+  });
+  // Runs one task, and answers it (with the lock held), or leaves it to the completer.
   auto run = [&](IncomingTask& in, bool set_gpus) {
     if (!in.reply_to.empty()) in.task.gpu_ids = worker.actor_gpus();
     int64_t start_ms = NowMillis();
-    protocol::TaskDone done;
+    uint64_t call = worker.NewCall();
+    ++in_flight;
+    std::optional<protocol::TaskDone> done;
     if (set_gpus) {
       ScopedGpuEnv gpus(in.task.gpu_ids);
-      done = worker.Execute(in.task);
+      done = worker.Execute(in.task, call);
     } else {
-      done = worker.Execute(in.task);
+      done = worker.Execute(in.task, call);
     }
-    done.start_ms = start_ms;
-    done.end_ms = NowMillis();
-    receiver->SendTaskDone(in, done);
+    if (!done) {
+      worker.Pend(call, {std::move(in), start_ms});
+      return;
+    }
+    done->start_ms = start_ms;
+    done->end_ms = NowMillis();
+    receiver->SendTaskDone(in, *done);
+    answered();
+  };
+  auto await_room = [&](std::unique_lock<core::ClientLock>& lock) {
+    room.wait(lock, [&] { return in_flight < worker.CallLimit(); });
   };
   std::unique_ptr<CallPool> pool;  // a concurrent actor's threads
   std::optional<ScopedGpuEnv> actor_gpus;  // theirs, for the actor's life
-  while (auto in = receiver->NextTask()) {
+  while (true) {
+    await_room(hold);
+    auto in = receiver->NextTask();
+    if (!in) break;
     if (pool && in->task.spec.kind == ri::kActorTask) {
       pool->Post(std::move(*in));
       continue;
@@ -322,11 +415,13 @@ Status RunWorker(const WorkerOptions& options) {
       // (Threads share the environment: set once, not per call.)
       actor_gpus.emplace(worker.actor_gpus());
       pool = std::make_unique<CallPool>(worker.actor_concurrency(), [&](IncomingTask& call) {
-        std::lock_guard<core::ClientLock> hold_call(client->lock());
+        std::unique_lock<core::ClientLock> hold_call(client->lock());
+        await_room(hold_call);
         run(call, /*set_gpus=*/false);
       });
     }
   }
+  live = false;
   hold.unlock();
   pool.reset();  // the calls running end first
   return Status::Ok();

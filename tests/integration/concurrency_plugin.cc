@@ -116,9 +116,68 @@ class Meeting {
   std::atomic<int> max_active_{0};
 };
 
+// An async actor (ray/async.h): its methods await refs instead of blocking.
+class Loop {
+ public:
+  static Loop* Create() { return new Loop(); }
+
+  // Starts, awaits `latch`, then returns its value plus i.
+  ray::Async<int> AwaitPlus(ray::ObjectRef<int> latch, int i) {
+    ++started_;
+    int in_flight = ++in_flight_;
+    max_in_flight_ = std::max(max_in_flight_, in_flight);
+    std::shared_ptr<int> v = co_await latch;
+    --in_flight_;
+    Enter();
+    int r = *v + i;
+    Leave();
+    co_return r;
+  }
+  // Awaits nothing.
+  ray::Async<int> Busy(int i) {
+    Enter();
+    Leave();
+    co_return i;
+  }
+  // Awaits a task that fails: lets its error out, or (catch_it) returns -1.
+  ray::Async<int> AwaitFailure(bool catch_it) {
+    try {
+      co_return *co_await ray::Task(Fail).Remote(5);
+    } catch (const ray::TaskError&) {
+      if (!catch_it) throw;
+    }
+    co_return -1;
+  }
+  // Throws after an await.
+  ray::Async<void> ThrowLater() {
+    co_await ray::Task(Plus).Remote(1, 2);
+    throw std::runtime_error("thrown after an await");
+  }
+  // Ordinary methods, run between the bodies.
+  int Started() { return started_; }
+  int MaxActive() { return max_active_; }
+  int MaxInFlight() { return max_in_flight_; }
+
+ private:
+  // Bodies that overlap (they should not) meet here: each stays 1 ms.
+  void Enter() {
+    int now = ++active_;
+    max_active_ = std::max(max_active_.load(), now);
+    SleepMs(1);
+  }
+  void Leave() { --active_; }
+
+  int started_ = 0;
+  int in_flight_ = 0;
+  int max_in_flight_ = 0;
+  std::atomic<int> active_{0};
+  std::atomic<int> max_active_{0};
+};
+
 RAY_REMOTE(Plus, Fail, WaitForFile, Meeting::Create, &Meeting::Meet, &Meeting::Echo,
            &Meeting::MaxActive, &Meeting::Nested, &Meeting::BlockOn, &Meeting::Nap,
-           &Meeting::Pid);
+           &Meeting::Pid, Loop::Create, &Loop::AwaitPlus, &Loop::Busy, &Loop::AwaitFailure,
+           &Loop::ThrowLater, &Loop::Started, &Loop::MaxActive, &Loop::MaxInFlight);
 
 struct Options {
   std::string dir = "/nonexistent";
@@ -359,12 +418,74 @@ void ThenApi(const Options&) {
   CHECK_THAT(f.get() == 71, "the chain's value");
 }
 
+// An async actor: 100 calls await one latch at once (and an ordinary method runs
+// meanwhile); once it is ready they end with their values, while 100 more calls run;
+// no two bodies ever ran at the same time.
+void AsyncInterleave(const Options& o) {
+  auto loop = ray::Actor(Loop::Create).Remote();
+  const std::string path = o.dir + "/latch";
+  auto latch = ray::Task(WaitForFile).Remote(path, 7);
+  std::vector<ray::ObjectRef<int>> waiting;
+  for (int i = 0; i < 100; ++i) waiting.push_back(loop.Task(&Loop::AwaitPlus).Remote(latch, i));
+  CHECK_THAT(*ray::Get(loop.Task(&Loop::Started).Remote()) == 100,
+             "100 calls started while the first ones awaited");
+  CHECK_THAT(ray::Wait(waiting, 1, std::chrono::milliseconds(0)).ready.empty(),
+             "no call ended before the latch");
+  std::ofstream(path) << "go";
+  std::vector<ray::ObjectRef<int>> busy;
+  for (int i = 0; i < 100; ++i) busy.push_back(loop.Task(&Loop::Busy).Remote(i));
+  auto got = ray::Get(waiting);
+  for (int i = 0; i < 100; ++i) CHECK_THAT(*got[i] == 7 + i, "call " << i << " got " << *got[i]);
+  auto echoed = ray::Get(busy);
+  for (int i = 0; i < 100; ++i) CHECK_THAT(*echoed[i] == i, "busy call " << i);
+  int max_active = *ray::Get(loop.Task(&Loop::MaxActive).Remote());
+  CHECK_THAT(max_active == 1, max_active << " bodies ran at the same time");
+}
+
+// Errors: one a body lets out of an await fails the call with the task's error; one it
+// catches does not; one it throws fails the call.
+void AsyncErrors(const Options&) {
+  auto loop = ray::Actor(Loop::Create).Remote();
+  CHECK_THAT(*ray::Get(loop.Task(&Loop::AwaitFailure).Remote(true)) == -1, "a caught failure");
+  bool failed = false;
+  try {
+    ray::Get(loop.Task(&Loop::AwaitFailure).Remote(false));
+  } catch (const ray::TaskError& e) {
+    failed = std::string(e.what()).find("failing on purpose: 5") != std::string::npos;
+  }
+  CHECK_THAT(failed, "a failure let out fails the call with its message");
+  failed = false;
+  try {
+    ray::Get(loop.Task(&Loop::ThrowLater).Remote());
+  } catch (const ray::TaskError& e) {
+    failed = std::string(e.what()).find("thrown after an await") != std::string::npos;
+  }
+  CHECK_THAT(failed, "a throw after an await fails the call");
+  CHECK_THAT(*ray::Get(loop.Task(&Loop::Busy).Remote(3)) == 3, "the actor goes on");
+}
+
+// At most max_concurrency async calls are in flight (--concurrency; 0: the default).
+void AsyncLimit(const Options& o) {
+  auto create = ray::Actor(Loop::Create);
+  if (o.concurrency > 0) create.SetMaxConcurrency(o.concurrency);
+  auto loop = create.Remote();
+  const std::string path = o.dir + "/latch-" + std::to_string(o.concurrency);
+  auto latch = ray::Task(WaitForFile).Remote(path, 1);
+  std::vector<ray::ObjectRef<int>> calls;
+  for (int i = 0; i < 6; ++i) calls.push_back(loop.Task(&Loop::AwaitPlus).Remote(latch, i));
+  SleepMs(500);
+  std::ofstream(path) << "go";
+  ray::Get(calls);
+  std::printf("max_in_flight=%d\n", *ray::Get(loop.Task(&Loop::MaxInFlight).Remote()));
+}
+
 const std::map<std::string, std::function<void(const Options&)>>& Cases() {
   static const std::map<std::string, std::function<void(const Options&)>> cases = {
       {"barrier", Barrier},       {"many", Many},
       {"get_inside", GetInside},  {"restart", Restart},
       {"then_many", ThenMany},    {"then_errors", ThenErrors},
-      {"then_api", ThenApi},
+      {"then_api", ThenApi},      {"async_interleave", AsyncInterleave},
+      {"async_errors", AsyncErrors}, {"async_limit", AsyncLimit},
   };
   return cases;
 }

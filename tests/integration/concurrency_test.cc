@@ -80,5 +80,18 @@ TEST_F(ConcurrencyTest, ErrorsReachCallbacksAndFutures) {
 
 TEST_F(ConcurrencyTest, CallbacksMayUseTheApi) { ExpectPassed("then_api"); }
 
+TEST_F(ConcurrencyTest, AsyncCallsAwaitWithoutBlockingAndTheirBodiesRunOneAtATime) {
+  ExpectPassed("async_interleave");
+}
+
+TEST_F(ConcurrencyTest, AsyncCallsFailWithWhatTheirBodiesLetOut) { ExpectPassed("async_errors"); }
+
+TEST_F(ConcurrencyTest, AsyncCallsInFlightAreCappedByMaxConcurrency) {
+  ExpectPassed("async_limit", {"--concurrency", "2"});
+  EXPECT_NE(output_.find("max_in_flight=2\n"), std::string::npos) << output_;
+  ExpectPassed("async_limit", {"--concurrency", "0"});  // Ray's default: 1,000
+  EXPECT_NE(output_.find("max_in_flight=6\n"), std::string::npos) << output_;
+}
+
 }  // namespace
 }  // namespace ray::testing

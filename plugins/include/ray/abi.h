@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RAY_PLUGIN_ABI_VERSION 3u  // 3: get_async
+#define RAY_PLUGIN_ABI_VERSION 4u  // 3: get_async; 4: call_id, complete (async methods)
 #define RAY_OBJECT_ID_SIZE 20
 
 extern "C" {
@@ -32,6 +32,16 @@ typedef struct RayArg {
   // Valid during the call (may be null): retain() it to keep the bytes afterwards.
   void* handle;
 } RayArg;
+
+// What a plugin function produced. `data` is freed with `free_fn`.
+typedef struct RayResult {
+  char* data;
+  size_t size;
+  int32_t kind;  // RAY_OBJECT_VALUE or RAY_OBJECT_ERROR; RAY_OBJECT_PENDING: answered
+                 // later with complete() (no data)
+  void (*free_fn)(char*);
+  void* instance;  // actor factories: the new instance
+} RayResult;
 
 // Entry points of the runtime, given to a plugin. Functions return 0 on success;
 // on failure a non-zero status code and last_error() describes it.
@@ -69,16 +79,14 @@ typedef struct RayRuntimeApi {
   // runtime shuts down run then with an ERROR. Returns non-zero if it cannot.
   int (*get_async)(void* ctx, const char* id, void (*done)(void* user, RayObject* object),
                    void* user);
+  // Since ABI 4: methods that answer later (async actor methods, ray/async.h). call_id:
+  // the call the calling thread runs now (an invoke of the runtime's), 0 if none.
+  // complete: the result of a call whose invoke returned RAY_OBJECT_PENDING; the
+  // runtime answers the call with it and frees it. Once per such call, from any thread.
+  uint64_t (*call_id)(void* ctx);
+  int (*complete)(void* ctx, uint64_t call, RayResult result);
 } RayRuntimeApi;
 
-// What a plugin function produced. `data` is freed with `free_fn`.
-typedef struct RayResult {
-  char* data;
-  size_t size;
-  int32_t kind;  // RAY_OBJECT_VALUE or RAY_OBJECT_ERROR
-  void (*free_fn)(char*);
-  void* instance;  // actor factories: the new instance
-} RayResult;
 
 
 // Symbols every plugin exports (defined by RAY_MAIN/RAY_REMOTE via api.h).

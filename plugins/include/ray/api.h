@@ -47,6 +47,7 @@
 //   ray/registry.h    RAY_REMOTE, RAY_REMOTE_NAMED, RAY_MAIN, the plugin entry points
 //   ray/task.h        ray::Task(F).Remote(...) and task options
 //   ray/actor.h       ray::Actor, ActorHandle, GetActor, KillActor
+//   ray/async.h       ray::Async<T>: async actor methods (C++20 coroutines, co_await a ref)
 //   ray/runtime_env.h ray::RuntimeEnv, for SetRuntimeEnv
 //   ray/placement_group.h  CreatePlacementGroup, RemovePlacementGroup, GetPlacementGroup
 //   ray/state.h       Nodes, ClusterResources, GetGpuIds, Profile, ...
@@ -57,6 +58,7 @@
 
 #include "ray/abi.h"
 #include "ray/actor.h"
+#include "ray/async.h"
 #include "ray/context.h"
 #include "ray/errors.h"
 #include "ray/init.h"

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "ray/abi.h"
+#include "ray/async.h"
 #include "ray/context.h"
 #include "ray/errors.h"
 #include "ray/values.h"
@@ -157,6 +158,7 @@ void CheckArity(size_t nargs) {
 template <auto F>
 RayResult InvokeFunction(void*, const RayArg* args, size_t nargs) {
   using T = FunctionTraits<decltype(F)>;
+  static_assert(!IsAsync<typename T::Return>::value, "only actor methods may be async (ray/async.h)");
   return Guarded([&] {
     CheckArity<T>(nargs);
     auto tuple = DecodeArgs<typename T::Args>(args, std::make_index_sequence<T::kArity>());
@@ -172,6 +174,54 @@ RayResult InvokeFunction(void*, const RayArg* args, size_t nargs) {
   });
 }
 
+// The result of an async body that ended (its value, or what it threw).
+template <typename T>
+RayResult AsyncOutcome(AsyncPromise<T>& p) {
+  return Guarded([&] {
+    if (p.error) std::rethrow_exception(p.error);
+    if constexpr (std::is_void_v<T>) {
+      return MakeResult(Pack(msgpack::type::nil_t()), RAY_OBJECT_VALUE);
+    } else {
+      return MakeResult(EncodeResult(*p.value), RAY_OBJECT_VALUE);
+    }
+  });
+}
+// Runs an async method's body under the actor's loop until it ends or first awaits:
+// its result, or RAY_OBJECT_PENDING, and the result goes to the runtime's complete()
+// when the body ends.
+template <typename T>
+RayResult StartAsync(Async<T> task) {
+  auto body = task.Release();
+  const RayRuntimeApi& api = CheckedApi();
+  if (api.abi_version < 4 || !api.call_id || !api.complete) {
+    body.destroy();
+    throw RayException("this ray runtime cannot run async methods");
+  }
+  const uint64_t call = api.call_id(api.ctx);
+  std::lock_guard<std::mutex> loop(AsyncLoop());
+  body.resume();
+  if (body.promise().done) {
+    RayResult r = AsyncOutcome(body.promise());
+    body.destroy();
+    return r;
+  }
+  ++AsyncInFlight();
+  body.promise().on_done = [&api, call](AsyncPromise<T>& p) {
+    --AsyncInFlight();
+    api.complete(api.ctx, call, AsyncOutcome(p));
+  };
+  return MakeResult("", RAY_OBJECT_PENDING);
+}
+// An ordinary method's (or function's) result.
+template <typename T, typename Call, typename Tuple>
+RayResult InvokeSync(Call& call, Tuple&& tuple) {
+  if constexpr (std::is_void_v<typename T::Return>) {
+    std::apply(call, std::move(tuple));
+    return MakeResult(Pack(msgpack::type::nil_t()), RAY_OBJECT_VALUE);
+  } else {
+    return MakeResult(EncodeResult(std::apply(call, std::move(tuple))), RAY_OBJECT_VALUE);
+  }
+}
 template <auto M>
 RayResult InvokeMethod(void* instance, const RayArg* args, size_t nargs) {
   using T = FunctionTraits<decltype(M)>;
@@ -180,15 +230,16 @@ RayResult InvokeMethod(void* instance, const RayArg* args, size_t nargs) {
     auto* self = static_cast<typename T::Class*>(instance);
     auto tuple = DecodeArgs<typename T::Args>(args, std::make_index_sequence<T::kArity>());
     auto call = [&](auto&&... a) { return (self->*M)(std::forward<decltype(a)>(a)...); };
-    if constexpr (std::is_void_v<typename T::Return>) {
-      std::apply(call, std::move(tuple));
-      return MakeResult(Pack(msgpack::type::nil_t()), RAY_OBJECT_VALUE);
+    if constexpr (IsAsync<typename T::Return>::value) {
+      return StartAsync(std::apply(call, std::move(tuple)));
     } else {
-      return MakeResult(EncodeResult(std::apply(call, std::move(tuple))), RAY_OBJECT_VALUE);
+      // While async calls of the actor are in flight, one body at a time (async.h).
+      std::unique_lock<std::mutex> loop(AsyncLoop(), std::defer_lock);
+      if (AsyncInFlight() > 0) loop.lock();
+      return InvokeSync<T>(call, std::move(tuple));
     }
   });
 }
-
 template <typename C>
 void DestroyInstance(void* instance) {
   delete static_cast<C*>(instance);

@@ -28,6 +28,8 @@
 #include "ray/wire.h"
 
 namespace ray {
+template <typename T>
+class Async;  // ray/async.h
 namespace internal {
 
 // Arguments: ObjectRefs travel by id; values are converted to the parameter type
@@ -69,6 +71,9 @@ struct RefsFor {
   using Type = ObjectRef<R>;
   static Type Make(const std::vector<std::string>& ids) { return Type(ids[0]); }
 };
+// An async method's (ray/async.h): its co_return value.
+template <typename T>
+struct RefsFor<Async<T>> : RefsFor<T> {};
 template <>
 struct RefsFor<void> {
   using Type = ObjectRef<msgpack::type::nil_t>;
