@@ -70,10 +70,27 @@ int DoPut() {
   return 0;
 }
 
-// Ray's work: n calls spread over the actors, then a Get of them all.
-int Work(std::vector<ray::ActorHandle<Actor>> actors, int n) {
+// Ray's work (and async_actor_work): n calls spread over the actors, then a Get of
+// them all.
+template <typename A>
+int CallSpread(const std::vector<ray::ActorHandle<A>>& actors, int n) {
   std::vector<ray::ObjectRef<std::string>> refs;
-  for (int i = 0; i < n; ++i) refs.push_back(actors[i % actors.size()].Task(&Actor::SmallValue).Remote());
+  for (int i = 0; i < n; ++i) refs.push_back(actors[i % actors.size()].Task(&A::SmallValue).Remote());
+  ray::Get(refs);
+  return 0;
+}
+int Work(std::vector<ray::ActorHandle<Actor>> actors, int n) { return CallSpread(actors, n); }
+int AsyncWork(std::vector<ray::ActorHandle<AsyncActor>> actors, int n) {
+  return CallSpread(actors, n);
+}
+
+// Ray's Client.small_value_batch: n calls of SmallValue to each server, then a Get.
+template <typename A>
+int CallEach(const std::vector<ray::ActorHandle<A>>& servers, int n) {
+  std::vector<ray::ObjectRef<std::string>> refs;
+  for (auto& s : servers) {
+    for (int i = 0; i < n; ++i) refs.push_back(s.Task(&A::SmallValue).Remote());
+  }
   ray::Get(refs);
   return 0;
 }
@@ -99,29 +116,37 @@ void GetBatch(const std::function<ray::ObjectRef<T>()>& submit, int n) {
   ray::Get(refs);
 }
 
-std::vector<ray::ActorHandle<Actor>> Actors(int n, int max_concurrency = 1) {
-  std::vector<ray::ActorHandle<Actor>> actors;
+template <typename A = Actor>
+std::vector<ray::ActorHandle<A>> Actors(int n, int max_concurrency = 1) {
+  std::vector<ray::ActorHandle<A>> actors;
   for (int i = 0; i < n; ++i) {
-    auto creator = ray::Actor(Actor::Create);
+    auto creator = ray::Actor(A::Create);
     if (max_concurrency > 1) creator.SetMaxConcurrency(max_concurrency);
     actors.push_back(creator.Remote());
   }
   return actors;
 }
 
-// 1:1 calls from the driver to one new actor: one at a time (batch 0) or 1,000 then a
-// Get of them all.
-Prepared OneToOne(int batch, int max_concurrency) {
-  auto actor = std::make_shared<ray::ActorHandle<Actor>>(Actors(1, max_concurrency)[0]);
-  Prepared p = JustCall([actor, batch] {
+// 1:1 calls from the driver to one new actor: one at a time (batch 0) or `batch` then
+// a Get of them all; call(actor, i) makes the i-th.
+template <typename A, typename Call>
+Prepared OneToOne(int batch, int max_concurrency, Call call) {
+  auto actor = std::make_shared<ray::ActorHandle<A>>(Actors<A>(1, max_concurrency)[0]);
+  Prepared p = JustCall([actor, batch, call] {
     if (batch == 0) {
-      ray::Get(actor->Task(&Actor::SmallValue).Remote());
+      ray::Get(call(*actor, 0));
     } else {
-      GetBatch<std::string>([&] { return actor->Task(&Actor::SmallValue).Remote(); }, batch);
+      int i = 0;
+      GetBatch<std::string>([&] { return call(*actor, i++); }, batch);
     }
   });
   p.done = [actor] { actor->Kill(); };
   return p;
+}
+Prepared OneToOne(int batch, int max_concurrency) {
+  return OneToOne<Actor>(batch, max_concurrency, [](ray::ActorHandle<Actor>& a, int) {
+    return a.Task(&Actor::SmallValue).Remote();
+  });
 }
 
 // Servers and Clients (Ray's 1:n and n:n with arg): actors and clients live together.
@@ -153,9 +178,6 @@ MetricDef Missing(std::string name, std::string why) {
 const char* kNoOutOfScopeCallbacks =
     "no API runs a callback when an object's last reference is dropped (Ray's "
     "CoreWorker.add_object_out_of_scope_callback)";
-const char* kNoAsyncActors =
-    "no async actors (asyncio methods); threaded actors are measured by "
-    "1_1_actor_calls_concurrent";
 const char* kNoRayClient =
     "no Ray Client (a driver proxied through the head over gRPC); ray::Init attaches a "
     "full driver instead";
@@ -167,14 +189,9 @@ int Actor::SmallValueBatch(int n) {
   return 0;
 }
 
-int Client::SmallValueBatch(int n) {
-  std::vector<ray::ObjectRef<std::string>> refs;
-  for (auto& s : servers_) {
-    for (int i = 0; i < n; ++i) refs.push_back(s.Task(&Actor::SmallValue).Remote());
-  }
-  ray::Get(refs);
-  return 0;
-}
+int Client::SmallValueBatch(int n) { return CallEach(servers_, n); }
+
+int AsyncClient::SmallValueBatch(int n) { return CallEach(servers_, n); }
 
 int Client::SmallValueBatchArg(int n) {
   auto x = ray::Put(0);
@@ -188,7 +205,9 @@ int Client::SmallValueBatchArg(int n) {
 
 RAY_REMOTE(SmallValue, CreateObjectContainingRef, PutSmallObjects, DoPutSmall, DoPut, Work,
            Actor::Create, &Actor::SmallValue, &Actor::SmallValueArg, &Actor::SmallValueBatch,
-           Client::Create, &Client::SmallValueBatch, &Client::SmallValueBatchArg);
+           Client::Create, &Client::SmallValueBatch, &Client::SmallValueBatchArg, AsyncWork,
+           AsyncActor::Create, &AsyncActor::SmallValue, &AsyncActor::SmallValueWithArg,
+           AsyncClient::Create, &AsyncClient::SmallValueBatch);
 
 std::vector<MetricDef> RayMetrics() {
   using Kind = MetricDef::Kind;
@@ -300,12 +319,45 @@ std::vector<MetricDef> RayMetrics() {
     }
     return ClientsCall(fleet, &Client::SmallValueBatchArg, 1000);
   });
-  for (const char* name :
-       {"1_1_async_actor_calls_sync", "1_1_async_actor_calls_async",
-        "1_1_async_actor_calls_with_args_async", "1_n_async_actor_calls_async",
-        "n_n_async_actor_calls_async"}) {
-    m.push_back(Missing(name, kNoAsyncActors));
-  }
+  // Ray's AsyncActor (async methods, ray/async.h), as the actor metrics above.
+  auto small_value = [](ray::ActorHandle<AsyncActor>& a, int) {
+    return a.Task(&AsyncActor::SmallValue).Remote();
+  };
+  add("1_1_async_actor_calls_sync", 1,
+      [small_value](const Machine&) { return OneToOne<AsyncActor>(0, 1, small_value); });
+  add("1_1_async_actor_calls_async", 1000,
+      [small_value](const Machine&) { return OneToOne<AsyncActor>(1000, 1, small_value); });
+  add("1_1_async_actor_calls_with_args_async", 1000, [](const Machine&) {
+    return OneToOne<AsyncActor>(1000, 1, [](ray::ActorHandle<AsyncActor>& a, int i) {
+      return a.Task(&AsyncActor::SmallValueWithArg).Remote(i);
+    });
+  });
+  // One client calling cores/2 async actors, 5,000 calls each.
+  add("1_n_async_actor_calls_async", 5000, [](const Machine& machine) {
+    auto servers = std::make_shared<std::vector<ray::ActorHandle<AsyncActor>>>(
+        Actors<AsyncActor>(machine.HalfCores()));
+    auto client = std::make_shared<ray::ActorHandle<AsyncClient>>(
+        ray::Actor(AsyncClient::Create).Remote(*servers));
+    Prepared p = JustCall([client] {
+      ray::Get(client->Task(&AsyncClient::SmallValueBatch).Remote(5000));
+    });
+    p.done = [servers, client] {
+      client->Kill();
+      KillAll(*servers);
+    };
+    p.per_call = 5000.0 * servers->size();
+    return p;
+  });
+  // 4 tasks, each making 5,000 calls spread over cores/2 async actors.
+  add("n_n_async_actor_calls_async", 4 * 5000, [](const Machine& machine) {
+    auto actors = std::make_shared<std::vector<ray::ActorHandle<AsyncActor>>>(
+        Actors<AsyncActor>(machine.HalfCores()));
+    Prepared p = JustCall([actors] {
+      GetBatch<int>([&] { return ray::Task(AsyncWork).Remote(*actors, 5000); }, 4);
+    });
+    p.done = [actors] { KillAll(*actors); };
+    return p;
+  });
   // Ray starts a cluster with {"custom": 100} for it; `ray microbenchmark` does too.
   add("placement_group_create/removal", 100, [](const Machine&) {
     if (ray::ClusterResources()["custom"] < 0.1) {

@@ -41,6 +41,28 @@ class Client {
   std::vector<ray::ActorHandle<Actor>> servers_;
 };
 
+// Ray's AsyncActor: its methods are async (ray/async.h).
+class AsyncActor {
+ public:
+  static AsyncActor* Create() { return new AsyncActor(); }
+  ray::Async<std::string> SmallValue() { co_return "ok"; }
+  ray::Async<std::string> SmallValueWithArg(int) { co_return "ok"; }
+};
+
+// Ray's Client, calling AsyncActors (Ray's Client calls whatever it is given).
+class AsyncClient {
+ public:
+  static AsyncClient* Create(std::vector<ray::ActorHandle<AsyncActor>> servers) {
+    return new AsyncClient(std::move(servers));
+  }
+  // n calls of SmallValue to each server, then a Get of them all.
+  int SmallValueBatch(int n);
+
+ private:
+  explicit AsyncClient(std::vector<ray::ActorHandle<AsyncActor>> s) : servers_(std::move(s)) {}
+  std::vector<ray::ActorHandle<AsyncActor>> servers_;
+};
+
 // Kills every actor of `actors`.
 template <typename T>
 void KillAll(std::vector<ray::ActorHandle<T>>& actors) {

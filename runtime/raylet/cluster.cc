@@ -657,7 +657,7 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
   // A put of a process on a node now dead (its id carries that node) is lost for good.
   if (auto putter = id.IsPut() ? placement_.NodeWithPrefix(HomeTag(id)) : std::nullopt;
       putter && placement_.Known(*putter) && !placement_.Alive(*putter)) {
-    return "was put by a process on node " + Hex(*putter) +
+    return "was put by a task on node " + Hex(*putter) +
            ", which died; a put object cannot be made again";
   }
   // A result whose task was submitted on a node now dead: that node (its owner) kept
