@@ -93,6 +93,7 @@ Result<std::string> CoreClient::Call(const std::string& op, const std::string& b
     return raylet_->Call(
         op, ri::Pack(std::tuple_cat(*args, std::make_tuple(contexts_.Current().job.Binary()))));
   }
+  if (op == "get_namespace") return raylet_->Call(op, contexts_.Current().job.Binary());
   if (op != "profile_event") return raylet_->Call(op, body);
   // The raylet may not know what this worker runs (direct calls): say it.
   auto span = protocol::DecodeBody<std::tuple<std::string, int64_t, int64_t>>(body, op.c_str());

@@ -120,6 +120,8 @@ Result<std::unique_ptr<Job>> Start(const internal::InitRequest& r) {
   }
   node::JobOptions o;
   o.plugin_path = plugin_path;
+  o.ray_namespace = r.ray_namespace;
+  o.runtime_env = r.runtime_env;
   o.gcs_address = target.gcs_address;
   o.token = target.token;
   o.raylet_socket = target.raylet_socket;

@@ -266,6 +266,7 @@ protocol::CallReply GcsService::Call(const protocol::CallRequest& request) {
       {"get_plugin", &GcsService::GetPlugin},
       {"register_actor", &GcsService::RegisterActor},
       {"get_actor", &GcsService::GetActor},
+      {"get_namespace", &GcsService::GetNamespace},
       {"remove_actor", &GcsService::RemoveActor},
       {"record_actors", &GcsService::RecordActors},
       {"add_job", &GcsService::AddJob},
@@ -442,6 +443,12 @@ Result<std::string> GcsService::GetActor(const std::string& body) {
   auto& [name, asked_ns, job_id] = args;
   RAY_ASSIGN_OR_RETURN(std::string ns, NamespaceOf(asked_ns, job_id));
   return store_->LiveActorByName(name, ns);
+}
+
+Result<std::string> GcsService::GetNamespace(const std::string& job_id) {
+  // body: a job id; its namespace, as AddJob recorded it.
+  if (job_id.size() != JobId::kSize) return Status::InvalidArgument("get_namespace: not a job id");
+  return NamespaceOf("", job_id);
 }
 
 Result<std::string> GcsService::RemoveActor(const std::string& actor_id) {

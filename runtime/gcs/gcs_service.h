@@ -98,6 +98,7 @@ class GcsService {
   // as bytes. get_webui_url answers it, "" when no dashboard reported in 30 s.
   Result<std::string> SetWebuiUrl(const std::string& body);
   Result<std::string> GetWebuiUrl(const std::string& body);
+  Result<std::string> GetNamespace(const std::string& job_id);
   // Placement groups (see placement_groups.h). create: [name, strategy, bundles,
   // job_id] -> the PlacementGroupRecord; remove: the group id; get: [id, name] (id
   // "": the live group of that name) -> the record; get_placement_groups: every

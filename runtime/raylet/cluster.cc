@@ -141,6 +141,23 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     // body: an object id. Whether this node's store holds the object now.
     reply.body = ri::Pack(msg->body.size() == ObjectId::kSize &&
                           objects_.Find(ObjectId::FromBinary(msg->body)) != nullptr);
+  } else if (msg->op == "get_namespace") {
+    // body: the caller's job id. Its namespace (ray::GetNamespace).
+    auto ns = gcs_.Call("get_namespace", msg->body);
+    if (ns.ok()) {
+      reply.body = ri::Pack(*ns);
+    } else {
+      fail(ns.status());
+    }
+  } else if (msg->op == "exit_actor") {
+    // The calling worker's actor ends for good (ray::ExitActor): its worker is killed,
+    // so this is never answered; callers' calls fail with ActorDiedError.
+    if (c.state != Client::kActor) {
+      reply.error = "ExitActor: not called from an actor";
+    } else {
+      KillActor(c.actor_id, /*no_restart=*/true, "the actor exited (ExitActor)");
+      return;
+    }
   } else if (msg->op == "webui_url") {
     // The dashboard's URL as it last reported it to the GCS ("": none running).
     auto url = gcs_.Call("get_webui_url", "");
@@ -288,6 +305,7 @@ void Raylet::OnGcsRestarted() {
 bool Raylet::CallNeedsGcs(const std::string& op) {
   return op == "register_actor_name" || op == "get_actor" || op == "nodes" || op == "ship_blob" ||
          op == "cluster_resources" || op == "available_resources" || op == "webui_url" ||
+         op == "get_namespace" ||
          IsPlacementGroupOp(op);
 }
 

@@ -50,7 +50,10 @@ Result<std::string> Raylet::PlacementGroupCall(const std::string& op, const std:
     return ri::Pack(true);
   }
   if (op == "get_placement_group") {
-    RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call(op, body));
+    auto found = gcs_.Call(op, body);
+    // None: an empty handle, as Ray's GetPlacementGroup gives.
+    if (found.status().code() == StatusCode::kNotFound) return ri::Pack(ray::PlacementGroupInfo{});
+    RAY_ASSIGN_OR_RETURN(std::string reply, std::move(found));
     RAY_ASSIGN_OR_RETURN(auto pg,
                          protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
     return ri::Pack(ToInfo(pg));

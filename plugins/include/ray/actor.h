@@ -238,6 +238,14 @@ std::optional<ActorHandle<T>> GetActor(const std::string& name,
 }
 
 // Ray's ray.kill(actor, no_restart=True): handle.Kill(no_restart), from any node.
+// Ends the calling actor for good, from one of its methods (Ray's ray::ExitActor): its
+// worker exits at once, so this call and the calls after it fail with ActorDiedError,
+// and it is not restarted. Throws RayException when not called from an actor.
+[[noreturn]] inline void ExitActor() {
+  internal::Call<msgpack::type::nil_t>("exit_actor");
+  throw RayException("ExitActor: the actor did not exit");
+}
+
 template <typename T>
 void KillActor(const ActorHandle<T>& actor, bool no_restart = true) {
   actor.Kill(no_restart);

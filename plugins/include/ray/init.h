@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "ray/context.h"
+#include "ray/runtime_env.h"
 #include "ray/wire.h"
 
 namespace ray {
@@ -47,6 +48,12 @@ struct RayConfig {
   double num_cpus = -1;
   // Root of session dirs. "": $RAY_TMPDIR, else /tmp/ray.
   std::string temp_dir;
+  // The job's namespace, where its named actors live and GetActor looks ("": an
+  // anonymous one of the job's own), as `ray run --namespace`.
+  std::string ray_namespace;
+  // The job's runtime environment: its tasks and actors run in it unless they set
+  // their own (ray/runtime_env.h), as `ray run --runtime-env`.
+  RuntimeEnv runtime_env;
 };
 
 }  // namespace ray
@@ -73,8 +80,9 @@ inline void Init(const RayConfig& config) {
                        "(CMake: ray_add_program, or target_link_libraries(... Ray::client))");
   }
   if (IsInitialized()) throw RayException("ray::Init: already initialized (call Shutdown first)");
-  internal::InitRequest r{config.address, config.token, config.code_search_path,
-                          config.num_cpus, config.temp_dir};
+  internal::InitRequest r{config.address,  config.token,         config.code_search_path,
+                          config.num_cpus, config.temp_dir,      config.ray_namespace,
+                          config.runtime_env.ToJson()};
   std::string request = internal::Pack(r);
   char error[1024] = {0};
   const RayRuntimeApi* api = nullptr;

@@ -133,7 +133,8 @@ inline void RemovePlacementGroup(const std::string& placement_group_id) {
   internal::Call<bool>("remove_placement_group", internal::Pack(placement_group_id));
 }
 
-// The live group named `name`; throws RayException if there is none.
+// The live group named `name`; an empty handle (GetID() empty) if there is none, as
+// Ray's.
 inline PlacementGroup GetPlacementGroup(const std::string& name) {
   return PlacementGroup(internal::Call<PlacementGroupInfo>(
       "get_placement_group", internal::Pack(std::make_tuple(std::string(), name))));

@@ -37,6 +37,10 @@ inline std::string GetNodeId() {
 // others' are as of their last heartbeat.
 inline std::vector<NodeInfo> Nodes() { return internal::Call<std::vector<NodeInfo>>("nodes"); }
 
+// The namespace of the calling job (RayConfig::ray_namespace, `ray run --namespace`;
+// else an anonymous one of the job's own), from its driver, tasks and actors.
+inline std::string GetNamespace() { return internal::Call<std::string>("get_namespace"); }
+
 // The GPU ids the running task or actor holds ([] in the driver and for tasks that
 // asked for no GPU): CUDA_VISIBLE_DEVICES is set to them while the task runs. Whole
 // GPUs for the integer part of the request, a shared GPU for a fractional part.

@@ -90,7 +90,10 @@ struct InitRequest {
   std::vector<std::string> code_search_path;
   double num_cpus = -1;
   std::string temp_dir;
-  MSGPACK_DEFINE_ARRAY(address, token, code_search_path, num_cpus, temp_dir);
+  std::string ray_namespace;
+  std::string runtime_env;  // JSON; "": none
+  MSGPACK_DEFINE_ARRAY(address, token, code_search_path, num_cpus, temp_dir, ray_namespace,
+                       runtime_env);
 };
 
 template <typename T>
