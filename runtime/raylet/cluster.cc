@@ -231,6 +231,13 @@ void Raylet::Periodic() {
   int64_t now = clock_.MonoMillis();
   next_periodic_ms_ = now + 200;
   if (!route_asks_.empty()) ExpireRouteAsks();
+  if (peer_holds_.Waiting()) {
+    for (const std::string& home : peer_holds_.Expire(now)) {
+      RAY_LOG_WARN("node {} did not acknowledge this node's borrows within {} ms: what "
+                   "waited for that goes on (its objects may be freed while held here)",
+                   Hex(home), PeerHolds::kAckTimeoutMs);
+    }
+  }
   // Drivers that vanished without saying goodbye.
   std::vector<std::string> gone;
   for (const auto& [peer, c] : clients_) {
@@ -449,7 +456,7 @@ void Raylet::NotifyOrigin(const std::string& task_id, const std::vector<ObjectPa
   // The origin lets go of the task's arguments then: after the borrows made of them here.
   peer_holds_.After([this, to = *origin, finished = std::move(finished)] {
     peers_->NotifyFinished(to, finished);
-  });
+  }, clock_.MonoMillis());
 }
 
 void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
@@ -587,7 +594,9 @@ void Raylet::OnNodeDead(const std::string& node_id) {
       FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError", why + "; no retries are left");
     }
   }
-  // Actors that lived there: restarted elsewhere if they may be, else dead.
+  // Actors that lived there: restarted elsewhere if they may be, else dead (and their
+  // constructor's arguments let go of, after the walk: that may free objects).
+  std::vector<std::string> dead_creations;
   actors_.ForEach([&](const ActorId& actor_id, Actor& a) {
     if (a.remote_node != node_id || a.state == Actor::kDead) return;
     NotifyDirectCallers(actor_id, a, "its node " + Hex(node_id) + " died");
@@ -597,8 +606,10 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     } else {
       a.state = Actor::kDead;
       a.death_cause = "its node " + Hex(node_id) + " died";
+      dead_creations.push_back(a.creation.task_id);
     }
   });
+  for (const std::string& creation : dead_creations) ReleaseHolds(ObjectHolds::Task(creation));
   RemoteWorkersLost(node_id);
   RebuildObjectsOf(node_id);
   // What it held of objects homed here goes; its acknowledgements are not waited for.

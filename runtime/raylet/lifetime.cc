@@ -40,18 +40,25 @@ void Raylet::DropLocal(const ObjectId& id, bool keep_segment) {
       }
     }
     objects_.Erase(id);
-  } else if (HomeOf(id) ? remote_.FromElsewhere(id.Task().Binary()) : !remote_.NodeOf(id)) {
-    objects_.FreeOnArrival(id);  // its task has not finished here: dropped when it comes
+  } else if (const std::string task = id.Task().Binary();
+             HomeIsHere(id) ? !remote_.NodeOf(id) || remote_.Unfinished(task)
+                            : remote_.FromElsewhere(task)) {
+    // Its task has not finished: dropped when it comes (here, or as a copy along with
+    // the report of a task that ran elsewhere).
+    objects_.FreeOnArrival(id);
   }
   if (!holds_.empty()) ReleaseHolds(ObjectHolds::Object(id));  // refs nested in it
 }
 
 void Raylet::AddHolds(const std::vector<ObjectId>& ids, const std::string& holder) {
   for (const ObjectId& id : ids) {
-    std::optional<std::string> home = HomeOf(id);
-    if (holds_.Add(id, holder, /*owner_elsewhere=*/home.has_value()) && home) {
-      peer_holds_.Borrow(*home, id);
+    const bool here = HomeIsHere(id);
+    std::optional<std::string> home = here ? std::nullopt : HomeOf(id);
+    // A home not heard of yet (a node that just joined): the cluster is read again.
+    if (!here && !home && !placement_.NodeWithPrefix(HomeTag(id)) && RefreshCluster()) {
+      home = HomeOf(id);
     }
+    if (holds_.Add(id, holder, /*owner_elsewhere=*/!here) && home) peer_holds_.Borrow(*home, id);
   }
 }
 
@@ -62,8 +69,9 @@ void Raylet::ReleaseHolds(const std::string& holder) {
 }
 
 void Raylet::Unheld(const ObjectId& id) {
-  if (auto home = HomeOf(id)) return peer_holds_.Unborrow(*home, id);
-  FreeObject(id);
+  if (HomeIsHere(id)) return FreeObject(id);
+  if (auto home = HomeOf(id)) return peer_holds_.Unborrow(*home, id, clock_.MonoMillis());
+  DropLocal(id);  // its home is gone: nothing else would free this copy
 }
 
 void Raylet::TaskEnded(const TaskId& task) {
@@ -77,15 +85,21 @@ void Raylet::TaskEnded(const TaskId& task) {
   ReleaseHolds(ObjectHolds::Task(tid));
 }
 
-std::optional<std::string> Raylet::HomeOf(const ObjectId& id) const {
+bool Raylet::HomeIsHere(const ObjectId& id) const {
   const std::string tag = HomeTag(id);
-  if (node_id_.Binary().compare(0, tag.size(), tag) == 0) return std::nullopt;
-  auto node = placement_.NodeWithPrefix(tag);
+  return node_id_.Binary().compare(0, tag.size(), tag) == 0;
+}
+
+std::optional<std::string> Raylet::HomeOf(const ObjectId& id) const {
+  if (HomeIsHere(id)) return std::nullopt;
+  auto node = placement_.NodeWithPrefix(HomeTag(id));
   if (!node || !placement_.Alive(*node)) return std::nullopt;
   return node;
 }
 
 void Raylet::OnPeerHolds(const protocol::PeerHolds& m) {
+  // (A node already dead here: its holds went with it, and late ones would never go.)
+  if (placement_.Known(m.from_node) && !placement_.Alive(m.from_node)) return;
   const std::string holder = ObjectHolds::Node(m.from_node);
   for (const ObjectId& id : m.borrowed) holds_.Add(id, holder);
   std::vector<ObjectId> freed;
@@ -95,16 +109,13 @@ void Raylet::OnPeerHolds(const protocol::PeerHolds& m) {
     for (const std::string& node : remote_.TakeServed(id)) peer_holds_.FreeCopy(node, id);
     DropLocal(id);
   }
-  if (m.seq != 0) {
-    peers_->Tell(m.from_node, MessageType::kPeerHoldsAck,
-                 protocol::PeerHoldsAck{node_id_.Binary(), m.seq});
-  }
+  if (m.seq != 0) peer_holds_.Acknowledge(m.from_node, m.seq);
 }
 
 void Raylet::ReplyAfterBorrows(const std::string& peer, uint64_t req, protocol::CallReply reply) {
   peer_holds_.After([this, peer, req, reply = std::move(reply)] {
     SendMsg(peer, MessageType::kCallReply, req, reply);
-  });
+  }, clock_.MonoMillis());
 }
 
 }  // namespace ray::raylet

@@ -167,11 +167,14 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
     case MessageType::kTaskFinished:
       return Dispatch<protocol::TaskFinished>(in.peer, env->body, "TaskFinished",
                                               handlers_.task_finished);
+    // (Said for the sender's own node only: its identity begins with its node id.)
     case MessageType::kPeerHolds:
-      return Dispatch<protocol::PeerHolds>(in.peer, env->body, "PeerHolds", handlers_.holds);
+      return Dispatch<protocol::PeerHolds>(in.peer, env->body, "PeerHolds",
+                                           FromSender<protocol::PeerHolds>(in.peer, handlers_.holds));
     case MessageType::kPeerHoldsAck:
-      return Dispatch<protocol::PeerHoldsAck>(in.peer, env->body, "PeerHoldsAck",
-                                              handlers_.holds_acked);
+      return Dispatch<protocol::PeerHoldsAck>(
+          in.peer, env->body, "PeerHoldsAck",
+          FromSender<protocol::PeerHoldsAck>(in.peer, handlers_.holds_acked));
     default:
       RAY_LOG_WARN("dropped peer message type {} from {}", static_cast<int>(env->type),
                    ToHex(in.peer));

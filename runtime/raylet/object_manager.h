@@ -90,10 +90,12 @@ class ObjectManager {
   void NotifyFinished(const std::string& node_id, const protocol::TaskFinished& finished);
   void KillActor(const std::string& node_id, const protocol::ActorKill& kill);
   // A message that needs no answer from the peer's socket (kRouteAsk, kRouteAnswer,
-  // kPeerActorGone); dropped if the peer is unknown.
+  // kPeerActorGone, kPeerHolds, ...); false (dropped) if the peer's address is unknown.
   template <typename T>
-  void Tell(const std::string& node_id, protocol::MessageType type, const T& body) {
-    if (auto* d = DealerFor(node_id)) d->Send(protocol::Encode(type, 0, body));
+  bool Tell(const std::string& node_id, protocol::MessageType type, const T& body) {
+    auto* d = DealerFor(node_id);
+    if (d) d->Send(protocol::Encode(type, 0, body));
+    return d != nullptr;
   }
   // Starts pulling `id` from `node_id`; false if a pull of it is already running.
   bool Pull(const ObjectId& id, const std::string& node_id);
@@ -138,6 +140,21 @@ class ObjectManager {
     if (msg.ok() && handler) return handler(*msg);
     RAY_LOG_WARN("peer {}: {}", ToHex(peer),
                  msg.ok() ? std::string(what) + " not handled here" : msg.status().message());
+  }
+  // `handler`, for messages whose from_node is the sending peer's node (others are
+  // logged and dropped).
+  template <typename T>
+  std::function<void(const T&)> FromSender(const std::string& peer,
+                                           const std::function<void(const T&)>& handler) {
+    if (!handler) return nullptr;
+    return [peer, handler](const T& msg) {
+      if (peer.compare(0, msg.from_node.size(), msg.from_node) == 0 &&
+          msg.from_node.size() == NodeId::kSize) {
+        return handler(msg);
+      }
+      RAY_LOG_WARN("peer {}: dropped a message that names another node as its sender",
+                   ToHex(peer));
+    };
   }
   void HandleChunk(const std::string& frame);
   // Sends the transfer's next chunk; false once every chunk went (or the peer is gone).

@@ -11,18 +11,19 @@ void PeerHolds::Borrow(const std::string& home, const ObjectId& id) {
   if (Peer* p = PeerFor(home)) p->next.borrowed.push_back(id);
 }
 
-void PeerHolds::Unborrow(const std::string& home, const ObjectId& id) {
+void PeerHolds::Unborrow(const std::string& home, const ObjectId& id, int64_t now_ms) {
   After([this, home, id] {
     if (Peer* p = PeerFor(home)) p->next.unborrowed.push_back(id);
-  });
+  }, now_ms);
 }
 
 void PeerHolds::FreeCopy(const std::string& node, const ObjectId& id) {
   if (Peer* p = PeerFor(node)) p->next.free_copies.push_back(id);
 }
 
-void PeerHolds::After(std::function<void()> then) {
+void PeerHolds::After(std::function<void()> then, int64_t now_ms) {
   Deferred d;
+  d.deadline_ms = now_ms + kAckTimeoutMs;
   for (const auto& [node, peer] : peers_) {
     uint64_t last = peer.sent + (peer.next.borrowed.empty() ? 0 : 1);
     if (last > peer.acked) d.needs.emplace_back(node, last);
@@ -37,6 +38,27 @@ void PeerHolds::Acked(const std::string& home, uint64_t seq) {
   if (it == peers_.end() || seq <= it->second.acked) return;
   it->second.acked = std::min(seq, it->second.sent);
   RunSatisfied();
+}
+
+void PeerHolds::Acknowledge(const std::string& from, uint64_t seq) {
+  if (Peer* p = PeerFor(from)) p->ack_due = std::max(p->ack_due, seq);
+}
+
+std::vector<std::string> PeerHolds::Expire(int64_t now_ms) {
+  std::set<std::string> silent;
+  while (!deferred_.empty() && deferred_.front().deadline_ms <= now_ms) {
+    for (const auto& [node, seq] : deferred_.front().needs) {
+      auto it = peers_.find(node);
+      if (it == peers_.end() || it->second.acked >= seq) continue;
+      silent.insert(node);
+      it->second.acked = std::min(seq, it->second.sent);  // given up on
+    }
+    auto then = std::move(deferred_.front().then);
+    deferred_.pop_front();
+    then();
+  }
+  RunSatisfied();
+  return {silent.begin(), silent.end()};
 }
 
 void PeerHolds::Forget(const std::string& node) {

@@ -138,8 +138,11 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
 }
 
 void Raylet::FlushOutbox() {
-  peer_holds_.Flush([&](const std::string& node, const protocol::PeerHolds& m) {
-    peers_->Tell(node, MessageType::kPeerHolds, m);
+  peer_holds_.Flush([&](const std::string& node, const auto& m) {
+    constexpr MessageType type = std::is_same_v<std::decay_t<decltype(m)>, protocol::PeerHolds>
+                                     ? MessageType::kPeerHolds
+                                     : MessageType::kPeerHoldsAck;
+    return peers_->Tell(node, type, m);
   });
   outbox_.Flush(
       [&](const std::string& peer, const std::string& message) { router_.Send(peer, message); },

@@ -265,12 +265,15 @@ class Raylet {
   void AddHolds(const std::vector<ObjectId>& ids, const std::string& holder);
   // Every hold of `holder` goes; what it alone held is freed.
   void ReleaseHolds(const std::string& holder);
-  // Nothing here holds `id` any more: freed if its home is here, else its home is told.
+  // Nothing here holds `id` any more: freed if its home is here, else its home is told
+  // (a home that is gone: this node's copy is dropped).
   void Unheld(const ObjectId& id);
   // A result of task `task` is stored: the task's arguments let go of what they held.
   void TaskEnded(const TaskId& task);
-  // The live node (not this one) whose raylet counts the holders of `id` (see
-  // HomeTag); nullopt if it is this node, or not a live node known here.
+  // Whether this node's raylet counts the holders of `id` (see HomeTag).
+  bool HomeIsHere(const ObjectId& id) const;
+  // The live node (not this one) whose raylet counts the holders of `id`; nullopt if
+  // it is this node, or not a live node known here (dead, or not heard of).
   std::optional<std::string> HomeOf(const ObjectId& id) const;
   // Another node's borrows, and copies to drop, of objects (protocol::PeerHolds).
   void OnPeerHolds(const protocol::PeerHolds& m);

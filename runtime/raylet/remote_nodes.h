@@ -35,6 +35,8 @@ class RemoteNodes {
   // the node it was sent to; nullopt for unknown tasks (ignored).
   std::optional<std::pair<protocol::TaskSpec, std::string>> FinishedOn(const std::string& task_id,
                                                                       const std::string& node);
+  // Whether task `task_id` was sent from here and not heard finished.
+  bool Unfinished(const std::string& task_id) const { return forwarded_.count(task_id) > 0; }
   // The node an object is on, if known; null if not.
   const std::string* NodeOf(const ObjectId& id) const;
   // Whether a call of `caller` to the actor `actor_id` was sent from here and not heard

@@ -9,13 +9,13 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 
 #include "runtime/api/core_client.h"
 #include "runtime/api/runtime_api.h"
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
 #include "runtime/worker/call_pool.h"
+#include "runtime/worker/pending_calls.h"
 #include "runtime/worker/plugin.h"
 #include "runtime/worker/runtime_env_setup.h"
 #include "runtime/worker/task_receiver.h"
@@ -84,15 +84,17 @@ class Worker {
   // Runs a task as `call`: its answer, or nullopt if it comes later (an async actor
   // method that awaits: Complete).
   std::optional<protocol::TaskDone> Execute(const protocol::ExecuteTask& task, uint64_t call);
-  uint64_t NewCall() { return ++last_call_; }
-  // Async calls (ray/async.h): one answered later, and its end, with the plugin's
-  // result (the call's answer then; nullopt if the call is unknown).
-  struct PendingCall {
-    IncomingTask in;
-    int64_t start_ms = 0;
-  };
-  void Pend(uint64_t call, PendingCall pending) { pending_.emplace(call, std::move(pending)); }
-  std::optional<std::pair<PendingCall, protocol::TaskDone>> Complete(uint64_t call, RayResult r);
+  uint64_t NewCall() {
+    pending_.Started(++last_call_);
+    return last_call_;
+  }
+  // Async calls (ray/async.h): a call answered later, and its result (pending_calls.h):
+  // the call's answer once both are here.
+  using Answered = std::optional<std::pair<PendingCalls::Call, protocol::TaskDone>>;
+  Answered Pend(uint64_t call, PendingCalls::Call pending) {
+    return AnswerOf(pending_.Pend(call, std::move(pending)));
+  }
+  Answered Complete(uint64_t call, RayResult r) { return AnswerOf(pending_.Complete(call, r)); }
   // How many calls may be in flight at once (started, not answered): max_concurrency
   // if above 1, else 1,000 (Ray's default for async actors; without async methods,
   // calls run one at a time anyway).
@@ -119,6 +121,7 @@ class Worker {
   }
   // The answer of task `spec` from what the plugin returned (freed here).
   protocol::TaskDone Answer(const protocol::TaskSpec& spec, const Loaded* loaded, RayResult r);
+  Answered AnswerOf(PendingCalls::Ready ready);
   std::string Where() const {
     return fmt::format("node {}, pid {}", client_->node().node_address, ::getpid());
   }
@@ -135,7 +138,7 @@ class Worker {
   int actor_concurrency_ = 1;
   void* actor_ = nullptr;
   uint64_t last_call_ = 0;
-  std::unordered_map<uint64_t, PendingCall> pending_;  // async calls in flight
+  PendingCalls pending_;  // async calls in flight
   core::RuntimeBinding::Completer completer_;
 };
 
@@ -321,20 +324,17 @@ protocol::TaskDone Worker::Answer(const protocol::TaskSpec& spec, const Loaded* 
   return done;
 }
 
-std::optional<std::pair<Worker::PendingCall, protocol::TaskDone>> Worker::Complete(uint64_t call,
-                                                                                    RayResult r) {
-  auto it = pending_.find(call);
-  if (it == pending_.end() || !actor_plugin_) {
-    if (r.free_fn) r.free_fn(r.data);
-    return std::nullopt;
+Worker::Answered Worker::AnswerOf(PendingCalls::Ready ready) {
+  if (!ready) return std::nullopt;
+  const protocol::TaskSpec& spec = ready->first.in.task.spec;
+  protocol::TaskDone done;
+  if (!actor_plugin_ || ready->second.kind == RAY_OBJECT_PENDING) {
+    if (ready->second.free_fn) ready->second.free_fn(ready->second.data);
+    done = SystemError(spec, "PluginError", "an async method completed without a result");
+  } else {
+    done = Answer(spec, actor_plugin_, ready->second);
   }
-  PendingCall pending = std::move(it->second);
-  pending_.erase(it);
-  protocol::TaskDone done = r.kind == RAY_OBJECT_PENDING
-                                ? SystemError(pending.in.task.spec, "PluginError",
-                                              "an async method completed with PENDING")
-                                : Answer(pending.in.task.spec, actor_plugin_, r);
-  return std::make_pair(std::move(pending), std::move(done));
+  return std::make_pair(std::move(ready->first), std::move(done));
 }
 
 }  // namespace
@@ -353,26 +353,32 @@ Status RunWorker(const WorkerOptions& options) {
   // it waits for tasks (NextTask) lets the threads of a concurrent actor use it.
   std::unique_lock<core::ClientLock> hold(client->lock());
   receiver->Attach(parts.raylet, parts.objects);
-  Worker worker(client.get(), parts);
   // Async calls (ray/async.h) answer later, on the plugin's callback thread: with the
   // lock, unless the worker is past its loop. No call starts while CallLimit calls are
-  // in flight (`in_flight`, with the lock).
+  // in flight (`in_flight`, with the lock). (Declared before the worker: its plugins'
+  // callbacks may still run while it goes.)
   std::condition_variable_any room;
   int in_flight = 0;
   bool live = true;
+  Worker worker(client.get(), parts);
   auto answered = [&] {
     --in_flight;
     room.notify_all();
   };
-  worker.SetCompleter([&](uint64_t call, RayResult r) {
-    std::lock_guard<core::ClientLock> hold_answer(client->lock());
-    auto answer = live ? worker.Complete(call, r) : std::nullopt;
-    if (!live && r.free_fn) r.free_fn(r.data);
-    if (!answer) return;
+  auto send_answer = [&](Worker::Answered& answer) {
     answer->second.start_ms = answer->first.start_ms;
     answer->second.end_ms = NowMillis();
     receiver->SendTaskDone(answer->first.in, answer->second);
     answered();
+  };
+  worker.SetCompleter([&](uint64_t call, RayResult r) {
+    std::lock_guard<core::ClientLock> hold_answer(client->lock());
+    if (!live) {
+      if (r.free_fn) r.free_fn(r.data);
+      return;
+    }
+    auto answer = worker.Complete(call, r);
+    if (answer) send_answer(answer);
   });
   // Runs one task, and answers it (with the lock held), or leaves it to the completer.
   auto run = [&](IncomingTask& in, bool set_gpus) {
@@ -388,7 +394,8 @@ Status RunWorker(const WorkerOptions& options) {
       done = worker.Execute(in.task, call);
     }
     if (!done) {
-      worker.Pend(call, {std::move(in), start_ms});
+      auto early = worker.Pend(call, {std::move(in), start_ms});
+      if (early) send_answer(early);
       return;
     }
     done->start_ms = start_ms;

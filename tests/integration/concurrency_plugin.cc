@@ -442,6 +442,19 @@ void AsyncInterleave(const Options& o) {
   CHECK_THAT(max_active == 1, max_active << " bodies ran at the same time");
 }
 
+// 2,000 calls await a ref that is ready already: a body may end on the callback thread
+// before its call's invoke has returned, and each still answers.
+void AsyncReady(const Options&) {
+  auto loop = ray::Actor(Loop::Create).Remote();
+  auto ready = ray::Put(5);
+  std::vector<ray::ObjectRef<int>> calls;
+  for (int i = 0; i < 2000; ++i) calls.push_back(loop.Task(&Loop::AwaitPlus).Remote(ready, i));
+  auto done = ray::Wait(calls, calls.size(), std::chrono::seconds(60));
+  CHECK_THAT(done.ready.size() == calls.size(), done.unready.size() << " calls never answered");
+  auto got = ray::Get(calls);
+  for (int i = 0; i < 2000; ++i) CHECK_THAT(*got[i] == 5 + i, "call " << i << " got " << *got[i]);
+}
+
 // Errors: one a body lets out of an await fails the call with the task's error; one it
 // catches does not; one it throws fails the call.
 void AsyncErrors(const Options&) {
@@ -486,6 +499,7 @@ const std::map<std::string, std::function<void(const Options&)>>& Cases() {
       {"then_many", ThenMany},    {"then_errors", ThenErrors},
       {"then_api", ThenApi},      {"async_interleave", AsyncInterleave},
       {"async_errors", AsyncErrors}, {"async_limit", AsyncLimit},
+      {"async_ready", AsyncReady},
   };
   return cases;
 }

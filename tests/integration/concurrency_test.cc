@@ -86,6 +86,8 @@ TEST_F(ConcurrencyTest, AsyncCallsAwaitWithoutBlockingAndTheirBodiesRunOneAtATim
 
 TEST_F(ConcurrencyTest, AsyncCallsFailWithWhatTheirBodiesLetOut) { ExpectPassed("async_errors"); }
 
+TEST_F(ConcurrencyTest, AsyncCallsWhoseRefIsReadyAlreadyAllAnswer) { ExpectPassed("async_ready"); }
+
 TEST_F(ConcurrencyTest, AsyncCallsInFlightAreCappedByMaxConcurrency) {
   ExpectPassed("async_limit", {"--concurrency", "2"});
   EXPECT_NE(output_.find("max_in_flight=2\n"), std::string::npos) << output_;

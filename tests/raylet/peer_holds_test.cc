@@ -3,16 +3,27 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <type_traits>
 
 namespace ray::raylet {
 namespace {
 
 ObjectId Id(uint32_t i) { return ObjectId::ForPut(TaskId::FromRandom(), i); }
 
-// What a Flush sends, by node.
-std::map<std::string, protocol::PeerHolds> Flushed(PeerHolds& holds) {
+// What a Flush sends, by node (PeerHolds; acknowledgements into `acks` if given).
+std::map<std::string, protocol::PeerHolds> Flushed(PeerHolds& holds,
+                                                   std::map<std::string, uint64_t>* acks = nullptr,
+                                                   const std::string& unreachable = "") {
   std::map<std::string, protocol::PeerHolds> sent;
-  holds.Flush([&](const std::string& node, const protocol::PeerHolds& m) { sent[node] = m; });
+  holds.Flush([&](const std::string& node, const auto& m) {
+    if (node == unreachable) return false;
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, protocol::PeerHolds>) {
+      sent[node] = m;
+    } else if (acks) {
+      (*acks)[node] = m.seq;
+    }
+    return true;
+  });
   return sent;
 }
 
@@ -119,6 +130,44 @@ TEST(PeerHoldsTest, AnAcknowledgementOfAnUnknownOrOldMessageChangesNothing) {
   EXPECT_EQ(ran, 0);
   holds.Acked("h1", seq + 7);  // (more than was sent: counts as what was sent)
   EXPECT_EQ(ran, 1);
+}
+
+TEST(PeerHoldsTest, AMessageToANodeNotReachableYetStaysQueued) {
+  PeerHolds holds("self");
+  ObjectId a = Id(1);
+  holds.Borrow("h1", a);
+  EXPECT_TRUE(Flushed(holds, nullptr, /*unreachable=*/"h1").empty());
+  auto sent = Flushed(holds);
+  EXPECT_EQ(sent["h1"].borrowed, (std::vector<ObjectId>{a}));
+  EXPECT_EQ(sent["h1"].seq, 1u);  // (numbered when it went)
+}
+
+TEST(PeerHoldsTest, AcknowledgementsGoAtTheNextFlushAsTheLatestSeq) {
+  PeerHolds holds("self");
+  holds.Acknowledge("b1", 3);
+  holds.Acknowledge("b1", 2);  // (an older one adds nothing)
+  std::map<std::string, uint64_t> acks;
+  Flushed(holds, &acks, /*unreachable=*/"b1");
+  EXPECT_TRUE(acks.empty());
+  Flushed(holds, &acks);
+  EXPECT_EQ(acks["b1"], 3u);
+  acks.clear();
+  Flushed(holds, &acks);
+  EXPECT_TRUE(acks.empty());  // said once
+}
+
+TEST(PeerHoldsTest, WhatWaitsTooLongGoesOnAndNamesTheSilentHome) {
+  PeerHolds holds("self");
+  int ran = 0;
+  holds.Borrow("h1", Id(1));
+  Flushed(holds);
+  holds.After([&] { ++ran; }, /*now_ms=*/1000);
+  EXPECT_TRUE(holds.Expire(1000 + PeerHolds::kAckTimeoutMs - 1).empty());
+  EXPECT_EQ(ran, 0);
+  EXPECT_EQ(holds.Expire(1000 + PeerHolds::kAckTimeoutMs), (std::vector<std::string>{"h1"}));
+  EXPECT_EQ(ran, 1);
+  holds.After([&] { ++ran; }, 20000);  // (its borrows count as acknowledged now)
+  EXPECT_EQ(ran, 2);
 }
 
 }  // namespace

@@ -237,7 +237,6 @@ std::optional<ActorHandle<T>> GetActor(const std::string& name,
   return ActorHandle<T>(id);
 }
 
-// Ray's ray.kill(actor, no_restart=True): handle.Kill(no_restart), from any node.
 // Ends the calling actor for good, from one of its methods (Ray's ray::ExitActor): its
 // worker exits at once, so this call and the calls after it fail with ActorDiedError,
 // and it is not restarted. Throws RayException when not called from an actor.
@@ -246,6 +245,7 @@ std::optional<ActorHandle<T>> GetActor(const std::string& name,
   throw RayException("ExitActor: the actor did not exit");
 }
 
+// Ray's ray.kill(actor, no_restart=True): handle.Kill(no_restart), from any node.
 template <typename T>
 void KillActor(const ActorHandle<T>& actor, bool no_restart = true) {
   actor.Kill(no_restart);

@@ -20,10 +20,13 @@
 //   start, and it goes on once its object is ready. Up to max_concurrency calls are
 //   in flight at once (SetMaxConcurrency above 1), else 1,000 (Ray's default for async
 //   actors).
-// - One body at a time: the actor's method bodies (its async ones, and while any of
-//   those is in flight its other methods too) never run at the same time; they
-//   interleave only at co_await. So an async actor needs no locks of its own (a
-//   threaded one, SetMaxConcurrency with ordinary methods, still does).
+// - One body at a time: the actor's async method bodies never run at the same time,
+//   nor its ordinary methods while an async call is in flight; they interleave only
+//   at co_await. So an async actor needs no locks of its own. (With SetMaxConcurrency
+//   its ordinary methods also run on its threads, as a threaded actor's do: one that
+//   began before an async call started may still be running when that body does.)
+// - Parameters are taken by value (a body outlives the call's decoded arguments; a
+//   reference parameter does not compile).
 // - A body should not block (ray::Get, sleep): it holds up the actor's other calls,
 //   as a blocking call in an asyncio method holds up the event loop. Await instead.
 // - `co_await ref` gives what ray::Get would (a std::shared_ptr<T>), or throws its
@@ -57,7 +60,7 @@ inline std::mutex& AsyncLoop() {
   static std::mutex loop;
   return loop;
 }
-// Async calls suspended now (ordinary methods take the loop while any is).
+// Async calls started and not ended (ordinary methods take the loop while any is).
 inline std::atomic<int>& AsyncInFlight() {
   static std::atomic<int> n{0};
   return n;

@@ -192,8 +192,11 @@ RayResult AsyncOutcome(AsyncPromise<T>& p) {
 template <typename T>
 RayResult StartAsync(Async<T> task) {
   auto body = task.Release();
+  // (Counted from its first run: ordinary methods take the loop meanwhile.)
+  ++AsyncInFlight();
   const RayRuntimeApi& api = CheckedApi();
   if (api.abi_version < 4 || !api.call_id || !api.complete) {
+    --AsyncInFlight();
     body.destroy();
     throw RayException("this ray runtime cannot run async methods");
   }
@@ -201,16 +204,25 @@ RayResult StartAsync(Async<T> task) {
   std::lock_guard<std::mutex> loop(AsyncLoop());
   body.resume();
   if (body.promise().done) {
+    --AsyncInFlight();
     RayResult r = AsyncOutcome(body.promise());
     body.destroy();
     return r;
   }
-  ++AsyncInFlight();
   body.promise().on_done = [&api, call](AsyncPromise<T>& p) {
     --AsyncInFlight();
     api.complete(api.ctx, call, AsyncOutcome(p));
   };
   return MakeResult("", RAY_OBJECT_PENDING);
+}
+// Whether a member function takes every parameter by value.
+template <typename R, typename C, typename... Ps>
+constexpr bool TakesValues(R (C::*)(Ps...)) {
+  return (!std::is_reference_v<Ps> && ...);
+}
+template <typename R, typename C, typename... Ps>
+constexpr bool TakesValues(R (C::*)(Ps...) const) {
+  return (!std::is_reference_v<Ps> && ...);
 }
 // An ordinary method's (or function's) result.
 template <typename T, typename Call, typename Tuple>
@@ -231,6 +243,8 @@ RayResult InvokeMethod(void* instance, const RayArg* args, size_t nargs) {
     auto tuple = DecodeArgs<typename T::Args>(args, std::make_index_sequence<T::kArity>());
     auto call = [&](auto&&... a) { return (self->*M)(std::forward<decltype(a)>(a)...); };
     if constexpr (IsAsync<typename T::Return>::value) {
+      static_assert(TakesValues(M), "an async method takes its parameters by value: a body "
+                                    "outlives the call's decoded arguments (ray/async.h)");
       return StartAsync(std::apply(call, std::move(tuple)));
     } else {
       // While async calls of the actor are in flight, one body at a time (async.h).
