@@ -110,6 +110,8 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   spec.task_id = task.Binary();
   spec.job_id = job_.Binary();
   spec.plugin = plugin;
+  spec.actors_detached = inherited_.actors_detached;
+  if (spec.kind == ri::kActorCreation && !spec.lifetime_set) spec.detached = spec.actors_detached;
   if (Status valid = protocol::CheckResourceRequest(spec.resources); !valid.ok()) {
     return Status::InvalidArgument(
         fmt::format("{} {}: {}", spec.kind == ri::kActorCreation ? "actor" : "task",

@@ -65,6 +65,7 @@ class TaskSubmitter {
   struct Inherited {
     std::string runtime_env;
     std::string capture_group;
+    bool actors_detached = false;  // the job's default_actor_lifetime is DETACHED
   };
   void SetInherited(Inherited inherited) { inherited_ = std::move(inherited); }
   // Submits a plugin's TaskRequest (msgpack) for the plugin with content hash

@@ -122,6 +122,7 @@ Result<std::unique_ptr<Job>> Start(const internal::InitRequest& r) {
   o.plugin_path = plugin_path;
   o.ray_namespace = r.ray_namespace;
   o.runtime_env = r.runtime_env;
+  o.actors_detached = r.actors_detached;
   o.gcs_address = target.gcs_address;
   o.token = target.token;
   o.raylet_socket = target.raylet_socket;

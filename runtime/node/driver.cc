@@ -82,7 +82,8 @@ Result<std::unique_ptr<DriverSession>> DriverSession::Start(const JobOptions& o,
   RAY_ASSIGN_OR_RETURN(s->client, core::CoreClient::Connect(raylet, true, s->job, ""));
   RAY_RETURN_IF_ERROR(WhileUnavailable(
       3, [&] { return s->gcs.AddJob(s->job.Binary(), ::getpid(), o.plugin_path, ns); }));
-  s->client->SetInherited({core::Canonical(env), ""});  // the job's tasks and actors run in it
+  // The job's tasks and actors run in it, and create actors of its default lifetime.
+  s->client->SetInherited({core::Canonical(env), "", o.actors_detached});
   s->binding = std::make_unique<core::RuntimeBinding>(s->client.get(), plugin.hash());
   plugin.Attach(s->binding->api());
   return std::unique_ptr<DriverSession>(new DriverSession(std::move(s)));

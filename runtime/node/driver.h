@@ -41,6 +41,8 @@ struct JobOptions {
   // The job's runtime environment, JSON as the user wrote it (runtime/api/
   // runtime_env.h; local paths): checked and shipped before the job starts. "": none.
   std::string runtime_env;
+  // Actors that do not set their lifetime are detached (default_actor_lifetime).
+  bool actors_detached = false;
 };
 
 // A job's driver connection, open between Start and Finish: the plugin is published

@@ -230,11 +230,13 @@ struct TaskSpec : ray::internal::TaskRequest {
   // Object ids the task's arguments hold (refs passed, serialized or nested, and for
   // an actor call the actor's handle): kept while the task is pending.
   std::vector<ObjectId> contained_refs;
+  // The job's default for the actors this task creates (and theirs): detached.
+  bool actors_detached = false;
   MSGPACK_DEFINE_ARRAY(task_id, job_id, kind, plugin, function, args, num_returns, resources,
                        max_retries, max_calls, max_restarts, actor_id, actor_name, caller,
                        contained_refs, placement_group_id, bundle_index, detached,
                        ray_namespace, runtime_env, max_concurrency,
-                       placement_group_capture_child_tasks);
+                       placement_group_capture_child_tasks, actors_detached);
 };
 
 // Why a task (submitted, forwarded, or sent to an actor directly) is refused, or Ok.

@@ -195,9 +195,9 @@ std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& t
     Status entered = env_.Enter(spec.runtime_env);
     if (!entered.ok()) return system_error("RuntimeEnvSetupError", entered.message());
     // Its tasks inherit its environment, and its group if it captures them.
-    client_->SetInherited({spec.runtime_env, spec.placement_group_capture_child_tasks
-                                                 ? spec.placement_group_id
-                                                 : ""});
+    client_->SetInherited({spec.runtime_env,
+                           spec.placement_group_capture_child_tasks ? spec.placement_group_id : "",
+                           spec.actors_detached});
   }
   Loaded* loaded = nullptr;
   if (spec.kind == ri::kActorTask) {

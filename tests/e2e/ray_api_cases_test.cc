@@ -6,8 +6,7 @@
 // RayTaskException / RayActorException / RayTimeoutException are ray::TaskError /
 // ray::ActorDiedError / ray::GetTimeoutError.
 //
-// Not re-created: PythonInvocationTest (no Python workers), DefaultActorLifetimeTest
-// (RayConfig has no default_actor_lifetime), RuntimeEnvApiTest and
+// Not re-created: PythonInvocationTest (no Python workers), RuntimeEnvApiTest and
 // RuntimeEnvApiExceptionTest (ray::RuntimeEnv is a builder of Ray's keys, not a JSON
 // container with Get/Serialize); and in FullTest, the CheckRestartIn* checks (no
 // WasCurrentActorRestarted) and the options Ray puts on single calls (SetName on a
@@ -68,6 +67,20 @@ TEST_F(RayApiCase, Initialized) {
   EXPECT_TRUE(ray::IsInitialized());
   ray::Shutdown();
   EXPECT_FALSE(ray::IsInitialized());
+}
+
+// With default_actor_lifetime DETACHED, an actor an actor creates outlives its creator.
+TEST_F(RayApiCase, DefaultActorLifetimeTest) {
+  config_.default_actor_lifetime = ray::ActorLifetime::DETACHED;
+  Init();
+  auto parent = ray::Actor(Counter::FactoryCreate).Remote();
+  ray::Get(parent.Task(&Counter::CreateChildActor).Remote("child_actor_name"));
+  auto child = ray::GetActor<Counter>("child_actor_name");
+  ASSERT_TRUE(child);
+  EXPECT_EQ(1, *ray::Get(child->Task(&Counter::Plus1).Remote()));
+  parent.Kill();
+  std::this_thread::sleep_for(4s);
+  EXPECT_EQ(2, *ray::Get(child->Task(&Counter::Plus1).Remote()));
 }
 
 TEST_F(RayApiCase, FullTest) {

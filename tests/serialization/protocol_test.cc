@@ -312,7 +312,8 @@ TEST(BodyTest, TaskSpecEncodesAsOneFlatArray) {
       t.task_id, t.job_id, t.kind, t.plugin, t.function, t.args, t.num_returns, t.resources,
       t.max_retries, t.max_calls, t.max_restarts, t.actor_id, t.actor_name, t.caller,
       t.contained_refs, t.placement_group_id, t.bundle_index, t.detached, t.ray_namespace,
-      t.runtime_env, t.max_concurrency, t.placement_group_capture_child_tasks));
+      t.runtime_env, t.max_concurrency, t.placement_group_capture_child_tasks,
+      t.actors_detached));
   EXPECT_EQ(protocol::Pack(t), flat);
   Result<TaskSpec> back = DecodeBody<TaskSpec>(flat, "TaskSpec");
   ASSERT_TRUE(back.ok()) << back.status().ToString();

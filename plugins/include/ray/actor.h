@@ -176,6 +176,7 @@ class ActorCreator : public internal::Options<ActorCreator<F>> {
   // it from later jobs.
   ActorCreator& SetLifetime(ActorLifetime lifetime) {
     this->req_.detached = lifetime == ActorLifetime::DETACHED;
+    this->req_.lifetime_set = true;
     return *this;
   }
   // Times the actor is restarted (constructor re-run) when its worker dies.

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "ray/actor.h"
 #include "ray/context.h"
 #include "ray/runtime_env.h"
 #include "ray/wire.h"
@@ -54,6 +55,9 @@ struct RayConfig {
   // The job's runtime environment: its tasks and actors run in it unless they set
   // their own (ray/runtime_env.h), as `ray run --runtime-env`.
   RuntimeEnv runtime_env;
+  // The lifetime of the actors the job creates (its driver, tasks and actors, on any
+  // node) that do not SetLifetime: DETACHED ones outlive their creator and the job.
+  ActorLifetime default_actor_lifetime = ActorLifetime::NON_DETACHED;
 };
 
 }  // namespace ray
@@ -82,7 +86,8 @@ inline void Init(const RayConfig& config) {
   if (IsInitialized()) throw RayException("ray::Init: already initialized (call Shutdown first)");
   internal::InitRequest r{config.address,  config.token,         config.code_search_path,
                           config.num_cpus, config.temp_dir,      config.ray_namespace,
-                          config.runtime_env.ToJson()};
+                          config.runtime_env.ToJson(),
+                          config.default_actor_lifetime == ActorLifetime::DETACHED};
   std::string request = internal::Pack(r);
   char error[1024] = {0};
   const RayRuntimeApi* api = nullptr;

@@ -76,10 +76,13 @@ struct TaskRequest {
   // group too, in any bundle, unless they name a group of their own (Ray's
   // placement_group_capture_child_tasks).
   bool placement_group_capture_child_tasks = false;
+  // Actor creation: `detached` was set (SetLifetime); else the job's default applies
+  // (RayConfig::default_actor_lifetime).
+  bool lifetime_set = false;
   MSGPACK_DEFINE_ARRAY(kind, function, args, num_returns, resources, max_retries, max_calls,
                        max_restarts, actor_id, actor_name, placement_group_id, bundle_index,
                        detached, ray_namespace, runtime_env, max_concurrency,
-                       placement_group_capture_child_tasks);
+                       placement_group_capture_child_tasks, lifetime_set);
 };
 
 // ray::Init's configuration, as a program hands it to the client library (ray/init.h
@@ -92,8 +95,9 @@ struct InitRequest {
   std::string temp_dir;
   std::string ray_namespace;
   std::string runtime_env;  // JSON; "": none
+  bool actors_detached = false;  // default_actor_lifetime DETACHED
   MSGPACK_DEFINE_ARRAY(address, token, code_search_path, num_cpus, temp_dir, ray_namespace,
-                       runtime_env);
+                       runtime_env, actors_detached);
 };
 
 template <typename T>
