@@ -373,4 +373,32 @@ TEST_F(FakeRuntimeTest, RuntimeFailureCarriesLastError) {
   EXPECT_EQ(RayErrorOf([] { ray::Put(1); }), "cannot put object: fake failure");
 }
 
+// RuntimeEnv as a JSON container: what it accepts, and what comes back.
+TEST(RuntimeEnvJsonTest, JsonValuesAreCheckedAndRoundTrip) {
+  ray::RuntimeEnv env;
+  for (const char* good : {"0", "-1.5e+3", "true", "null", "\"a\\u00e9\\n\"", "[]", "{}",
+                           " {\"a\": [1, {\"b\": \"\\ud83d\\ude00\"}], \"c\": false} "}) {
+    EXPECT_NO_THROW(env.SetJsonStr("k", good)) << good;
+  }
+  for (const char* bad : {"", "{123", "[1,]", "{\"a\" 1}", "01x", "\"\\q\"", "tru", "1 2",
+                          "\"\\u12\"", "[1}"}) {
+    EXPECT_THROW(env.SetJsonStr("k", bad), ray::RuntimeEnvError) << bad;
+  }
+  env.SetJsonStr("s", "\"caf\\u00e9 \\ud83d\\ude00\\t\"");
+  EXPECT_EQ(env.Get<std::string>("s"), "caf\xc3\xa9 \xf0\x9f\x98\x80\t");
+  env.Set("env_vars", std::map<std::string, std::string>{{"A", "1"}, {"B", "x\"y"}});
+  env.SetList("plugins", {"/a.so", "/b.so"});
+  auto back = ray::RuntimeEnv::Deserialize(env.Serialize());
+  EXPECT_EQ(back.Serialize(), env.Serialize());
+  EXPECT_EQ((back.Get<std::map<std::string, std::string>>("env_vars")),
+            (std::map<std::string, std::string>{{"A", "1"}, {"B", "x\"y"}}));
+  EXPECT_EQ(back.Get<std::vector<std::string>>("plugins"),
+            (std::vector<std::string>{"/a.so", "/b.so"}));
+  EXPECT_THROW(back.Get<std::vector<std::string>>("env_vars"), ray::RuntimeEnvError);
+  EXPECT_THROW(ray::RuntimeEnv::Deserialize("[1]"), ray::RuntimeEnvError);
+  EXPECT_THROW(ray::RuntimeEnv::Deserialize("{\"a\":}"), ray::RuntimeEnvError);
+  EXPECT_EQ(ray::RuntimeEnv().Serialize(), "{}");
+  EXPECT_TRUE(ray::RuntimeEnv::Deserialize("{}").Empty());
+}
+
 }  // namespace

@@ -6,9 +6,8 @@
 // RayTaskException / RayActorException / RayTimeoutException are ray::TaskError /
 // ray::ActorDiedError / ray::GetTimeoutError.
 //
-// Not re-created: PythonInvocationTest (no Python workers), RuntimeEnvApiTest and
-// RuntimeEnvApiExceptionTest (ray::RuntimeEnv is a builder of Ray's keys, not a JSON
-// container with Get/Serialize); and in FullTest, the CheckRestartIn* checks (no
+// Not re-created: PythonInvocationTest (no Python workers); and in FullTest, the
+// CheckRestartIn* checks (no
 // WasCurrentActorRestarted) and the options Ray puts on single calls (SetName on a
 // task, SetResources on an actor call: a task's name is its function's here, and an
 // actor's calls run in its resources).
@@ -394,6 +393,36 @@ TEST_F(RayApiCase, GetNamespaceApiTest) {
   auto actor = ray::Actor(Counter::FactoryCreate).Remote();
   EXPECT_EQ(*ray::Get(actor.Task(&Counter::GetNamespaceInActor).Remote()),
             "test_get_current_namespace");
+}
+
+// Ray sets a struct through nlohmann::json's to_json; the SDK has no JSON library, so
+// a structured field goes in as JSON text (SetJsonStr) and comes back the same.
+TEST_F(RayApiCase, RuntimeEnvApiTest) {
+  ray::RuntimeEnv env;
+  const std::string pip = R"({"packages":["requests"],"pip_check":true})";
+  env.SetJsonStr("pip", pip);
+  const std::string working_dir = "https://path/to/working_dir.zip";
+  env.Set("working_dir", working_dir);
+  auto env2 = ray::RuntimeEnv::Deserialize(env.Serialize());
+  EXPECT_EQ(env2.GetJsonStr("pip"), pip);
+  EXPECT_EQ(env2.Get<std::string>("working_dir"), working_dir);
+  ray::RuntimeEnv env3;
+  const std::string raw = R"({"packages":["requests","tensorflow"],"pip_check":false})";
+  env3.SetJsonStr("pip", raw);
+  EXPECT_EQ(env3.GetJsonStr("pip"), raw);
+}
+
+TEST_F(RayApiCase, RuntimeEnvApiExceptionTest) {
+  ray::RuntimeEnv env;
+  EXPECT_THROW(env.Get<std::string>("working_dir"), ray::RuntimeEnvError);
+  env.Set("working_dir", "https://path/to/working_dir.zip");
+  EXPECT_THROW((env.Get<std::map<std::string, std::string>>("working_dir")), ray::RuntimeEnvError);
+  EXPECT_THROW(env.SetJsonStr("pip", "{123"), ray::RuntimeEnvError);
+  EXPECT_THROW(env.GetJsonStr("pip"), ray::RuntimeEnvError);
+  EXPECT_FALSE(env.Empty());
+  EXPECT_TRUE(env.Remove("working_dir"));
+  EXPECT_FALSE(env.Remove("pip"));  // none: nothing happens
+  EXPECT_TRUE(env.Empty());
 }
 
 TEST_F(RayApiCase, RuntimeEnvTaskLevelEnvVarsTest) {
