@@ -50,6 +50,19 @@ void Raylet::DropLocal(const ObjectId& id, bool keep_segment) {
   if (!holds_.empty()) ReleaseHolds(ObjectHolds::Object(id));  // refs nested in it
 }
 
+void Raylet::StoreHolding(std::span<const ObjectPayload> objects,
+                          const std::vector<ObjectId>& contained) {
+  // (Every hold first: storing a task's first result lets go of its arguments.)
+  if (!contained.empty()) {
+    for (const ObjectPayload& p : objects) AddHolds(contained, ObjectHolds::Object(p.id));
+  }
+  for (const ObjectPayload& p : objects) {
+    StoreObject(p);
+    // Dropped (freed before it came): what its value held goes too.
+    if (!contained.empty() && !objects_.Find(p.id)) ReleaseHolds(ObjectHolds::Object(p.id));
+  }
+}
+
 void Raylet::AddHolds(const std::vector<ObjectId>& ids, const std::string& holder) {
   for (const ObjectId& id : ids) {
     const bool here = HomeIsHere(id);

@@ -21,16 +21,13 @@ void PeerHolds::FreeCopy(const std::string& node, const ObjectId& id) {
   if (Peer* p = PeerFor(node)) p->next.free_copies.push_back(id);
 }
 
-void PeerHolds::After(std::function<void()> then, int64_t now_ms) {
-  Deferred d;
-  d.deadline_ms = now_ms + kAckTimeoutMs;
+std::vector<std::pair<std::string, uint64_t>> PeerHolds::Unacknowledged() const {
+  std::vector<std::pair<std::string, uint64_t>> needs;
   for (const auto& [node, peer] : peers_) {
     uint64_t last = peer.sent + (peer.next.borrowed.empty() ? 0 : 1);
-    if (last > peer.acked) d.needs.emplace_back(node, last);
+    if (last > peer.acked) needs.emplace_back(node, last);
   }
-  if (d.needs.empty() && deferred_.empty()) return then();
-  d.then = std::move(then);
-  deferred_.push_back(std::move(d));
+  return needs;
 }
 
 void PeerHolds::Acked(const std::string& home, uint64_t seq) {

@@ -48,8 +48,15 @@ class PeerHolds {
   // `node` may hold a copy of `id`, which is freed: said at the next Flush.
   void FreeCopy(const std::string& node, const ObjectId& id);
   // Runs `then` once every borrow said (or to be said at the next Flush) until now is
-  // acknowledged: at once if none waits. Deferred ones run in the order given.
-  void After(std::function<void()> then, int64_t now_ms = 0);
+  // acknowledged: at once if none waits (nothing is allocated then: replies of puts
+  // and task ends come this way). Deferred ones run in the order given.
+  template <typename Then>
+  void After(Then&& then, int64_t now_ms = 0) {
+    auto needs = Unacknowledged();
+    if (needs.empty() && deferred_.empty()) return then();
+    deferred_.push_back(Deferred{std::move(needs), std::function<void()>(std::forward<Then>(then)),
+                                 now_ms + kAckTimeoutMs});
+  }
   // `home` acknowledged the borrows of its message `seq` and of every one before.
   void Acked(const std::string& home, uint64_t seq);
   // This node (a home) counted `from`'s borrows up to its message `seq`: the
@@ -83,6 +90,9 @@ class PeerHolds {
     int64_t deadline_ms = 0;
   };
   Peer* PeerFor(const std::string& node);
+  // (home, seq) of every borrow said, or to be said, and not acknowledged yet: the
+  // last message of each home to wait for.
+  std::vector<std::pair<std::string, uint64_t>> Unacknowledged() const;
   bool Satisfied(const Deferred& d) const;
   void RunSatisfied();
 

@@ -512,14 +512,7 @@ void Raylet::HandleAbandoned(Client& c, uint64_t request_id) {
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::PutRequest>(c.peer, body, "PutRequest");
   if (!msg) return;
-  if (!msg->contained_refs.empty()) {
-    const ObjectId id = msg->object.id;
-    AddHolds(msg->contained_refs, ObjectHolds::Object(id));
-    StoreObject(msg->object);
-    if (!objects_.Find(id)) ReleaseHolds(ObjectHolds::Object(id));  // dropped
-  } else {
-    StoreObject(msg->object);
-  }
+  StoreHolding({&msg->object, 1}, msg->contained_refs);
   if (req != 0) {  // the client waits for an acknowledgement (shared-memory puts)
     const ObjectId id = msg->object.id;
     const StoredObject* o = objects_.Find(id);

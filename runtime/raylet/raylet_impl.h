@@ -41,6 +41,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -261,6 +262,9 @@ class Raylet {
   // Drops this node's copy of `id` (one not here yet, of a task sent here, is dropped
   // when it comes), then what only it held.
   void DropLocal(const ObjectId& id, bool keep_segment = false);
+  // Stores `objects` (a put, or a task's results), whose values hold the refs
+  // `contained`.
+  void StoreHolding(std::span<const ObjectPayload> objects, const std::vector<ObjectId>& contained);
   // Holds of `holder` on the objects `ids`.
   void AddHolds(const std::vector<ObjectId>& ids, const std::string& holder);
   // Every hold of `holder` goes; what it alone held is freed.

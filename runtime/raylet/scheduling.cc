@@ -321,15 +321,7 @@ void Raylet::TakeBackTasksAhead(Client& w) {
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TaskDone>(c.peer, body, "TaskDone");
   if (!msg) return;
-  for (const auto& p : msg->returns) {
-    if (msg->contained_refs.empty()) continue;
-    AddHolds(msg->contained_refs, ObjectHolds::Object(p.id));
-  }
-  for (const auto& p : msg->returns) {
-    StoreObject(p);
-    // (Dropped: freed before it came.)
-    if (!msg->contained_refs.empty() && !objects_.Find(p.id)) ReleaseHolds(ObjectHolds::Object(p.id));
-  }
+  StoreHolding(msg->returns, msg->contained_refs);
   NotifyOrigin(msg->task_id, msg->returns);
   if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
     bool failed = std::any_of(msg->returns.begin(), msg->returns.end(), [](const auto& r) {

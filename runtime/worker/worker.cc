@@ -362,8 +362,7 @@ Status RunWorker(const WorkerOptions& options) {
   bool live = true;
   Worker worker(client.get(), parts);
   auto answered = [&] {
-    --in_flight;
-    room.notify_all();
+    if (in_flight-- >= worker.CallLimit()) room.notify_all();  // (a waiter: room now)
   };
   auto send_answer = [&](Worker::Answered& answer) {
     answer->second.start_ms = answer->first.start_ms;
