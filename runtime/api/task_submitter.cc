@@ -20,10 +20,9 @@ namespace ri = ray::internal;
 
 namespace {
 // Tasks that may wait on one lease (beyond, they go through the raylet, which queues
-// them without holding a worker), when tasks of the shape take less than
-// kShortTaskMs on average.
+// them without holding a worker), when their function's tasks are short
+// (TaskDurations).
 constexpr size_t kMaxLeaseQueue = 1024;
-constexpr double kShortTaskMs = 1.0;
 // How long after the raylet had no worker to lease the caller asks again.
 constexpr int64_t kLeaseRetryMs = 10;
 // How long after telling the raylet a lease is wanted the caller tells it again, if no
@@ -319,8 +318,7 @@ TaskSubmitter::DirectPeer* TaskSubmitter::LeaseFor(const protocol::TaskSpec& spe
   // worker frees first.
   // (Calls queue on a worker on another node too, though they cannot be taken back:
   // see QueuesCalls.)
-  auto estimate = pool.task_ms.find(spec.function);
-  bool short_tasks = estimate != pool.task_ms.end() && estimate->second < kShortTaskMs;
+  bool short_tasks = pool.durations.Short(spec.function);
   if (pool.busy && short_tasks && least && QueuesCalls(*least) &&
       least->inflight.size() < kMaxLeaseQueue) {
     // (Offers are local: a node never offers a lease on another node.)
@@ -460,10 +458,10 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   Settled(call->second);
   peer.inflight.erase(call);
   if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
-  if (!peer.lease.empty() && done.end_ms >= done.start_ms) {
-    double ms = static_cast<double>(done.end_ms - done.start_ms);
-    auto [it, first] = leases_[peer.lease].task_ms.emplace(function, ms);
-    if (!first) it->second = 0.9 * it->second + 0.1 * ms;
+  if (!peer.lease.empty() && (done.run_us >= 0 || done.end_ms >= done.start_ms)) {
+    leases_[peer.lease].durations.Record(
+        function, done.run_us >= 0 ? static_cast<double>(done.run_us) / 1000.0
+                                   : static_cast<double>(done.end_ms - done.start_ms));
   }
   DirectResults& results = objects_->direct();
   bool left_elsewhere = false;

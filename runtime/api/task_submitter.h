@@ -45,6 +45,7 @@
 #include "runtime/api/reference_counter.h"
 #include "runtime/api/runtime_env.h"
 #include "runtime/ids/ids.h"
+#include "runtime/scheduler/task_durations.h"
 #include "runtime/serialization/protocol.h"
 #include "runtime/serialization/start_gate.h"
 #include "runtime/transport/transport.h"
@@ -117,9 +118,9 @@ class TaskSubmitter {
     std::vector<DirectPeer*> workers;
     int64_t denied_ms = -1;  // when the raylet last had no worker to lease
     bool busy = false;       // then, because every resource was taken
-    // How long tasks of the shape run, per function (a moving average): a function's
-    // long tasks do not queue behind a worker because another's are short.
-    std::unordered_map<std::string, double> task_ms;
+    // How long tasks of the shape run, per function: a function's long tasks do not
+    // queue behind a worker because another's are short.
+    scheduler::TaskDurations durations;
     int64_t wanted_ms = -1;  // when the raylet was last told a lease is wanted (-1: offered)
   };
 

@@ -254,7 +254,9 @@ void Raylet::AnswerAskNotNow(uint64_t ask) {
   if (it == route_asks_.end()) return;
   const RouteAskPending& pending = it->second;
   if (pending.lease) {
-    SendMsg(pending.caller, MessageType::kLeaseReply, pending.request, protocol::LeaseReply{});
+    protocol::LeaseReply reply;
+    if (pending.spillback) reply.outcome = protocol::LeaseReply::kBusy;  // (as here)
+    SendMsg(pending.caller, MessageType::kLeaseReply, pending.request, reply);
   } else {
     SendMsg(pending.caller, MessageType::kActorRouteReply, pending.request, protocol::ActorRouteReply{});
   }

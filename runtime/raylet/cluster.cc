@@ -10,7 +10,17 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
   std::optional<protocol::LeaseReply> reply = protocol::LeaseReply{};
   if (msg && ValidLease(c.peer, *msg)) {
     ResourceSet need = scheduler::LeaseShapeOf(msg->resources);
-    reply = placement_.FitsHere(need) ? LeaseWorker(c.peer, *msg) : RemoteLease(c, *msg, need, req);
+    if (!placement_.FitsHere(need)) {
+      reply = RemoteLease(c, *msg, need, req);
+    } else {
+      reply = LeaseWorker(c.peer, *msg);
+      // Spillback: every resource of the shape is taken here, and another node has
+      // room for it now: the lease is asked of that node (the answer, if not a grant,
+      // is "busy", as it is here).
+      if (reply->outcome == protocol::LeaseReply::kBusy && MultiNode()) {
+        reply = RemoteLease(c, *msg, need, req, /*spillback=*/true);
+      }
+    }
   }
   if (reply) SendMsg(c.peer, MessageType::kLeaseReply, req, *reply);
 }

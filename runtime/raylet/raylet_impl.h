@@ -386,7 +386,8 @@ class Raylet {
   // worker leased to a caller here died on its node.
   std::optional<protocol::LeaseReply> RemoteLease(const Client& caller,
                                                   const protocol::LeaseRequest& msg,
-                                                  const ResourceSet& need, uint64_t req);
+                                                  const ResourceSet& need, uint64_t req,
+                                                  bool spillback = false);
   void OnLeaseAnswer(const protocol::LeaseAnswer& answer);
   void OnLeaseAsk(const protocol::LeaseAsk& ask);
   void HandleTcpEndpoint(Client& c, std::string_view body);
@@ -534,6 +535,8 @@ class Raylet {
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> restoring_;
   // Tasks whose arguments are ready, waiting for resources and a worker.
   scheduler::LocalTaskQueue ready_;
+  // How long the functions of the tasks run here take (which may go ahead: Pipeline).
+  scheduler::TaskDurations durations_;
   ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<std::string> finished_jobs_;
   // Local copies of plugins, fetched from the GCS when missing: while it cannot be
@@ -559,6 +562,9 @@ class Raylet {
     std::string node;
     int64_t asked_ms = 0;
     bool lease = false;
+    // A lease this node could grant but is busy for (RemoteLease's spillback): if not
+    // granted there, the caller hears "busy".
+    bool spillback = false;
   };
   std::unordered_map<uint64_t, RouteAskPending> route_asks_;
   uint64_t next_route_ask_ = 1;

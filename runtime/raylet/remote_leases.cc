@@ -20,19 +20,28 @@ namespace ray::raylet {
 
 std::optional<protocol::LeaseReply> Raylet::RemoteLease(const Client& caller,
                                                         const protocol::LeaseRequest& msg,
-                                                        const ResourceSet& need, uint64_t req) {
-  if (msg.job_id.size() != JobId::kSize) return protocol::LeaseReply{};
-  std::optional<std::string> node = placement_.ChooseNode(need, available_, /*shape_waiting=*/false);
-  if (!node || node->empty()) return protocol::LeaseReply{};  // (through the raylet: it decides)
+                                                        const ResourceSet& need, uint64_t req,
+                                                        bool spillback) {
+  protocol::LeaseReply here;
+  if (spillback) here.outcome = protocol::LeaseReply::kBusy;
+  if (msg.job_id.size() != JobId::kSize) return here;
+  std::optional<std::string> node =
+      spillback ? placement_.RemoteWithRoom(need)
+                : placement_.ChooseNode(need, available_, /*shape_waiting=*/false);
+  if (!node || node->empty()) return here;  // (through the raylet: it decides)
   // A node that did not answer an ask lately is not asked again for a while (each
   // ask blocks the caller until answered or expired).
   if (auto quiet = lease_asks_unanswered_.find(*node);
       quiet != lease_asks_unanswered_.end() &&
       clock_.MonoMillis() - quiet->second < kLeaseAsksPausedMs) {
-    return protocol::LeaseReply{};
+    return here;
   }
   uint64_t ask = next_route_ask_++;
-  route_asks_[ask] = {caller.peer, req, ActorId(), *node, clock_.MonoMillis(), /*lease=*/true};
+  route_asks_[ask] = {caller.peer, req, ActorId(), *node, clock_.MonoMillis(), /*lease=*/true,
+                      spillback};
+  // (Counted against the node's room until its reports show the lease: one caller's
+  // asks in a burst, or several callers', do not all go to one node on one report.)
+  placement_.Charge(*node, need, clock_.MonoMillis(), "lease " + std::to_string(ask));
   peers_->Tell(*node, MessageType::kLeaseAsk,
                protocol::LeaseAsk{ask, msg, caller.peer, node_id_.Binary()});
   return std::nullopt;
@@ -51,7 +60,7 @@ void Raylet::OnLeaseAnswer(const protocol::LeaseAnswer& answer) {
     reply = {protocol::LeaseReply::kGranted, answer.endpoint, {}, /*encrypted=*/true};
     remote_leases_[pending.node].insert({pending.caller, answer.endpoint});
     remote_endpoints_[answer.endpoint] = pending.node;
-  } else if (answer.outcome == protocol::LeaseReply::kBusy) {
+  } else if (answer.outcome == protocol::LeaseReply::kBusy || pending.spillback) {
     reply.outcome = protocol::LeaseReply::kBusy;
   }
   SendMsg(pending.caller, MessageType::kLeaseReply, pending.request, reply);

@@ -235,8 +235,8 @@ void Raylet::Dispatch() {
         w.running = std::move(t);
         return true;
       });
-  if (!MultiNode()) Pipeline();
   if (MultiNode()) SpillQueued();
+  Pipeline();
   OfferLeases();
   ReclaimLeases();
   // Start workers for tasks that could start now if there were workers.
@@ -266,12 +266,11 @@ void Raylet::Pipeline() {
   bool multi_node = false;
   std::vector<Client*> busy;
   ready_.ForEachShape([&](const ResourceSet& need, size_t) {
-    if (multi_node || !scheduler::ShapeMayGoAhead(need, available_)) return;
+    if (!scheduler::ShapeMayGoAhead(need, available_)) return;
     if (!looked) {  // a node may have joined since the last look
       looked = true;
-      RefreshCluster();
+      if (!MultiNode()) RefreshCluster();
       multi_node = MultiNode();
-      if (multi_node) return;
     }
     busy.clear();
     for (auto& [peer, c] : clients_) {
@@ -285,7 +284,7 @@ void Raylet::Pipeline() {
       for (Client* w : busy) {
         TaskSpec* t = ready_.Front(need);
         if (!t) return;
-        if (!scheduler::TaskMayGoAhead(*t, AheadOf(*w))) continue;
+        if (!scheduler::TaskMayGoAhead(*t, AheadOf(*w), multi_node, durations_)) continue;
         if (!w->Serves(t->runtime_env)) continue;
         SendExecute(*w, *t, /*ahead=*/true);
         w->queued.push_back(ready_.PopFront(need));
@@ -324,6 +323,9 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   StoreHolding(msg->returns, msg->contained_refs);
   NotifyOrigin(msg->task_id, msg->returns);
   if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
+    if (msg->run_us >= 0 && spec->kind == ri::kNormalTask) {
+      durations_.Record(scheduler::DurationKey(*spec), static_cast<double>(msg->run_us) / 1000.0);
+    }
     bool failed = std::any_of(msg->returns.begin(), msg->returns.end(), [](const auto& r) {
       return r.state == static_cast<uint8_t>(ObjectState::kError);
     });

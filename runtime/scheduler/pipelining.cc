@@ -11,9 +11,13 @@ bool WorkerTakesAhead(const AheadWorker& w, const ResourceSet& shape) {
          *w.held == shape && w.queued < kPipelineDepth;
 }
 
-bool TaskMayGoAhead(const protocol::TaskSpec& t, const AheadWorker& w) {
+bool TaskMayGoAhead(const protocol::TaskSpec& t, const AheadWorker& w, bool multi_node,
+                    const TaskDurations& durations) {
   return w.queued < kPipelineDepth && t.max_calls == 0 &&
-         t.kind == ray::internal::kNormalTask && t.job_id == w.running->job_id;
+         t.kind == ray::internal::kNormalTask && t.job_id == w.running->job_id &&
+         (!multi_node || durations.Short(DurationKey(t)));
 }
+
+std::string DurationKey(const protocol::TaskSpec& t) { return t.plugin + "/" + t.function; }
 
 }  // namespace ray::scheduler

@@ -6,12 +6,15 @@
 //
 // Only plain tasks of the running task's job go ahead: GPUs and max_calls are per
 // task, and a worker that called Get or Wait may be waiting for them (it gets none
-// until its running task ends). The raylet pipelines on single-node clusters only:
-// with other nodes, a waiting task may spill to one with room instead.
+// until its running task ends). With other nodes, a waiting task may spill to one with
+// room instead, which a task sent ahead never does: there only tasks of functions
+// known to run short go ahead (TaskDurations), after the raylet spilled what the
+// other nodes had room for.
 
 #include <cstddef>
 
 #include "runtime/scheduler/resources.h"
+#include "runtime/scheduler/task_durations.h"
 #include "runtime/serialization/protocol.h"
 
 namespace ray::scheduler {
@@ -34,7 +37,12 @@ struct AheadWorker {
 
 // Whether `w` may take tasks of `shape` ahead at all (before looking at the tasks).
 bool WorkerTakesAhead(const AheadWorker& w, const ResourceSet& shape);
-// Whether task `t` may go ahead to `w`, which takes tasks ahead.
-bool TaskMayGoAhead(const protocol::TaskSpec& t, const AheadWorker& w);
+// Whether task `t` may go ahead to `w`, which takes tasks ahead; `multi_node`: the
+// cluster has other nodes, and then only tasks `durations` knows run short may
+// (keyed by DurationKey).
+bool TaskMayGoAhead(const protocol::TaskSpec& t, const AheadWorker& w, bool multi_node,
+                    const TaskDurations& durations);
+// The key of a task's function in a raylet's TaskDurations: its plugin and name.
+std::string DurationKey(const protocol::TaskSpec& t);
 
 }  // namespace ray::scheduler

@@ -328,7 +328,11 @@ struct TaskDone {
   // call's results that hold refs are put in the raylet by the worker (with their
   // refs, before it answers) and come back here kMissing.
   std::vector<ObjectId> contained_refs;
-  MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms, contained_refs);
+  // How long the task's body ran, in microseconds (-1: not reported), without what
+  // came before it (loading its plugin, fetching its arguments): callers judge by it
+  // which tasks are short enough to queue behind others (TaskSubmitter).
+  int64_t run_us = -1;
+  MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms, contained_refs, run_us);
 };
 
 // A client's changes of what it holds (runtime/raylet/object_holds.h has the

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <map>
@@ -260,12 +261,15 @@ std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& t
 
   void* instance = spec.kind == ri::kActorTask ? actor_ : nullptr;
   RayResult r;
+  const auto body_start = std::chrono::steady_clock::now();
   {
     ScopedUnlock unlocked(client_->lock());
     core::RuntimeBinding::SetCurrentCall(call);
     r = loaded->plugin->Invoke(spec.function, instance, args.data(), args.size());
     core::RuntimeBinding::SetCurrentCall(0);
   }
+  const int64_t run_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::steady_clock::now() - body_start).count();
   if (r.kind == RAY_OBJECT_PENDING) {
     if (r.free_fn) r.free_fn(r.data);
     if (spec.kind == ri::kActorTask) return std::nullopt;  // Complete answers it
@@ -280,7 +284,9 @@ std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& t
     actor_gpus_ = task.gpu_ids;
     actor_concurrency_ = spec.max_concurrency;
   }
-  return Answer(spec, loaded, r);
+  protocol::TaskDone done = Answer(spec, loaded, r);
+  done.run_us = run_us;
+  return done;
 }
 
 protocol::TaskDone Worker::Answer(const protocol::TaskSpec& spec, const Loaded* loaded,

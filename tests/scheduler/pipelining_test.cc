@@ -32,7 +32,7 @@ TEST(PipeliningTest, WorkersRunningTheShapeTakeTasksAheadUpToTheDepth) {
   EXPECT_TRUE(WorkerTakesAhead(w, kOneCpu));
   w.queued = kPipelineDepth;
   EXPECT_FALSE(WorkerTakesAhead(w, kOneCpu));
-  EXPECT_FALSE(TaskMayGoAhead(Task(), w));
+  EXPECT_FALSE(TaskMayGoAhead(Task(), w, false, {}));
 }
 
 TEST(PipeliningTest, WorkersThatMayWaitForTheirTasksTakeNone) {
@@ -52,14 +52,32 @@ TEST(PipeliningTest, WorkersThatMayWaitForTheirTasksTakeNone) {
 TEST(PipeliningTest, OnlyPlainTasksOfTheRunningJobGoAhead) {
   protocol::TaskSpec running = Task("j");
   AheadWorker w{&running, &kOneCpu};
-  EXPECT_TRUE(TaskMayGoAhead(Task("j"), w));
-  EXPECT_FALSE(TaskMayGoAhead(Task("other"), w));
+  EXPECT_TRUE(TaskMayGoAhead(Task("j"), w, false, {}));
+  EXPECT_FALSE(TaskMayGoAhead(Task("other"), w, false, {}));
   protocol::TaskSpec limited = Task("j");
   limited.max_calls = 3;
-  EXPECT_FALSE(TaskMayGoAhead(limited, w));
+  EXPECT_FALSE(TaskMayGoAhead(limited, w, false, {}));
   protocol::TaskSpec actor = Task("j");
   actor.kind = ray::internal::kActorCreation;
-  EXPECT_FALSE(TaskMayGoAhead(actor, w));
+  EXPECT_FALSE(TaskMayGoAhead(actor, w, false, {}));
+}
+
+TEST(PipeliningTest, WithOtherNodesOnlyTasksKnownToRunShortGoAhead) {
+  protocol::TaskSpec running = Task();
+  AheadWorker w{&running, &kOneCpu};
+  protocol::TaskSpec t = Task();
+  t.plugin = "p";
+  t.function = "f";
+  TaskDurations durations;
+  EXPECT_TRUE(TaskMayGoAhead(t, w, /*multi_node=*/false, durations));
+  EXPECT_FALSE(TaskMayGoAhead(t, w, /*multi_node=*/true, durations));  // not known yet
+  durations.Record(DurationKey(t), 50.0);
+  EXPECT_FALSE(TaskMayGoAhead(t, w, /*multi_node=*/true, durations));  // long
+  protocol::TaskSpec other = t;
+  other.plugin = "q";  // the same name in another plugin is another function
+  durations.Record(DurationKey(other), 0.05);
+  EXPECT_FALSE(TaskMayGoAhead(t, w, /*multi_node=*/true, durations));
+  EXPECT_TRUE(TaskMayGoAhead(other, w, /*multi_node=*/true, durations));
 }
 
 }  // namespace
