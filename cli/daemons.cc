@@ -150,11 +150,15 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
   fp->callback([endpoint] { throw Exit{transport::RunFloorPeer(*endpoint)}; });
 
   // The loopback tcp floor alone, for benchmarks of work between nodes
-  // (tests/bench/cross_node_bench.sh): prints roundtrips_per_s= and messages_per_s=.
+  // (tests/bench/cross_node_bench.sh): prints roundtrips_per_s= and messages_per_s=,
+  // and with --bandwidth bytes_per_s= (8 MiB messages, one way:
+  // tests/bench/netns_transfer_bench.sh).
   auto floor_seconds = std::make_shared<double>(1.0);
+  auto floor_bandwidth = std::make_shared<bool>(false);
   auto* ft = app.add_subcommand("_tcp_floor", "")->group("");
   ft->add_option("--seconds", *floor_seconds)->check(CLI::PositiveNumber);
-  ft->callback([floor_seconds] {
+  ft->add_flag("--bandwidth", *floor_bandwidth);
+  ft->callback([floor_seconds, floor_bandwidth] {
     // Two free loopback ports in a row (the peer binds them a moment later).
     int port = 0;
     for (int p = 20000 + ::getpid() % 20000; p < 60000 && !port; p += 2) {
@@ -162,10 +166,12 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
     }
     if (!port) Fail("_tcp_floor", Status::Unavailable("no two free loopback ports in a row"));
     auto floor = transport::MeasureFloor({SelfExecutable(), "_floor_peer"},
-                                         "tcp://127.0.0.1:" + std::to_string(port), *floor_seconds);
+                                         "tcp://127.0.0.1:" + std::to_string(port), *floor_seconds,
+                                         *floor_bandwidth);
     if (!floor.ok()) Fail("_tcp_floor", floor.status());
     std::printf("roundtrips_per_s=%.0f\nmessages_per_s=%.0f\n", floor->roundtrips_per_s,
                 floor->messages_per_s);
+    if (*floor_bandwidth) std::printf("bytes_per_s=%.0f\n", floor->bytes_per_s);
   });
 
   auto w = std::make_shared<worker::WorkerOptions>();

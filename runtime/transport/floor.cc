@@ -69,7 +69,7 @@ int RunFloorPeer(const std::string& endpoint) {
 }
 
 Result<Floor> MeasureFloor(std::vector<std::string> peer_argv, const std::string& endpoint,
-                           double seconds) {
+                           double seconds, bool bandwidth) {
   peer_argv.push_back(endpoint);
   SpawnOptions o;
   o.argv = peer_argv;
@@ -96,18 +96,27 @@ Result<Floor> MeasureFloor(std::vector<std::string> peer_argv, const std::string
     for (; now - start < seconds; now = Seconds(), ++n) roundtrip();
     f.roundtrips_per_s = n / (now - start);
 
-    const uint64_t batch = 100000;
+    // One-way messages of `size` bytes for about `seconds`, in batches the peer
+    // confirms; returns messages per second. (The peer counts them across calls.)
     uint64_t sent = 0;
-    start = Seconds();
-    do {
-      for (uint64_t i = 0; i < batch; ++i) push.send(zmq::buffer(payload, sizeof(payload)));
-      sent += batch;
-      req.send(zmq::buffer(&sent, sizeof(sent)), zmq::send_flags::none);  // all arrived?
-      zmq::message_t ok;
-      if (!req.recv(ok)) throw std::runtime_error("no reply from the floor peer");
-      now = Seconds();
-    } while (now - start < seconds);
-    f.messages_per_s = sent / (now - start);
+    auto one_way = [&](const char* data, size_t size, uint64_t batch) {
+      uint64_t sent_before = sent;
+      double begin = Seconds(), end = begin;
+      do {
+        for (uint64_t i = 0; i < batch; ++i) push.send(zmq::buffer(data, size));
+        sent += batch;
+        req.send(zmq::buffer(&sent, sizeof(sent)), zmq::send_flags::none);  // all arrived?
+        zmq::message_t ok;
+        if (!req.recv(ok)) throw std::runtime_error("no reply from the floor peer");
+        end = Seconds();
+      } while (end - begin < seconds);
+      return (sent - sent_before) / (end - begin);
+    };
+    f.messages_per_s = one_way(payload, sizeof(payload), 100000);
+    if (bandwidth) {
+      std::vector<char> chunk(kBandwidthChunk, 1);
+      f.bytes_per_s = one_way(chunk.data(), chunk.size(), 16) * kBandwidthChunk;
+    }
     req.send(zmq::buffer("stop", 4), zmq::send_flags::none);
     zmq::message_t ok;
     (void)req.recv(ok);

@@ -16,14 +16,17 @@ namespace ray::transport {
 struct Floor {
   double roundtrips_per_s = 0;  // REQ -> REP -> REQ, one small message each way
   double messages_per_s = 0;    // PUSH -> PULL, small messages, one way
+  double bytes_per_s = 0;       // PUSH -> PULL, kBandwidthChunk messages (if measured)
 };
+// The size of the messages the bandwidth floor sends: an object transfer's chunk.
+inline constexpr size_t kBandwidthChunk = 8u << 20;
 
 // Starts `peer_argv` (a process that calls RunFloorPeer(endpoint) with the endpoint
 // appended to the argv), measures for about `seconds` each, stops it. `endpoint`:
 // "ipc://<path>" (the peer binds <path>.rr and <path>.push) or "tcp://127.0.0.1:<p>"
-// (ports p and p + 1).
+// (ports p and p + 1). `bandwidth`: bytes_per_s too (about `seconds` more).
 Result<Floor> MeasureFloor(std::vector<std::string> peer_argv, const std::string& endpoint,
-                           double seconds);
+                           double seconds, bool bandwidth = false);
 
 // The peer's side: answers round trips and counts one-way messages until told to
 // stop. Returns the process's exit code.
