@@ -83,12 +83,13 @@ void ObjectManager::Poll() {
     if (!in) break;
     HandleRequest(*in);
   }
-  // Handlers may add or drop dealers: collect the frames first.
-  std::vector<std::string> frames;
+  // Handlers may add or drop dealers: collect the messages first.
+  std::vector<std::pair<std::string, zmq::message_t>> messages;
   for (auto& [id, d] : dealers_) {
-    while (auto frame = d->Recv(0)) frames.push_back(std::move(*frame));
+    zmq::message_t payload;
+    while (auto frame = d->Recv(0, &payload)) messages.emplace_back(std::move(*frame), std::move(payload));
   }
-  for (const auto& f : frames) HandleChunk(f);
+  for (auto& [frame, payload] : messages) HandleChunk(frame, payload);
   // Transfers to a peer that stopped acking (it died, or forgot the pull) end.
   std::erase_if(outgoing_, [now = clock_.MonoMillis()](const auto& o) {
     return now - o.second.acked_ms > kOutgoingTimeoutMs;
@@ -181,7 +182,7 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
   }
 }
 
-void ObjectManager::HandleChunk(const std::string& frame) {
+void ObjectManager::HandleChunk(const std::string& frame, const zmq::message_t& part) {
   auto env = protocol::DecodeEnvelope(frame);
   if (!env.ok() || env->type != MessageType::kObjectChunk) {
     RAY_LOG_WARN("dropped an unexpected reply from a peer");
@@ -225,8 +226,10 @@ void ObjectManager::HandleChunk(const std::string& frame) {
   if (chunk->total != pull.writer->size() || chunk->offset != pull.received) {
     return fail(Status::DataLoss("chunk out of order or of another size"));
   }
-  if (Status st = pull.writer->Write(chunk->offset, chunk->data); !st.ok()) return fail(st);
-  pull.received += chunk->data.size();
+  // (A segment's chunk comes as the message's second part, uncopied: SendChunk.)
+  std::string_view bytes(static_cast<const char*>(part.data()), part.size());
+  if (Status st = pull.writer->Write(chunk->offset, bytes); !st.ok()) return fail(st);
+  pull.received += bytes.size();
   if (pull.received < pull.writer->size()) {
     if (auto* d = DealerFor(pull.node_id)) {
       d->Send(protocol::Encode(MessageType::kChunkAck, 0, protocol::PullObject{chunk->object_id}));
@@ -320,8 +323,10 @@ void ObjectManager::ServeWaiting() {
 bool ObjectManager::SendChunk(const std::string& peer, Outgoing& out) {
   protocol::ObjectChunk& chunk = out.chunk;  // (an empty object is one empty chunk)
   size_t n = std::min<uint64_t>(protocol::kChunkBytes, chunk.total - chunk.offset);
-  chunk.data.assign(out.mapping->data() + chunk.offset, n);
-  bool sent = router_.Send(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk));
+  // The bytes go straight from the mapped segment as the message's second part (the
+  // chunk's own `data` stays empty): ZeroMQ keeps the mapping until they are sent.
+  bool sent = router_.SendWithPayload(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk),
+                                      out.mapping->data() + chunk.offset, n, out.mapping);
   chunk.offset += n;
   return sent && chunk.offset < chunk.total;
 }

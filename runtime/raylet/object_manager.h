@@ -156,7 +156,8 @@ class ObjectManager {
                    ToHex(peer));
     };
   }
-  void HandleChunk(const std::string& frame);
+  // A chunk from a peer: `frame` the ObjectChunk, `part` a segment's bytes.
+  void HandleChunk(const std::string& frame, const zmq::message_t& part);
   // Sends the transfer's next chunk; false once every chunk went (or the peer is gone).
   bool SendChunk(const std::string& peer, Outgoing& out);
   void Ack(const std::string& peer, const ObjectId& id);

@@ -579,9 +579,10 @@ struct PullObject {
   MSGPACK_DEFINE_ARRAY(object_id);
 };
 
-// Part of an object. Inline and error objects come in one chunk; shared-memory
-// objects in chunks of kChunkBytes, in order, `total` bytes in all, at most
-// kChunkWindow of them sent ahead of the receiver's kChunkAck.
+// Part of an object. Inline and error objects come in one chunk, in `data`;
+// shared-memory objects in chunks of kChunkBytes, in order, `total` bytes in all, at
+// most kChunkWindow of them sent ahead of the receiver's kChunkAck, each chunk's bytes
+// in the message's second part (not copied into `data`, which stays empty).
 constexpr size_t kChunkBytes = 8 << 20;
 constexpr size_t kChunkWindow = 4;
 struct ObjectChunk {

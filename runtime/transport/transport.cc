@@ -82,6 +82,23 @@ bool Router::Send(const std::string& peer, const std::string& frame) {
   }
 }
 
+bool Router::SendWithPayload(const std::string& peer, const std::string& frame, const char* data,
+                             size_t size, std::shared_ptr<const void> keep) {
+  auto* held = new std::shared_ptr<const void>(std::move(keep));
+  // (ZeroMQ calls this once it is done with the bytes, or when the message is dropped.)
+  auto release = [](void*, void* hint) { delete static_cast<std::shared_ptr<const void>*>(hint); };
+  zmq::message_t payload(const_cast<char*>(data), size, release, held);
+  try {
+    if (!socket_.send(zmq::buffer(peer), zmq::send_flags::sndmore | zmq::send_flags::dontwait) ||
+        !socket_.send(zmq::buffer(frame), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
+      return false;
+    }
+    return socket_.send(payload, zmq::send_flags::dontwait).has_value();
+  } catch (const zmq::error_t& e) {
+    return false;  // (as Send)
+  }
+}
+
 Dealer::Dealer(const std::string& identity) : socket_(Context(), zmq::socket_type::dealer) {
   CommonOptions(socket_);
   if (!identity.empty()) socket_.set(zmq::sockopt::routing_id, identity);
@@ -112,13 +129,26 @@ bool Dealer::TrySend(const std::string& frame, int timeout_ms) {
   return socket_.send(zmq::buffer(frame), zmq::send_flags::dontwait).has_value();
 }
 
-std::optional<std::string> Dealer::Recv(int timeout_ms) {
+std::optional<std::string> Dealer::Recv(int timeout_ms, zmq::message_t* payload) {
   if (timeout_ms >= 0) {
     zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
     if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) == 0) return std::nullopt;
   }
   zmq::message_t msg;
   if (!socket_.recv(msg, zmq::recv_flags::none)) return std::nullopt;
+  if (payload) payload->rebuild();
+  bool more = msg.more();
+  if (more && payload) {
+    (void)socket_.recv(*payload, zmq::recv_flags::none);
+    more = payload->more();
+  }
+  if (more) {
+    zmq::message_t rest;
+    do {
+      (void)socket_.recv(rest, zmq::recv_flags::none);
+    } while (rest.more());
+    RAY_LOG_WARN("dropped the extra parts of a message");
+  }
   return msg.to_string();
 }
 

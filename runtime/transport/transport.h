@@ -5,6 +5,7 @@
 
 #include <zmq.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,11 @@ class Router {
   std::optional<Incoming> Recv(int timeout_ms = 0);
   // Drops the frame if the peer is gone or its queue is full (never blocks).
   bool Send(const std::string& peer, const std::string& frame);
+  // Sends `frame`, then the `size` bytes at `data` as the second part of the same
+  // message, without copying them: `keep` (what keeps them alive) is held until
+  // ZeroMQ has sent them, and let go on its own thread. Drops as Send does.
+  bool SendWithPayload(const std::string& peer, const std::string& frame, const char* data,
+                       size_t size, std::shared_ptr<const void> keep);
   zmq::socket_t& socket() { return socket_; }
 
  private:
@@ -51,7 +57,10 @@ class Dealer {
   void Send(const std::string& frame);
   // Sends unless the send queue stays full for `timeout_ms`; false then.
   bool TrySend(const std::string& frame, int timeout_ms);
-  std::optional<std::string> Recv(int timeout_ms);  // -1: wait forever
+  // The next message's first frame (-1: wait forever). Its second part, if it has one
+  // (Router::SendWithPayload), goes to `*payload` (else that is left empty); further
+  // parts, or any with no `payload`, are dropped with a warning.
+  std::optional<std::string> Recv(int timeout_ms, zmq::message_t* payload = nullptr);
   zmq::socket_t& socket() { return socket_; }
 
  private:
