@@ -458,10 +458,8 @@ void TaskSubmitter::OnDirectDone(DirectPeer& peer, protocol::TaskDone done) {
   Settled(call->second);
   peer.inflight.erase(call);
   if (peer.inflight.empty()) peer.idle_since_ms = MonoMillis();
-  if (!peer.lease.empty() && (done.run_us >= 0 || done.end_ms >= done.start_ms)) {
-    leases_[peer.lease].durations.Record(
-        function, done.run_us >= 0 ? static_cast<double>(done.run_us) / 1000.0
-                                   : static_cast<double>(done.end_ms - done.start_ms));
+  if (!peer.lease.empty() && done.run_us >= 0) {
+    leases_[peer.lease].durations.Record(function, static_cast<double>(done.run_us) / 1000.0);
   }
   DirectResults& results = objects_->direct();
   bool left_elsewhere = false;
