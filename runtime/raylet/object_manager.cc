@@ -84,12 +84,17 @@ void ObjectManager::Poll() {
     HandleRequest(*in);
   }
   // Handlers may add or drop dealers: collect the messages first.
-  std::vector<std::pair<std::string, zmq::message_t>> messages;
+  struct Message {
+    std::string node_id;  // the peer it came from
+    std::string frame;
+    zmq::message_t part;
+  };
+  std::vector<Message> messages;
   for (auto& [id, d] : dealers_) {
-    zmq::message_t payload;
-    while (auto frame = d->Recv(0, &payload)) messages.emplace_back(std::move(*frame), std::move(payload));
+    zmq::message_t part;
+    while (auto frame = d->Recv(0, &part)) messages.push_back({id, std::move(*frame), std::move(part)});
   }
-  for (auto& [frame, payload] : messages) HandleChunk(frame, payload);
+  for (auto& m : messages) HandleChunk(m.node_id, m.frame, m.part);
   // Transfers to a peer that stopped acking (it died, or forgot the pull) end.
   std::erase_if(outgoing_, [now = clock_.MonoMillis()](const auto& o) {
     return now - o.second.acked_ms > kOutgoingTimeoutMs;
@@ -182,8 +187,15 @@ void ObjectManager::HandleRequest(const transport::Incoming& in) {
   }
 }
 
-void ObjectManager::HandleChunk(const std::string& frame, const zmq::message_t& part) {
+void ObjectManager::HandleChunk(const std::string& sender, const std::string& frame,
+                                const zmq::message_t& part) {
   auto env = protocol::DecodeEnvelope(frame);
+  if (env.ok() && env->type == MessageType::kPullElsewhere) {
+    auto m = protocol::DecodeBody<protocol::PullElsewhere>(env->body, "PullElsewhere");
+    if (m.ok()) return PullElsewhere(sender, *m);
+    RAY_LOG_WARN("peer {}: {}", ToHex(sender), m.status().message());
+    return;
+  }
   if (!env.ok() || env->type != MessageType::kObjectChunk) {
     RAY_LOG_WARN("dropped an unexpected reply from a peer");
     return;
@@ -246,6 +258,24 @@ void ObjectManager::HandleChunk(const std::string& frame, const zmq::message_t& 
   std::string from = std::move(pull.node_id);
   pulls_.erase(it);
   handlers_.object_arrived(payload, from);
+}
+
+void ObjectManager::PullElsewhere(const std::string& from, const protocol::PullElsewhere& m) {
+  auto it = pulls_.find(m.object_id);
+  // (Only the node the object is being pulled from may send the pull on, and only
+  // before it sent any of it.)
+  if (it == pulls_.end() || it->second.node_id != from || it->second.writer) return;
+  transport::Dealer* d = m.node_id != self_.Binary() && m.node_id != from ? DealerFor(m.node_id)
+                                                                          : nullptr;
+  if (!d) {
+    // (Not a node this one can reach: it waits for its turn there after all.)
+    if (auto* back = DealerFor(from)) {
+      back->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{m.object_id}));
+    }
+    return;
+  }
+  it->second.node_id = m.node_id;
+  d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{m.object_id}));
 }
 
 void ObjectManager::ForwardTask(const std::string& node_id, const protocol::ForwardTask& task) {
@@ -337,7 +367,24 @@ void ObjectManager::Ack(const std::string& peer, const ObjectId& id) {
   it->second.acked_ms = clock_.MonoMillis();
   if (SendChunk(peer, it->second)) return;
   outgoing_.erase(it);
+  SendWaitingTo(id, peer);
   ServeWaiting();
+}
+
+void ObjectManager::SendWaitingTo(const ObjectId& id, const std::string& served) {
+  // (A peer's identity is its node id and 4 random bytes: see DealerFor.)
+  const std::string node = served.substr(0, NodeId::kSize);
+  size_t sent = 0;
+  for (auto w = waiting_serves_.begin(); w != waiting_serves_.end() && sent < kMaxActiveServes;) {
+    if (w->second.chunk.object_id != id || w->first.rfind(node, 0) == 0) {
+      ++w;
+      continue;
+    }
+    router_.Send(w->first, protocol::Encode(MessageType::kPullElsewhere, 0,
+                                            protocol::PullElsewhere{id, node}));
+    w = waiting_serves_.erase(w);
+    ++sent;
+  }
 }
 
 }  // namespace ray::raylet

@@ -13,6 +13,9 @@
 // (an object read by many nodes at once would otherwise hold a window of chunks for
 // each of them). A transfer whose receiver has not acked for kStalledServeMs (it
 // dropped the pull, or is slow) no longer counts: it cannot hold up the others.
+// Once a node has been sent a whole object, up to kMaxActiveServes of the transfers
+// of it still waiting here are sent there instead (PullElsewhere): an object many
+// nodes read spreads from the nodes that have it, not from its first node alone.
 //
 // Driven by the raylet's event loop: single-threaded, no locks.
 
@@ -156,8 +159,14 @@ class ObjectManager {
                    ToHex(peer));
     };
   }
-  // A chunk from a peer: `frame` the ObjectChunk, `part` a segment's bytes.
-  void HandleChunk(const std::string& frame, const zmq::message_t& part);
+  // A chunk from node `sender`: `frame` the ObjectChunk, `part` a segment's bytes; or
+  // its PullElsewhere.
+  void HandleChunk(const std::string& sender, const std::string& frame, const zmq::message_t& part);
+  // Node `from`, asked for an object, sends the pull on to another node.
+  void PullElsewhere(const std::string& from, const protocol::PullElsewhere& m);
+  // Every chunk of `id` went to peer `served`: transfers of it waiting their turn
+  // here are sent to that node instead (up to kMaxActiveServes of them).
+  void SendWaitingTo(const ObjectId& id, const std::string& served);
   // Sends the transfer's next chunk; false once every chunk went (or the peer is gone).
   bool SendChunk(const std::string& peer, Outgoing& out);
   void Ack(const std::string& peer, const ObjectId& id);

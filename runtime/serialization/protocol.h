@@ -109,6 +109,8 @@ enum class MessageType : uint16_t {
   kPeerHolds = 78,      // PeerHolds: objects the receiving node owns that the sender's
                         // processes began or ceased to hold; copies to free
   kPeerHoldsAck = 79,   // PeerHoldsAck (to the sender of a PeerHolds with borrows)
+  kPullElsewhere = 80,  // PullElsewhere: the answer to a PullObject that waited for its
+                        // turn: pull the object from that node instead
   // dashboard -> raylet, on the peers' socket after a PeerHello with the token
   kReadLogs = 67,     // LogsRequest -> kLogsReply (LogsReply): this node's log files
   kLogsReply = 68,
@@ -577,6 +579,15 @@ struct LogsReply {
 struct PullObject {
   ObjectId object_id;
   MSGPACK_DEFINE_ARRAY(object_id);
+};
+
+// A node serving an object to many nodes at once sends those waiting for their turn
+// to a node it has just sent the whole object to (which serves it once its copy is
+// complete): an object read everywhere spreads as a tree, not from one node.
+struct PullElsewhere {
+  ObjectId object_id;
+  std::string node_id;  // the node to pull it from
+  MSGPACK_DEFINE_ARRAY(object_id, node_id);
 };
 
 // Part of an object. Inline and error objects come in one chunk, in `data`;

@@ -119,8 +119,8 @@ RAY_MAIN(int argc, char** argv) {
     return 2;
   }
   const int nodes = std::stoi(argv[1]);
-  Tasks(std::stoll(argv[2]));
-  Actors(std::stoi(argv[3]));
+  if (std::stoll(argv[2]) > 0) Tasks(std::stoll(argv[2]));
+  if (std::stoi(argv[3]) > 0) Actors(std::stoi(argv[3]));
   if (nodes > 2 && std::stoll(argv[4]) > 0) Broadcast(nodes, std::stoll(argv[4]));
   return 0;
 }

@@ -293,6 +293,24 @@ RAY_MAIN(int argc, char** argv) {
     std::printf("gib_remote_to_driver=%s\n", same ? "intact" : "CORRUPT");
     return 0;
   }
+  if (c == "broadcast") {
+    // args: <case> <readers>. One 48 MiB object read at once on nodes "R1".."R<n>":
+    // more than a node sends at once, so some wait their turn and (ObjectManager's
+    // PullElsewhere) may pull it from a node that has it by then.
+    int readers = argc > 2 ? std::stoi(argv[2]) : 6;
+    constexpr uint64_t kSize = 48ull << 20;
+    auto ref = ray::Put(Pattern(kSize, 11));
+    std::vector<ray::ObjectRef<uint64_t>> sums;
+    for (int i = 1; i <= readers; ++i) {
+      sums.push_back(ray::Task(SumBlob).SetResource("R" + std::to_string(i), 1).Remote(ref));
+    }
+    ray::Blob expected = Pattern(kSize, 11);
+    const uint64_t want = Checksum(expected.data(), expected.size());
+    int intact = 0;
+    for (const auto& sum : ray::Get(sums)) intact += *sum == want;
+    std::printf("object=%s\nbroadcast_intact=%d\n", ref.ID().c_str(), intact);
+    return 0;
+  }
   if (c == "readers") {
     // Four readers on the other node, one object: one transfer to that node.
     auto ref = ray::Put(Pattern(64ull << 20, 5));
