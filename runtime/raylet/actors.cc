@@ -236,8 +236,8 @@ void Raylet::ExpireRouteAsks() {
     if (now - pending.asked_ms < kRouteAskTimeoutMs) continue;
     expired.push_back(ask);
     if (pending.lease) {
-      RAY_LOG_WARN("node {} did not answer a lease request in {} ms: the tasks go through the "
-                   "raylets for now",
+      RAY_LOG_WARN("node {} did not answer a lease request in {} ms: it is not asked again for "
+                   "a while",
                    Hex(pending.node), kRouteAskTimeoutMs);
       lease_asks_unanswered_[pending.node] = now;
     } else {

@@ -1,6 +1,7 @@
 #include "runtime/raylet/object_manager.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "runtime/base/logging.h"
 #include "runtime/base/util.h"
@@ -209,6 +210,22 @@ void ObjectManager::HandleChunk(const std::string& sender, const std::string& fr
   auto it = pulls_.find(id);
   if (it == pulls_.end()) return;  // forgotten (peer declared dead) or a duplicate
   Transfer& pull = it->second;
+  if (sender != pull.node_id) {
+    // (Not the node it is pulled from now: another peer's, or the first source's
+    // before it sent the pull elsewhere.)
+    RAY_LOG_WARN("dropped a chunk of object {} from node {}, which it is not pulled from",
+                 id.Hex(), ToHex(sender));
+    return;
+  }
+  if (chunk->state == static_cast<uint8_t>(ObjectState::kError) && !pull.first_node.empty()) {
+    // The node this pull was sent on to failed to get the object itself (its store was
+    // full, say): the node first asked serves it after all.
+    if (auto* d = DealerFor(pull.first_node)) {
+      pull.node_id = std::exchange(pull.first_node, "");
+      d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id}));
+      return;
+    }
+  }
   protocol::ObjectPayload payload;
   payload.id = chunk->object_id;
   payload.state = chunk->state;
@@ -235,7 +252,8 @@ void ObjectManager::HandleChunk(const std::string& sender, const std::string& fr
     pull.writer = std::move(w).value();
     pull.first_chunk_ms = clock_.MonoMillis();
   }
-  if (chunk->total != pull.writer->size() || chunk->offset != pull.received) {
+  if (chunk->total != pull.writer->size() || chunk->offset != pull.received ||
+      part.size() != std::min<uint64_t>(protocol::kChunkBytes, chunk->total - chunk->offset)) {
     return fail(Status::DataLoss("chunk out of order or of another size"));
   }
   // (A segment's chunk comes as the message's second part, uncopied: SendChunk.)
@@ -274,6 +292,7 @@ void ObjectManager::PullElsewhere(const std::string& from, const protocol::PullE
     }
     return;
   }
+  if (it->second.first_node.empty()) it->second.first_node = from;
   it->second.node_id = m.node_id;
   d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{m.object_id}));
 }
@@ -339,7 +358,11 @@ void ObjectManager::StartServe(const std::string& peer, Outgoing out) {
   out.acked_ms = clock_.MonoMillis();
   bool more = true;
   for (size_t i = 0; more && i < protocol::kChunkWindow; ++i) more = SendChunk(peer, out);
-  if (more) outgoing_[{peer, out.chunk.object_id}] = std::move(out);
+  if (more) {
+    outgoing_[{peer, out.chunk.object_id}] = std::move(out);
+  } else if (out.complete) {
+    SendWaitingTo(out.chunk.object_id, peer);  // (an object of a window's chunks or fewer)
+  }
 }
 
 void ObjectManager::ServeWaiting() {
@@ -358,6 +381,7 @@ bool ObjectManager::SendChunk(const std::string& peer, Outgoing& out) {
   bool sent = router_.SendWithPayload(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk),
                                       out.mapping->data() + chunk.offset, n, out.mapping);
   chunk.offset += n;
+  out.complete = sent && chunk.offset >= chunk.total;
   return sent && chunk.offset < chunk.total;
 }
 
@@ -366,8 +390,9 @@ void ObjectManager::Ack(const std::string& peer, const ObjectId& id) {
   if (it == outgoing_.end()) return;  // every chunk went already
   it->second.acked_ms = clock_.MonoMillis();
   if (SendChunk(peer, it->second)) return;
+  bool complete = it->second.complete;
   outgoing_.erase(it);
-  SendWaitingTo(id, peer);
+  if (complete) SendWaitingTo(id, peer);
   ServeWaiting();
 }
 

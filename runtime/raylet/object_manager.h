@@ -13,9 +13,11 @@
 // (an object read by many nodes at once would otherwise hold a window of chunks for
 // each of them). A transfer whose receiver has not acked for kStalledServeMs (it
 // dropped the pull, or is slow) no longer counts: it cannot hold up the others.
-// Once a node has been sent a whole object, up to kMaxActiveServes of the transfers
-// of it still waiting here are sent there instead (PullElsewhere): an object many
-// nodes read spreads from the nodes that have it, not from its first node alone.
+// Once the last chunk of an object is on its way to a node, up to kMaxActiveServes of
+// the transfers of it still waiting here are sent there instead (PullElsewhere; that
+// node serves them once its copy is complete): an object many nodes read spreads
+// from the nodes that have it, not from its first node alone. Chunks are taken only
+// from the node a pull is sent to now.
 //
 // Driven by the raylet's event loop: single-threaded, no locks.
 
@@ -116,6 +118,9 @@ class ObjectManager {
     uint64_t received = 0;
     int64_t started_ms = 0;      // asked
     int64_t first_chunk_ms = 0;  // the first chunk came
+    // The node first asked, once it sent the pull on to `node_id` (PullElsewhere): it
+    // serves the object after all if that node answers with an error.
+    std::string first_node;
   };
   static constexpr size_t kMaxActiveServes = 4;
   static constexpr int64_t kStalledServeMs = 1000;
@@ -126,6 +131,7 @@ class ObjectManager {
     std::shared_ptr<object_store::Mapping> mapping;
     protocol::ObjectChunk chunk;  // id, state and total; offset: the next to send
     int64_t acked_ms = 0;         // the peer's last ack (or the start)
+    bool complete = false;        // its last chunk was handed to ZeroMQ
   };
   // Starts sending `out` to `peer` (its first window of chunks).
   void StartServe(const std::string& peer, Outgoing out);
@@ -164,8 +170,8 @@ class ObjectManager {
   void HandleChunk(const std::string& sender, const std::string& frame, const zmq::message_t& part);
   // Node `from`, asked for an object, sends the pull on to another node.
   void PullElsewhere(const std::string& from, const protocol::PullElsewhere& m);
-  // Every chunk of `id` went to peer `served`: transfers of it waiting their turn
-  // here are sent to that node instead (up to kMaxActiveServes of them).
+  // The last chunk of `id` is on its way to peer `served`: transfers of it waiting
+  // their turn here are sent to that node instead (up to kMaxActiveServes of them).
   void SendWaitingTo(const ObjectId& id, const std::string& served);
   // Sends the transfer's next chunk; false once every chunk went (or the peer is gone).
   bool SendChunk(const std::string& peer, Outgoing& out);

@@ -376,12 +376,14 @@ class Raylet {
   void OnRouteAnswer(const protocol::RouteAnswer& answer);
   void OnPeerActorGone(const protocol::PeerActorGone& gone);
   // Asks unanswered for kRouteAskTimeoutMs are answered "through the raylet" (route
-  // asks) or "not now" (lease asks), as AnswerAskNotNow answers one.
+  // asks) or "not now" (lease asks; "busy" for a spillback), as AnswerAskNotNow
+  // answers one.
   void ExpireRouteAsks();
   void AnswerAskNotNow(uint64_t ask);
   // Leases across nodes (remote_leases.cc): a caller here wants a worker of a shape
-  // this node cannot fit (nullopt: a node that fits it is asked; the reply comes
-  // later, to request `req`); the answer; a caller on another node wants one here;
+  // this node cannot fit, or (`spillback`) one it fits but has no room for now
+  // (nullopt: a node that fits it, or has room, is asked; the reply comes later, to
+  // request `req`); the answer; a caller on another node wants one here;
   // a worker here listens on tcp (for route and lease asks waiting for it); a
   // worker leased to a caller here died on its node.
   std::optional<protocol::LeaseReply> RemoteLease(const Client& caller,

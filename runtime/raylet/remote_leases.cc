@@ -1,11 +1,12 @@
 #include "runtime/raylet/raylet_impl.h"
 
 // Workers leased across nodes. A caller's tasks of a shape its node cannot fit (work
-// pinned to another node by a resource only that node has) would otherwise cross both
-// raylets each way. Instead the caller's node asks a node that fits the shape for a
-// lease (LeaseAsk); that node leases an idle worker to the caller as it would to a
-// local one, has it listen on tcp (encrypted, as for actors called from other nodes),
-// and answers with that endpoint. The caller then sends its tasks there directly.
+// pinned to another node by a resource only that node has), or fits but has no room
+// for now while another node has (spillback, as Ray's), would otherwise cross both
+// raylets each way. Instead the caller's node asks such a node for a lease
+// (LeaseAsk); that node leases an idle worker to the caller as it would to a local
+// one, has it listen on tcp (encrypted, as for actors called from other nodes), and
+// answers with that endpoint. The caller then sends its tasks there directly.
 //
 // The caller's node cannot read the worker's start gate (it lives in the other host's
 // shared memory): calls queued on such a lease are never taken back (see

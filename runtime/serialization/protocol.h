@@ -20,7 +20,8 @@
 
 namespace ray::protocol {
 
-constexpr uint32_t kProtocolVersion = 2;  // 2: LeaseWorker, ActorRoute, PluginPath
+constexpr uint32_t kProtocolVersion = 3;  // 2: LeaseWorker, ActorRoute, PluginPath; 3: chunks
+                                          // in a second part, PullElsewhere, TaskDone::run_us
 // Frames larger than this are refused by every socket.
 constexpr int64_t kMaxFrameBytes = 512ll << 20;
 // Values at least this large go to the shared-memory store; smaller travel inline.
@@ -330,9 +331,10 @@ struct TaskDone {
   // call's results that hold refs are put in the raylet by the worker (with their
   // refs, before it answers) and come back here kMissing.
   std::vector<ObjectId> contained_refs;
-  // How long the task's body ran, in microseconds (-1: not reported), without what
-  // came before it (loading its plugin, fetching its arguments): callers judge by it
-  // which tasks are short enough to queue behind others (TaskSubmitter).
+  // How long the task's body ran and its results took to store, in microseconds (-1:
+  // not reported), without what came before (loading its plugin, fetching its
+  // arguments): callers and raylets judge by it which tasks are short enough to queue
+  // behind others (scheduler/task_durations.h).
   int64_t run_us = -1;
   MSGPACK_DEFINE_ARRAY(task_id, returns, exit_after, start_ms, end_ms, contained_refs, run_us);
 };
@@ -640,8 +642,8 @@ struct PeerActorGone {
   MSGPACK_DEFINE_ARRAY(actor_id, caller, cause);
 };
 
-// Leases across nodes. A caller's node asks a node that fits a shape it cannot
-// (LeaseAsk); that node leases an idle worker to the caller and answers with the
+// Leases across nodes. A caller's node asks a node that fits a shape it cannot, or
+// has room for one it has none for now (LeaseAsk); that node leases an idle worker to the caller and answers with the
 // worker's tcp endpoint (LeaseAnswer), and tells the caller's node (PeerLeaseGone) if
 // the worker dies while leased.
 struct LeaseAsk {

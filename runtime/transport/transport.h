@@ -37,7 +37,8 @@ class Router {
   bool Send(const std::string& peer, const std::string& frame);
   // Sends `frame`, then the `size` bytes at `data` as the second part of the same
   // message, without copying them: `keep` (what keeps them alive) is held until
-  // ZeroMQ has sent them, and let go on its own thread. Drops as Send does.
+  // ZeroMQ has sent them (then let go on its I/O thread), or let go here if the
+  // message is dropped. Drops as Send does.
   bool SendWithPayload(const std::string& peer, const std::string& frame, const char* data,
                        size_t size, std::shared_ptr<const void> keep);
   zmq::socket_t& socket() { return socket_; }

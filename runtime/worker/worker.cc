@@ -268,8 +268,6 @@ std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& t
     r = loaded->plugin->Invoke(spec.function, instance, args.data(), args.size());
     core::RuntimeBinding::SetCurrentCall(0);
   }
-  const int64_t run_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                             std::chrono::steady_clock::now() - body_start).count();
   if (r.kind == RAY_OBJECT_PENDING) {
     if (r.free_fn) r.free_fn(r.data);
     if (spec.kind == ri::kActorTask) return std::nullopt;  // Complete answers it
@@ -284,8 +282,9 @@ std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& t
     actor_gpus_ = task.gpu_ids;
     actor_concurrency_ = spec.max_concurrency;
   }
-  protocol::TaskDone done = Answer(spec, loaded, r);
-  done.run_us = run_us;
+  protocol::TaskDone done = Answer(spec, loaded, r);  // (stores its results: counted too)
+  done.run_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - body_start).count();
   return done;
 }
 

@@ -17,6 +17,9 @@ HOSTS_N=0
 
 hosts_up() {
   local n=$1 subnet=$2 shm_mib=$3 rate=${4:-}
+  case "${build:-}" in
+    /tmp/*) echo "each host mounts its own /tmp: use a build directory outside /tmp" >&2; return 1 ;;
+  esac
   HOSTS_N=$n
   ip netns add "$HOSTS_TAG-sw"
   ip -n "$HOSTS_TAG-sw" link add br0 type bridge
@@ -40,13 +43,16 @@ hosts_up() {
       </dev/null >/dev/null 2>&1 &
     HOST_PIDS[$i]=$!
   done
-  # (Each pid is `ip`'s until it execs: wait until the mounts are in place.)
+  # (Each pid is `ip`'s, then unshare's, then the shell's until it execs `sleep` once
+  # its mounts are in place: wait for that.)
   for ((i = 1; i <= n; i++)); do
     local tries
-    for tries in $(seq 1 50); do
-      on "$i" sh -c 'mount | grep -q " /dev/shm type tmpfs .*size"' 2>/dev/null && break
-      sleep 0.1
+    for tries in $(seq 1 100); do
+      [ "$(cat "/proc/${HOST_PIDS[$i]}/comm" 2>/dev/null)" = sleep ] && break
+      sleep 0.05
     done
+    [ "$(cat "/proc/${HOST_PIDS[$i]}/comm" 2>/dev/null)" = sleep ] ||
+      { echo "host $i did not come up" >&2; return 1; }
   done
   # The stores really are apart: a file in one host's /dev/shm is not in another's.
   on 1 touch /dev/shm/raybench-probe
