@@ -26,17 +26,17 @@ std::optional<protocol::LeaseReply> Raylet::RemoteLease(const Client& caller,
   protocol::LeaseReply here;
   if (spillback) here.outcome = protocol::LeaseReply::kBusy;
   if (msg.job_id.size() != JobId::kSize) return here;
-  std::optional<std::string> node =
-      spillback ? placement_.RemoteWithRoom(need)
-                : placement_.ChooseNode(need, available_, /*shape_waiting=*/false);
-  if (!node || node->empty()) return here;  // (through the raylet: it decides)
   // A node that did not answer an ask lately is not asked again for a while (each
   // ask blocks the caller until answered or expired).
-  if (auto quiet = lease_asks_unanswered_.find(*node);
-      quiet != lease_asks_unanswered_.end() &&
-      clock_.MonoMillis() - quiet->second < kLeaseAsksPausedMs) {
-    return here;
-  }
+  auto paused = [&](const std::string& node) {
+    auto quiet = lease_asks_unanswered_.find(node);
+    return quiet != lease_asks_unanswered_.end() &&
+           clock_.MonoMillis() - quiet->second < kLeaseAsksPausedMs;
+  };
+  std::optional<std::string> node =
+      spillback ? placement_.RemoteWithRoom(need, paused)
+                : placement_.ChooseNode(need, available_, /*shape_waiting=*/false);
+  if (!node || node->empty() || paused(*node)) return here;  // (through the raylet: it decides)
   uint64_t ask = next_route_ask_++;
   route_asks_[ask] = {caller.peer, req, ActorId(), *node, clock_.MonoMillis(), /*lease=*/true,
                       spillback};

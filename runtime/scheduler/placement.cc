@@ -63,9 +63,10 @@ ResourceSet Placement::ClusterTotal() const {
   return sum;
 }
 
-std::optional<std::string> Placement::RemoteWithRoom(const ResourceSet& need) const {
+std::optional<std::string> Placement::RemoteWithRoom(
+    const ResourceSet& need, const std::function<bool(const std::string& node)>& skip) const {
   for (const auto& [id, n] : nodes_) {
-    if (n.alive && n.reachable && n.available.Contains(need)) return id;
+    if (n.alive && n.reachable && n.available.Contains(need) && !(skip && skip(id))) return id;
   }
   return std::nullopt;
 }

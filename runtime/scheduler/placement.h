@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -66,8 +67,11 @@ class Placement {
   ResourceSet ClusterTotal() const;
   // Whether this node could ever run a task needing `need`.
   bool FitsHere(const ResourceSet& need) const { return total_.Contains(need); }
-  // The first reachable live node (by id) with `need` free now.
-  std::optional<std::string> RemoteWithRoom(const ResourceSet& need) const;
+  // The first reachable live node (by id) with `need` free now, passing over those
+  // `skip` names (if given).
+  std::optional<std::string> RemoteWithRoom(
+      const ResourceSet& need,
+      const std::function<bool(const std::string& node)>& skip = nullptr) const;
   // Where a task needing `need` should run: "" here, a node id, or nullopt if no node
   // could ever fit it. `available`: this node's free resources; `shape_waiting`:
   // whether tasks of its shape are queued here.

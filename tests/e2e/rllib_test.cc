@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -713,8 +715,15 @@ TEST_F(RllibTest, TrainsOnARunningClusterThroughAddress) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Results(TrialDir("default")).size(), 2u);
   EXPECT_EQ(r.out.find(Slurp(token_file)), std::string::npos) << "the token is not printed";
-  auto actors = sh(ray + " list actors --json --temp-dir " + head);
-  ASSERT_EQ(actors.code, 0) << actors.err;
+  // (The raylet records actors in the GCS in batches, at the latest once it has seen
+  // the job end: the list may lag rllib's exit by a moment.)
+  Output actors{};
+  for (int i = 0; i < 100; ++i) {
+    actors = sh(ray + " list actors --json --temp-dir " + head);
+    ASSERT_EQ(actors.code, 0) << actors.err;
+    if (json::parse(actors.out).size() >= 2u) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   EXPECT_GE(json::parse(actors.out).size(), 2u) << "the trainer and its rollout worker: " << actors.out;
 
   std::ofstream(dir_ + "/wrong_token") << "0123\n";

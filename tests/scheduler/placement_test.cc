@@ -78,6 +78,10 @@ TEST(PlacementTest, FirstNodeByIdWithRoom) {
   p.UpdateNode("b", true, true, Shape({{"CPU", 8}}), Shape({{"CPU", 1}}), 0);
   EXPECT_EQ(p.RemoteWithRoom(kOneCpu), "b");
   EXPECT_EQ(p.RemoteWithRoom(Shape({{"CPU", 2}})), "c");
+  // Nodes the caller passes over (a spillback skips those that left an ask unanswered).
+  auto skip_b = [](const std::string& node) { return node == "b"; };
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu, skip_b), "c");
+  EXPECT_EQ(p.RemoteWithRoom(kOneCpu, [](const std::string&) { return true; }), std::nullopt);
 }
 
 TEST(PlacementTest, ChargeCountsSentTasksUntilTheNextUpdate) {
