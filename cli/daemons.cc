@@ -156,8 +156,10 @@ void AddDaemons(CLI::App& app, int argc, char** argv) {
   auto floor_seconds = std::make_shared<double>(1.0);
   auto floor_bandwidth = std::make_shared<bool>(false);
   auto* ft = app.add_subcommand("_tcp_floor", "")->group("");
-  ft->add_option("--seconds", *floor_seconds)->check(CLI::PositiveNumber);
-  ft->add_flag("--bandwidth", *floor_bandwidth);
+  ft->add_option("--seconds", *floor_seconds, "how long each measurement runs")
+      ->check(CLI::PositiveNumber);
+  ft->add_flag("--bandwidth", *floor_bandwidth,
+               "also measure one-way bandwidth with 8 MiB messages (bytes_per_s=)");
   ft->callback([floor_seconds, floor_bandwidth] {
     // Two free loopback ports in a row (the peer binds them a moment later).
     int port = 0;

@@ -220,9 +220,8 @@ void ObjectManager::HandleChunk(const std::string& sender, const std::string& fr
   if (chunk->state == static_cast<uint8_t>(ObjectState::kError) && !pull.first_node.empty()) {
     // The node this pull was sent on to failed to get the object itself (its store was
     // full, say): the node first asked serves it after all.
-    if (auto* d = DealerFor(pull.first_node)) {
+    if (AskFor(pull.first_node, id)) {
       pull.node_id = std::exchange(pull.first_node, "");
-      d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id}));
       return;
     }
   }
@@ -283,18 +282,18 @@ void ObjectManager::PullElsewhere(const std::string& from, const protocol::PullE
   // (Only the node the object is being pulled from may send the pull on, and only
   // before it sent any of it.)
   if (it == pulls_.end() || it->second.node_id != from || it->second.writer) return;
-  transport::Dealer* d = m.node_id != self_.Binary() && m.node_id != from ? DealerFor(m.node_id)
-                                                                          : nullptr;
-  if (!d) {
-    // (Not a node this one can reach: it waits for its turn there after all.)
-    if (auto* back = DealerFor(from)) {
-      back->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{m.object_id}));
-    }
+  if (m.node_id == self_.Binary() || m.node_id == from || !AskFor(m.node_id, m.object_id)) {
+    AskFor(from, m.object_id);  // (not a node this one can reach: it waits its turn there)
     return;
   }
   if (it->second.first_node.empty()) it->second.first_node = from;
   it->second.node_id = m.node_id;
-  d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{m.object_id}));
+}
+
+bool ObjectManager::AskFor(const std::string& node_id, const ObjectId& id) {
+  auto* d = DealerFor(node_id);
+  if (d) d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id}));
+  return d != nullptr;
 }
 
 void ObjectManager::ForwardTask(const std::string& node_id, const protocol::ForwardTask& task) {
@@ -311,12 +310,9 @@ void ObjectManager::KillActor(const std::string& node_id, const protocol::ActorK
 }
 
 bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {
-  if (pulls_.count(id)) return false;
-  auto* d = DealerFor(node_id);
-  if (!d) return false;
+  if (pulls_.count(id) || !AskFor(node_id, id)) return false;
   pulls_[id].node_id = node_id;
   pulls_[id].started_ms = clock_.MonoMillis();
-  d->Send(protocol::Encode(MessageType::kPullObject, 0, protocol::PullObject{id}));
   return true;
 }
 

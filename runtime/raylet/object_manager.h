@@ -168,6 +168,8 @@ class ObjectManager {
   // A chunk from node `sender`: `frame` the ObjectChunk, `part` a segment's bytes; or
   // its PullElsewhere.
   void HandleChunk(const std::string& sender, const std::string& frame, const zmq::message_t& part);
+  // Asks node `node_id` for object `id` (PullObject); false if it cannot be reached.
+  bool AskFor(const std::string& node_id, const ObjectId& id);
   // Node `from`, asked for an object, sends the pull on to another node.
   void PullElsewhere(const std::string& from, const protocol::PullElsewhere& m);
   // The last chunk of `id` is on its way to peer `served`: transfers of it waiting

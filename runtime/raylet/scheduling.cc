@@ -323,7 +323,8 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   StoreHolding(msg->returns, msg->contained_refs);
   NotifyOrigin(msg->task_id, msg->returns);
   if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
-    if (msg->run_us >= 0 && spec->kind == ri::kNormalTask) {
+    // (Only a cluster's raylet sends tasks ahead by how long they run: see Pipeline.)
+    if (msg->run_us >= 0 && spec->kind == ri::kNormalTask && MultiNode()) {
       durations_.Record(scheduler::DurationKey(*spec), static_cast<double>(msg->run_us) / 1000.0);
     }
     bool failed = std::any_of(msg->returns.begin(), msg->returns.end(), [](const auto& r) {
