@@ -739,15 +739,20 @@ Result<Json> Runner::AddClientTrials(const Json& spec) {
 
 void Runner::ServeClients() {
   if (!server_) return;
+  // Each request is answered once the trial list it changed is published: a client
+  // that reads a trial it just added or stopped finds it as it now is.
+  std::vector<std::pair<TuneServer::Request, Result<Json>>> answered;
   for (auto& r : server_->TakeRequests()) {
     if (r.kind == TuneServer::Request::Kind::kAddTrials) {
-      r.Answer(AddClientTrials(r.spec));
+      Result<Json> added = AddClientTrials(r.spec);
+      answered.emplace_back(std::move(r), std::move(added));
       continue;
     }
     auto it = std::find_if(trials_.begin(), trials_.end(),
                            [&](const auto& s) { return s->trial.trial_id == r.trial_id; });
     if (it == trials_.end()) {
-      r.Answer(Status::NotFound("no trial " + r.trial_id));
+      Status missing = Status::NotFound("no trial " + r.trial_id);
+      answered.emplace_back(std::move(r), std::move(missing));
       continue;
     }
     Trial& t = (*it)->trial;
@@ -758,11 +763,13 @@ void Runner::ServeClients() {
       scheduler_->OnTrialRemove(*this, t);
       StopTrial(t);
     }
-    r.Answer(Json{{"trial", TrialInfo(t)}});
+    Json info{{"trial", TrialInfo(t)}};
+    answered.emplace_back(std::move(r), std::move(info));
   }
   Json infos = Json::array();
   for (const auto& s : trials_) infos.push_back(TrialInfo(s->trial));
   server_->Publish(std::move(infos));
+  for (auto& [r, answer] : answered) r.Answer(std::move(answer));
 }
 
 Result<ExperimentOutcome> Runner::Run() {
