@@ -7,7 +7,6 @@ namespace ray::raylet {
 
 namespace {
 // How long a caller's route request for an actor on another node waits for that node.
-constexpr int64_t kRouteAskTimeoutMs = 1000;
 }  // namespace
 
 void Raylet::SubmitActorTask(TaskSpec t) {
@@ -162,8 +161,7 @@ std::optional<protocol::ActorRouteReply> Raylet::ActorRoute(const Client& caller
     if (a.HasCallsFrom(caller.peer) || remote_.HasUnfinishedCall(a.creation.task_id, caller.peer)) {
       return ActorRouteReply{};
     }
-    uint64_t ask = next_route_ask_++;
-    route_asks_[ask] = {caller.peer, req, actor_id, a.remote_node, clock_.MonoMillis()};
+    uint64_t ask = asks_.Open({caller.peer, req, actor_id, a.remote_node, clock_.MonoMillis()});
     peers_->Tell(a.remote_node, MessageType::kRouteAsk,
                  protocol::RouteAsk{ask, actor_id.Binary(), caller.peer, node_id_.Binary()});
     return std::nullopt;
@@ -203,18 +201,17 @@ void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
 }
 
 void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
-  auto it = route_asks_.find(answer.ask);
   // (Expired: the caller was told to ask later.)
-  if (it == route_asks_.end() || it->second.lease) return;
-  RouteAskPending pending = std::move(it->second);
-  route_asks_.erase(it);
+  auto asked = asks_.Answered(answer.ask, /*lease=*/false);
+  if (!asked) return;
+  const RemoteAsks::Ask& pending = *asked;
   protocol::ActorRouteReply reply;
   Actor* a = actors_.Find(pending.actor);
   // (Still there, as when asked: else the route may be stale; ask later.)
   if (answer.endpoint.rfind("tcp://", 0) == 0 && a && a->remote_node == pending.node &&
       a->state == Actor::kAlive && !a->killed && clients_.count(pending.caller)) {
     a->direct_callers.insert(pending.caller);
-    remote_endpoints_[answer.endpoint] = pending.node;
+    asks_.Reached(answer.endpoint, pending.node);
     reply = {protocol::ActorRouteReply::kDirect, answer.endpoint, answer.max_task_retries,
              /*encrypted=*/true};
   }
@@ -230,37 +227,28 @@ void Raylet::OnPeerActorGone(const protocol::PeerActorGone& gone) {
 }
 
 void Raylet::ExpireRouteAsks() {
-  const int64_t now = clock_.MonoMillis();
-  std::vector<uint64_t> expired;
-  for (const auto& [ask, pending] : route_asks_) {
-    if (now - pending.asked_ms < kRouteAskTimeoutMs) continue;
-    expired.push_back(ask);
-    if (pending.lease) {
+  for (const RemoteAsks::Ask& ask : asks_.TakeExpired(clock_.MonoMillis())) {
+    if (ask.lease) {
       RAY_LOG_WARN("node {} did not answer a lease request in {} ms: it is not asked again for "
                    "a while",
-                   Hex(pending.node), kRouteAskTimeoutMs);
-      lease_asks_unanswered_[pending.node] = now;
+                   Hex(ask.node), RemoteAsks::kTimeoutMs);
     } else {
       RAY_LOG_WARN("node {} did not answer a route request for actor {} in {} ms: the calls go "
                    "through the raylets",
-                   Hex(pending.node), pending.actor.Hex(), kRouteAskTimeoutMs);
+                   Hex(ask.node), ask.actor.Hex(), RemoteAsks::kTimeoutMs);
     }
+    AnswerAskNotNow(ask);
   }
-  for (uint64_t ask : expired) AnswerAskNotNow(ask);
 }
 
-void Raylet::AnswerAskNotNow(uint64_t ask) {
-  auto it = route_asks_.find(ask);
-  if (it == route_asks_.end()) return;
-  const RouteAskPending& pending = it->second;
-  if (pending.lease) {
+void Raylet::AnswerAskNotNow(const RemoteAsks::Ask& ask) {
+  if (ask.lease) {
     protocol::LeaseReply reply;
-    if (pending.spillback) reply.outcome = protocol::LeaseReply::kBusy;  // (as here)
-    SendMsg(pending.caller, MessageType::kLeaseReply, pending.request, reply);
+    if (ask.spillback) reply.outcome = protocol::LeaseReply::kBusy;  // (as here)
+    SendMsg(ask.caller, MessageType::kLeaseReply, ask.request, reply);
   } else {
-    SendMsg(pending.caller, MessageType::kActorRouteReply, pending.request, protocol::ActorRouteReply{});
+    SendMsg(ask.caller, MessageType::kActorRouteReply, ask.request, protocol::ActorRouteReply{});
   }
-  route_asks_.erase(it);
 }
 
 void Raylet::KillActorsOwnedBy(const std::vector<ActorId>& owned) {

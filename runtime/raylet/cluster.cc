@@ -240,7 +240,7 @@ void Raylet::FinishJob(const std::string& job_id) {
 void Raylet::Periodic() {
   int64_t now = clock_.MonoMillis();
   next_periodic_ms_ = now + 200;
-  if (!route_asks_.empty()) ExpireRouteAsks();
+  if (!asks_.empty()) ExpireRouteAsks();
   if (peer_holds_.Waiting()) {
     for (const std::string& home : peer_holds_.Expire(now)) {
       RAY_LOG_WARN("node {} did not acknowledge this node's borrows within {} ms: what "

@@ -17,6 +17,7 @@
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
 //   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
+//   raylet/remote_asks.h          routes and leases asked of other nodes, and granted
 // The class's own code is split by concern:
 //   raylet.cc      the loop, clients, objects and waiters
 //   lifetime.cc    who holds objects, here and on other nodes; freeing them
@@ -74,6 +75,7 @@
 #include "runtime/raylet/object_table.h"
 #include "runtime/raylet/outbox.h"
 #include "runtime/raylet/plugin_cache.h"
+#include "runtime/raylet/remote_asks.h"
 #include "runtime/raylet/remote_nodes.h"
 #include "runtime/raylet/task_events.h"
 
@@ -375,11 +377,11 @@ class Raylet {
   void OnRouteAsk(const protocol::RouteAsk& ask);
   void OnRouteAnswer(const protocol::RouteAnswer& answer);
   void OnPeerActorGone(const protocol::PeerActorGone& gone);
-  // Asks unanswered for kRouteAskTimeoutMs are answered "through the raylet" (route
-  // asks) or "not now" (lease asks; "busy" for a spillback), as AnswerAskNotNow
-  // answers one.
+  // Asks unanswered for RemoteAsks::kTimeoutMs are answered as AnswerAskNotNow
+  // answers one: "through the raylet" (route asks) or "not now" (lease asks; "busy"
+  // for a spillback).
   void ExpireRouteAsks();
-  void AnswerAskNotNow(uint64_t ask);
+  void AnswerAskNotNow(const RemoteAsks::Ask& ask);
   // Leases across nodes (remote_leases.cc): a caller here wants a worker of a shape
   // this node cannot fit, or (`spillback`) one it fits but has no room for now
   // (nullopt: a node that fits it, or has room, is asked; the reply comes later, to
@@ -554,33 +556,10 @@ class Raylet {
   std::string peer_address_;
   scheduler::Placement placement_;  // this node and the others, as last heard of
   RemoteNodes remote_;  // tasks and objects on other nodes, tasks from them
-  // Route requests of local callers for actors on other nodes, waiting for the
-  // actor's node to answer (by RouteAsk::ask).
-  // Lease requests (RemoteLease) wait here too, by LeaseAsk::ask.
-  struct RouteAskPending {
-    std::string caller;
-    uint64_t request = 0;
-    ActorId actor;  // (a lease ask: nil)
-    std::string node;
-    int64_t asked_ms = 0;
-    bool lease = false;
-    // A lease this node could grant but is busy for (RemoteLease's spillback): if not
-    // granted there, the caller hears "busy".
-    bool spillback = false;
-  };
-  std::unordered_map<uint64_t, RouteAskPending> route_asks_;
-  uint64_t next_route_ask_ = 1;
-  // Workers on other nodes leased to callers here (node -> (caller, tcp endpoint)),
-  // as granted: some may have been returned since. Callers hear when their node dies.
-  std::map<std::string, std::set<std::pair<std::string, std::string>>> remote_leases_;
-  // Where direct callers here reach workers on other nodes (tcp endpoint -> node id),
-  // as leases and actor routes were granted: what RanElsewhere names.
-  std::unordered_map<std::string, std::string> remote_endpoints_;
-  // When a node last left a lease ask unanswered (it is not asked for leases again for
-  // kLeaseAsksPausedMs), and whether workers here cannot listen on tcp (asks from
-  // other nodes are answered "not now").
-  static constexpr int64_t kLeaseAsksPausedMs = 5000;
-  std::unordered_map<std::string, int64_t> lease_asks_unanswered_;
+  // What this node asked other nodes for its callers (routes to actors, leases), and
+  // what they granted; and whether workers here cannot listen on tcp (asks from other
+  // nodes are answered "not now").
+  RemoteAsks asks_;
   bool cannot_listen_tcp_ = false;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does

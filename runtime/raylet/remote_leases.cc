@@ -28,39 +28,32 @@ std::optional<protocol::LeaseReply> Raylet::RemoteLease(const Client& caller,
   if (msg.job_id.size() != JobId::kSize) return here;
   // A node that did not answer an ask lately is not asked again for a while (each
   // ask blocks the caller until answered or expired).
-  auto paused = [&](const std::string& node) {
-    auto quiet = lease_asks_unanswered_.find(node);
-    return quiet != lease_asks_unanswered_.end() &&
-           clock_.MonoMillis() - quiet->second < kLeaseAsksPausedMs;
-  };
+  const int64_t now = clock_.MonoMillis();
+  auto paused = [&](const std::string& node) { return asks_.LeasesPaused(node, now); };
   std::optional<std::string> node =
       spillback ? placement_.RemoteWithRoom(need, paused)
                 : placement_.ChooseNode(need, available_, /*shape_waiting=*/false);
   if (!node || node->empty() || paused(*node)) return here;  // (through the raylet: it decides)
-  uint64_t ask = next_route_ask_++;
-  route_asks_[ask] = {caller.peer, req, ActorId(), *node, clock_.MonoMillis(), /*lease=*/true,
-                      spillback};
+  uint64_t ask = asks_.Open({caller.peer, req, ActorId(), *node, now, /*lease=*/true, spillback});
   // (Counted against the node's room until its reports show the lease: one caller's
   // asks in a burst, or several callers', do not all go to one node on one report.)
-  placement_.Charge(*node, need, clock_.MonoMillis(), "lease " + std::to_string(ask));
+  placement_.Charge(*node, need, now, "lease " + std::to_string(ask));
   peers_->Tell(*node, MessageType::kLeaseAsk,
                protocol::LeaseAsk{ask, msg, caller.peer, node_id_.Binary()});
   return std::nullopt;
 }
 
 void Raylet::OnLeaseAnswer(const protocol::LeaseAnswer& answer) {
-  auto it = route_asks_.find(answer.ask);
   // (Expired: the caller was told "not now". A worker leased meanwhile idles and
   // returns its lease.)
-  if (it == route_asks_.end() || !it->second.lease) return;
-  RouteAskPending pending = std::move(it->second);
-  route_asks_.erase(it);
+  auto asked = asks_.Answered(answer.ask, /*lease=*/true);
+  if (!asked) return;
+  const RemoteAsks::Ask& pending = *asked;
   if (!clients_.count(pending.caller)) return;
   protocol::LeaseReply reply;
   if (answer.outcome == protocol::LeaseReply::kGranted && answer.endpoint.rfind("tcp://", 0) == 0) {
     reply = {protocol::LeaseReply::kGranted, answer.endpoint, {}, /*encrypted=*/true};
-    remote_leases_[pending.node].insert({pending.caller, answer.endpoint});
-    remote_endpoints_[answer.endpoint] = pending.node;
+    asks_.Leased(pending.node, pending.caller, answer.endpoint);
   } else if (answer.outcome == protocol::LeaseReply::kBusy || pending.spillback) {
     reply.outcome = protocol::LeaseReply::kBusy;
   }
@@ -136,30 +129,21 @@ void Raylet::AnswerLeaseAskNotNow(Client& w) {
 void Raylet::OnPeerLeaseGone(const protocol::PeerLeaseGone& gone) {
   // (Only for a lease granted to that caller here: else a peer could make a caller
   // drop a live worker and run its calls twice.)
-  bool known = false;
-  for (auto& [node, leases] : remote_leases_) known |= leases.erase({gone.caller, gone.gone.endpoint}) > 0;
-  if (known && clients_.count(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
+  if (asks_.LeaseGone(gone.caller, gone.gone.endpoint) && clients_.count(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
 }
 
 void Raylet::RemoteWorkersLost(const std::string& node_id) {
   // Asks waiting for it are answered now ("not now", "through the raylets").
-  std::vector<uint64_t> unanswered;
-  for (const auto& [ask, pending] : route_asks_) {
-    if (pending.node == node_id) unanswered.push_back(ask);
-  }
-  for (uint64_t ask : unanswered) AnswerAskNotNow(ask);
+  for (const RemoteAsks::Ask& ask : asks_.TakeAsksTo(node_id)) AnswerAskNotNow(ask);
   // Workers leased from here to callers there work for nobody now.
   for (auto& [peer, w] : clients_) {
     if (w.leased_from == node_id) Send(peer, MessageType::kRevokeLease, 0, "");
   }
-  auto it = remote_leases_.find(node_id);
-  if (it == remote_leases_.end()) return;
-  for (const auto& [caller, endpoint] : it->second) {
+  for (const auto& [caller, endpoint] : asks_.TakeLeasesOn(node_id)) {
     if (!clients_.count(caller)) continue;
     SendMsg(caller, MessageType::kLeaseGone, 0,
             protocol::LeaseGone{endpoint, "its node " + Hex(node_id) + " died"});
   }
-  remote_leases_.erase(it);
 }
 
 void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
@@ -178,14 +162,14 @@ void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
     RAY_LOG_WARN("peer {}: dropped a RanElsewhere: {}", Hex(c.peer), valid.message());
     return;
   }
-  auto node = remote_endpoints_.find(msg->endpoint);
-  if (node == remote_endpoints_.end()) {
+  const std::string* node = asks_.NodeOfEndpoint(msg->endpoint);
+  if (!node) {
     RAY_LOG_WARN("peer {}: dropped a RanElsewhere naming endpoint {}, which no route or lease "
                  "from here gave",
                  Hex(c.peer), msg->endpoint);
     return;
   }
-  const std::string where = node->second;
+  const std::string where = *node;
   remote_.RanOn(std::move(msg->spec), where);
   // Its node died before this came: its results are made again now (or fail), as for
   // the node's other objects when it died.

@@ -594,9 +594,7 @@ void Raylet::HandleReturnLease(Client& c) {
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {
   leases_.Forget(caller);
-  for (auto& [node, leases] : remote_leases_) {
-    std::erase_if(leases, [&](const auto& lease) { return lease.first == caller; });
-  }
+  asks_.CallerGone(caller);
   for (auto& [peer, w] : clients_) {
     if (w.leased_to == caller) Send(peer, MessageType::kRevokeLease, 0, "");
   }
