@@ -42,8 +42,8 @@ void Raylet::SubmitActorTask(TaskSpec t) {
 
 void Raylet::PumpActor(Actor& a) {
   if (a.state != Actor::kAlive || a.head_waiter) return;
-  auto w = clients_.find(a.worker);
-  if (w == clients_.end()) return;
+  Client* w = clients_.Find(a.worker);
+  if (!w) return;
   while (!a.queue.empty()) {
     TaskSpec& head = a.queue.front();
     auto waiter = std::make_shared<Waiter>();
@@ -61,7 +61,7 @@ void Raylet::PumpActor(Actor& a) {
       AddWaiter(waiter);
       return;
     }
-    SendExecute(w->second, head);
+    SendExecute(*w, head);
     a.inflight.push_back(std::move(head));
     a.queue.pop_front();
   }
@@ -166,13 +166,13 @@ std::optional<protocol::ActorRouteReply> Raylet::ActorRoute(const Client& caller
                  protocol::RouteAsk{ask, actor_id.Binary(), caller.peer, node_id_.Binary()});
     return std::nullopt;
   }
-  auto w = clients_.find(a.worker);
-  if (w == clients_.end() || w->second.direct_endpoint.empty()) return ActorRouteReply{};
+  Client* w = clients_.Find(a.worker);
+  if (!w || w->direct_endpoint.empty()) return ActorRouteReply{};
   // Calls must run in the order they were made: none of this caller's may still wait
   // here. (Its requests arrive in order, so any it sent before asking are here now.)
   if (a.HasCallsFrom(caller.peer)) return ActorRouteReply{};
   a.direct_callers.insert(caller.peer);
-  return ActorRouteReply{ActorRouteReply::kDirect, w->second.direct_endpoint, a.creation.max_retries};
+  return ActorRouteReply{ActorRouteReply::kDirect, w->direct_endpoint, a.creation.max_retries};
 }
 
 void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
@@ -183,17 +183,17 @@ void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
   // on the same socket): any of them not finished is still queued or running here.
   if (a && a->remote_node.empty() && a->state == Actor::kAlive && !a->killed &&
       !a->HasCallsFrom(ask.caller)) {
-    auto w = clients_.find(a->worker);
-    if (w != clients_.end() && !w->second.tcp_endpoint.empty()) {
-      answer.endpoint = w->second.tcp_endpoint;
+    Client* w = clients_.Find(a->worker);
+    if (w && !w->tcp_endpoint.empty()) {
+      answer.endpoint = w->tcp_endpoint;
       answer.max_task_retries = a->creation.max_retries;
       a->remote_callers.insert({ask.origin_node, ask.caller});
-    } else if (w != clients_.end()) {
+    } else if (w) {
       // Only actors called from other nodes listen on tcp: this one is asked to, and
       // the answer waits for its endpoint (or, if it never comes, the asking node's
       // timeout answers "through the raylets").
-      if (!std::exchange(w->second.tcp_asked, true)) Send(w->second.peer, MessageType::kListenTcp, 0, "");
-      w->second.route_asks.push_back(ask);
+      if (!std::exchange(w->tcp_asked, true)) Send(w->peer, MessageType::kListenTcp, 0, "");
+      w->route_asks.push_back(ask);
       return;
     }
   }
@@ -209,7 +209,7 @@ void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
   Actor* a = actors_.Find(pending.actor);
   // (Still there, as when asked: else the route may be stale; ask later.)
   if (answer.endpoint.rfind("tcp://", 0) == 0 && a && a->remote_node == pending.node &&
-      a->state == Actor::kAlive && !a->killed && clients_.count(pending.caller)) {
+      a->state == Actor::kAlive && !a->killed && clients_.Has(pending.caller)) {
     a->direct_callers.insert(pending.caller);
     asks_.Reached(answer.endpoint, pending.node);
     reply = {protocol::ActorRouteReply::kDirect, answer.endpoint, answer.max_task_retries,
@@ -221,7 +221,7 @@ void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
 void Raylet::OnPeerActorGone(const protocol::PeerActorGone& gone) {
   if (gone.actor_id.size() != ActorId::kSize) return;
   if (Actor* a = actors_.Find(ActorId::FromBinary(gone.actor_id))) a->direct_callers.erase(gone.caller);
-  if (clients_.count(gone.caller)) {
+  if (clients_.Has(gone.caller)) {
     SendMsg(gone.caller, MessageType::kActorGone, 0, protocol::ActorGone{gone.actor_id, gone.cause});
   }
 }

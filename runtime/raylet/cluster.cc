@@ -224,7 +224,7 @@ void Raylet::FinishJob(const std::string& job_id) {
   infeasible_.EraseIf(dropped);
   ready_.EraseIf(dropped);
   // Its tasks shown RUNNING here end with it.
-  for (auto& [peer, c] : clients_) {
+  for (auto& [peer, c] : clients_.all()) {
     auto r = RunningTaskOf(c);
     if (r && r->job_id == job_id && task_events_.ReportedRunning(r->task_id)) {
       RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms,
@@ -250,16 +250,16 @@ void Raylet::Periodic() {
   }
   // Drivers that vanished without saying goodbye.
   std::vector<std::string> gone;
-  for (const auto& [peer, c] : clients_) {
+  for (const auto& [peer, c] : clients_.all()) {
     if (c.is_driver && !ProcessAlive(c.pid)) gone.push_back(peer);
   }
   for (const auto& peer : gone) {
-    RAY_LOG_WARN("driver pid {} exited without disconnecting", clients_[peer].pid);
-    FinishJob(clients_[peer].job_id);
+    Client driver = *clients_.Take(peer);
+    RAY_LOG_WARN("driver pid {} exited without disconnecting", driver.pid);
+    FinishJob(driver.job_id);
     RevokeLeasesOf(peer);
     // It could not record its end: do it for it, so that every node releases the job.
-    gcs_backlog_.JobEnded(clients_[peer].job_id, -1);
-    clients_.erase(peer);
+    gcs_backlog_.JobEnded(driver.job_id, -1);
   }
   // Each GCS call below may wait for its timeout: stop promptly when asked to.
   if (stop_->load()) return;
@@ -331,8 +331,7 @@ void Raylet::OnGcsBack() {
                options_.gcs_address, clock_.MonoMillis() - gcs_watch_.down_since_ms());
   next_heartbeat_ms_ = 0;  // at once: it must not take this node for dead
   for (const auto& call : gcs_backlog_.TakeCalls()) {
-    auto c = clients_.find(call.peer);
-    if (c != clients_.end()) HandleCall(c->second, call.req, call.body);
+    if (Client* c = clients_.Find(call.peer)) HandleCall(*c, call.req, call.body);
   }
   for (auto& t : gcs_backlog_.TakeActorTasks()) {
     if (!finished_jobs_.count(t.job_id)) SubmitActorTask(std::move(t));
@@ -348,7 +347,7 @@ std::vector<protocol::ResourceDemand> Raylet::Load() const {
   ready_.ForEachShape([&](const ResourceSet& shape, size_t count) {
     waiting[shape] += static_cast<int64_t>(count);
   });
-  for (const auto& [peer, c] : clients_) {
+  for (const auto& [peer, c] : clients_.all()) {
     for (const auto& t : c.queued) ++waiting[ResourcesOf(t)];
   }
   std::vector<protocol::ResourceDemand> load;
@@ -575,7 +574,7 @@ bool Raylet::RefreshCluster() {
   // A node joined a single-node cluster (the autoscaler added it): tasks sent ahead
   // to busy workers come back to the queue, from which they may spill to it.
   if (was_single && MultiNode()) {
-    for (auto& [peer, c] : clients_) TakeBackTasksAhead(c);
+    for (auto& [peer, c] : clients_.all()) TakeBackTasksAhead(c);
   }
   // Jobs that ended elsewhere end here too (checked with the heartbeat).
   if (now < next_jobs_check_ms_) return true;
@@ -734,11 +733,11 @@ std::optional<std::string> Raylet::OwnerNode(const ObjectId& id) const {
 
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,
                          bool is_stderr) {
-  auto w = clients_.find(worker);
-  std::string job = w == clients_.end() ? "" : w->second.last_job;
+  const Client* w = clients_.Find(worker);
+  std::string job = w ? w->last_job : "";
   protocol::LogLines lines{fmt::format("pid={}", pid), std::string(text), is_stderr};
   std::string frame = protocol::Encode(MessageType::kLogLines, 0, lines);
-  for (const auto& [peer, c] : clients_) {
+  for (const auto& [peer, c] : clients_.all()) {
     if (c.is_driver && (job.empty() || c.job_id == job)) outbox_.Queue(peer, frame);
   }
 }

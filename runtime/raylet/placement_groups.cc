@@ -125,11 +125,11 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
     // and fails the tasks of a removed group), what waits for it waits again.
     std::string why = "its placement group " + key.first + " was removed";
     std::vector<std::string> victims;
-    for (const auto& [peer, c] : clients_) {
+    for (const auto& [peer, c] : clients_.all()) {
       if (scheduler::UsesGroup(c.held, key.first)) victims.push_back(peer);
     }
     for (const auto& peer : victims) {
-      Client& c = clients_[peer];
+      Client& c = *clients_.Find(peer);
       available_.Add(c.held);  // the worker's exit gives back nothing more
       c.held = ResourceSet();
       for (auto& t : c.queued) again.push_back(std::move(t));

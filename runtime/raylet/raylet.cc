@@ -146,7 +146,7 @@ void Raylet::FlushOutbox() {
   });
   outbox_.Flush(
       [&](const std::string& peer, const std::string& message) { router_.Send(peer, message); },
-      [&](const std::string& peer) { return clients_.count(peer) > 0; });
+      [&](const std::string& peer) { return clients_.Has(peer); });
 }
 
 void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool in_batch) {
@@ -159,13 +159,13 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     HandleRegister(peer, env->request_id, env->body);
     return;
   }
-  auto it = clients_.find(peer);
-  if (it == clients_.end() || !it->second.registered) {
+  Client* client = clients_.Find(peer);
+  if (!client || !client->registered) {
     RAY_LOG_WARN("dropped message type {} from unregistered peer {}",
                  static_cast<int>(env->type), Hex(peer));
     return;
   }
-  Client& c = it->second;
+  Client& c = *client;
   switch (env->type) {
     case MessageType::kBatch: {
       if (in_batch) {
@@ -200,7 +200,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
       if (c.is_driver) FinishJob(c.job_id);
       ReleaseHolds(ObjectHolds::Process(peer));
       RevokeLeasesOf(peer);
-      clients_.erase(it);
+      clients_.Take(peer);
       return;
     default:
       RAY_LOG_WARN("dropped unexpected message type {} from {}", static_cast<int>(env->type),
@@ -213,26 +213,15 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
   if (!msg) return;
   protocol::RegisterReply reply{node_id_.Binary(), options_.session_dir, options_.node_ip, "",
                                 store_.tag(), ::getpid(), store_.capacity_bytes(), options_.token};
-  auto it = clients_.find(peer);
+  Client* worker = clients_.Find(peer);
   if (msg->is_driver) {
-    Client c;
-    c.peer = peer;
-    c.is_driver = true;
-    c.registered = true;
-    c.pid = msg->pid;
-    c.job_id = msg->job_id;
-    clients_[peer] = std::move(c);
+    clients_.AddDriver(peer, msg->pid, msg->job_id);
     RAY_LOG_INFO("driver pid {} connected for job {}", msg->pid, Hex(msg->job_id));
-  } else if (it == clients_.end()) {
+  } else if (!worker) {
     reply.error = "unknown worker: workers are started by the raylet";
     RAY_LOG_WARN("refused registration of unknown worker {}", Hex(peer));
   } else {
-    it->second.registered = true;
-    it->second.pid = msg->pid;
-    it->second.direct_endpoint = msg->direct_endpoint;
-    it->second.state = Client::kIdle;
-    idle_.push_back(peer);
-    if (starting_ > 0) --starting_;
+    clients_.Registered(*worker, msg->pid, msg->direct_endpoint);
   }
   SendMsg(peer, MessageType::kRegisterReply, req, reply);
 }
@@ -337,7 +326,7 @@ void Raylet::DropEvicted() {
 
 std::unordered_set<std::string> Raylet::MappedSegments() const {
   auto mapped = object_store::SegmentsMappedBy(::getpid(), store_.tag());
-  for (const auto& [peer, c] : clients_) {
+  for (const auto& [peer, c] : clients_.all()) {
     if (c.pid > 0) mapped.merge(object_store::SegmentsMappedBy(c.pid, store_.tag()));
   }
   return mapped;
@@ -471,9 +460,9 @@ void Raylet::LendCpuWhileBlocked(Client& c, const std::shared_ptr<Waiter>& w) {
 }
 
 void Raylet::EndBlocking(const std::string& peer, uint64_t request_id) {
-  auto it = clients_.find(peer);
-  if (it == clients_.end()) return;
-  Client& c = it->second;
+  Client* client = clients_.Find(peer);
+  if (!client) return;
+  Client& c = *client;
   c.blocking.erase(request_id);
   if (c.blocking.empty() && c.blocked) Unblock(c);
 }

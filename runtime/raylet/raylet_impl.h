@@ -8,6 +8,7 @@
 //   scheduler/pipelining.h        which tasks go ahead to busy workers
 //   scheduler/infeasible_hold.h   work no node fits, held for the autoscaler or a group
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
+//   raylet/client_table.h         drivers and workers connected here; idle and starting ones
 //   raylet/outbox.h               frames to clients, batched per loop turn
 //   raylet/plugin_cache.h         local copies of plugins, fetched from the GCS
 //   raylet/bundle_book.h          placement-group bundles held here, and those refused
@@ -67,6 +68,7 @@
 
 #include "runtime/raylet/actor_directory.h"
 #include "runtime/raylet/bundle_book.h"
+#include "runtime/raylet/client_table.h"
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_holds.h"
@@ -92,56 +94,6 @@ namespace ri = ray::internal;
 inline std::string Hex(const std::string& bin) { return ToHex(bin); }
 
 using protocol::CheckTaskSpec;
-
-struct Client {
-  std::string peer;
-  bool is_driver = false;
-  bool registered = false;
-  int pid = 0;
-  std::string job_id;
-  // Workers.
-  enum State { kStarting, kIdle, kBusy, kActor } state = kStarting;
-  std::optional<TaskSpec> running;
-  // Normal tasks sent ahead to run after `running`, holding the same resources.
-  std::deque<TaskSpec> queued;
-  bool no_pipelining = false;  // the running task called Get or Wait
-  ResourceSet held;      // subtracted from the node's available resources
-  bool blocked = false;  // in a Get or Wait for objects not yet ready; CPU lent back
-  // Its Gets and Waits that wait here (by request id): its CPU is lent while any does.
-  std::map<uint64_t, std::weak_ptr<Waiter>> blocking;
-  ActorId actor_id;  // the actor it hosts (kActor)
-  std::map<std::string, int> calls;  // function -> times run (max_calls)
-  std::string last_job;              // for log routing
-  GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
-  int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
-  std::string direct_endpoint;       // where callers reach the actor it may host
-  std::string tcp_endpoint;          // ...and callers on other nodes (once asked to listen)
-  bool tcp_asked = false;            // kListenTcp sent
-  // Answers waiting for tcp_endpoint: route asks for the actor it hosts, and the
-  // answer to the node whose caller it is leased to.
-  std::vector<protocol::RouteAsk> route_asks;
-  std::optional<std::pair<std::string, protocol::LeaseAnswer>> lease_answer;  // (to that node)
-  std::string leased_to;             // the caller it runs tasks for, directly
-  std::string leased_from;           // ...that caller's node, if another than this
-  ResourceSet lease_shape;           // what the lease holds (`held`, unless blocked)
-  std::vector<ActorId> owned_actors;  // created here by this worker: they die with it
-  // The runtime environment (canonical runtime_env) the worker serves, once bound by
-  // its first task or lease: workers of different environments are never shared.
-  bool env_bound = false;
-  std::string runtime_env;
-  bool Serves(const std::string& env) const { return !env_bound || runtime_env == env; }
-  // The direct call it runs (see running_task.h), once looked at.
-  std::shared_ptr<protocol::RunningTaskSlot> running_slot;
-  // Its start gate (start_gate.h; null until first needed, or if it has none: then no
-  // tasks go ahead to it), and, while it runs tasks of ours, the starts before
-  // `running`: running is start gate_base + 1, queued[i] gate_base + 2 + i.
-  std::shared_ptr<protocol::StartGate> gate;
-  uint64_t gate_base = 0;
-  // We closed its gate and its marker (RevokeTasks) may not be read yet: until it idles,
-  // no task goes ahead to it and its gate is not closed again (the marker of the first
-  // close reopens it: tasks sent after that marker could start though taken back).
-  bool marker_due = false;
-};
 
 class Raylet {
  public:
@@ -320,9 +272,6 @@ class Raylet {
   size_t TaskWorkers() const;
   // Starts a worker for a task of runtime environment `env` that no idle worker serves.
   void StartWorkerFor(const std::string& env);
-  // The first idle worker that serves runtime environment `env` (see Client::Serves),
-  // moved to the head of `idle_` (where it stays), or null.
-  Client* FirstIdle(const std::string& env = "");
   // Binds worker `w` to environment `env` (a no-op if bound already).
   static void Bind(Client& w, const std::string& env) {
     w.env_bound = true;
@@ -521,11 +470,9 @@ class Raylet {
   ResourceSet available_;  // this node's free resources (its total: placement_)
   int cpus_ = 1;
   int max_workers_ = 16;  // workers for tasks (not counting actors'), see StartWorkers
-  size_t starting_ = 0;
 
-  std::unordered_map<std::string, Client> clients_;
+  ClientTable clients_;  // drivers and workers; the idle workers, those starting
   Outbox outbox_;  // frames to clients, sent at the end of the loop turn
-  std::deque<std::string> idle_;
   scheduler::LeasePolicy leases_;
   // The node's small objects, for its processes to read without a message.
   std::unique_ptr<object_store::ObjectIndexWriter> index_;

@@ -49,7 +49,7 @@ void Raylet::OnLeaseAnswer(const protocol::LeaseAnswer& answer) {
   auto asked = asks_.Answered(answer.ask, /*lease=*/true);
   if (!asked) return;
   const RemoteAsks::Ask& pending = *asked;
-  if (!clients_.count(pending.caller)) return;
+  if (!clients_.Has(pending.caller)) return;
   protocol::LeaseReply reply;
   if (answer.outcome == protocol::LeaseReply::kGranted && answer.endpoint.rfind("tcp://", 0) == 0) {
     reply = {protocol::LeaseReply::kGranted, answer.endpoint, {}, /*encrypted=*/true};
@@ -129,18 +129,18 @@ void Raylet::AnswerLeaseAskNotNow(Client& w) {
 void Raylet::OnPeerLeaseGone(const protocol::PeerLeaseGone& gone) {
   // (Only for a lease granted to that caller here: else a peer could make a caller
   // drop a live worker and run its calls twice.)
-  if (asks_.LeaseGone(gone.caller, gone.gone.endpoint) && clients_.count(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
+  if (asks_.LeaseGone(gone.caller, gone.gone.endpoint) && clients_.Has(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
 }
 
 void Raylet::RemoteWorkersLost(const std::string& node_id) {
   // Asks waiting for it are answered now ("not now", "through the raylets").
   for (const RemoteAsks::Ask& ask : asks_.TakeAsksTo(node_id)) AnswerAskNotNow(ask);
   // Workers leased from here to callers there work for nobody now.
-  for (auto& [peer, w] : clients_) {
+  for (auto& [peer, w] : clients_.all()) {
     if (w.leased_from == node_id) Send(peer, MessageType::kRevokeLease, 0, "");
   }
   for (const auto& [caller, endpoint] : asks_.TakeLeasesOn(node_id)) {
-    if (!clients_.count(caller)) continue;
+    if (!clients_.Has(caller)) continue;
     SendMsg(caller, MessageType::kLeaseGone, 0,
             protocol::LeaseGone{endpoint, "its node " + Hex(node_id) + " died"});
   }

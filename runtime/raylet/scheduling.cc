@@ -143,18 +143,17 @@ void Raylet::OnArgsReady(TaskSpec t) {
 }
 
 size_t Raylet::TaskWorkers() const {
-  size_t actors = 0;
-  for (const auto& [peer, c] : clients_) actors += c.state == Client::kActor;
+  const size_t actors = clients_.Actors();
   return pool_->size() - std::min(actors, pool_->size());
 }
 
 void Raylet::StartWorkerFor(const std::string& env) {
   if (TaskWorkers() >= static_cast<size_t>(max_workers_)) {
     // The pool is full: an idle worker of another environment makes room.
-    for (const std::string& peer : idle_) {
-      auto found = clients_.find(peer);
-      if (found == clients_.end()) continue;
-      Client& w = found->second;
+    for (const std::string& peer : clients_.idle()) {
+      Client* found = clients_.Find(peer);
+      if (!found) continue;
+      Client& w = *found;
       if (w.state == Client::kIdle && !w.Serves(env)) {
         RAY_LOG_INFO("ending idle worker {} (runtime_env '{}') to start one for '{}'",
                      Hex(peer), w.runtime_env, env);
@@ -176,26 +175,8 @@ void Raylet::StartWorkers(size_t wanted, bool beyond_limit) {
       RAY_LOG_ERROR("cannot start a worker: {}", id.status().message());
       return;
     }
-    Client c;
-    c.peer = *id;
-    clients_[*id] = std::move(c);
-    ++starting_;
+    clients_.AddStarting(*id);
   }
-}
-
-Client* Raylet::FirstIdle(const std::string& env) {
-  // Entries whose worker has gone away, or is no longer idle, are dropped for good.
-  std::erase_if(idle_, [&](const std::string& peer) {
-    auto w = clients_.find(peer);
-    return w == clients_.end() || w->second.state != Client::kIdle;
-  });
-  for (auto it = idle_.begin(); it != idle_.end(); ++it) {
-    Client& w = clients_.at(*it);
-    if (!w.Serves(env)) continue;
-    if (it != idle_.begin()) std::iter_swap(it, idle_.begin());
-    return &w;
-  }
-  return nullptr;
 }
 
 void Raylet::Dispatch() {
@@ -206,20 +187,20 @@ void Raylet::Dispatch() {
   ready_.StartFitting(
       available_, [&](const ResourceSet& need) { return GpusFit(need); },
       [&](const ResourceSet& need, TaskSpec& t) {
-        Client* idle = FirstIdle(t.runtime_env);
+        Client* idle = clients_.FirstIdle(t.runtime_env);
         if (!idle) {
           // Idle workers of other runtime environments are no use to it: one of its
           // own starts (making room by ending an idle one if the pool is full).
-          if (!idle_.empty() && starting_ == 0) {
+          if (clients_.idle_size() > 0 && clients_.starting() == 0) {
             StartWorkerFor(t.runtime_env);
-          } else if (t.kind == ri::kActorCreation && starting_ == 0) {
+          } else if (t.kind == ri::kActorCreation && clients_.starting() == 0) {
             StartWorkers(1, /*beyond_limit=*/true);  // (the tasks' workers are all busy)
           }
           return false;
         }
         if (!plugins_.Ensure(t.plugin)) return false;  // the GCS is down: after it is back
         Client& w = *idle;
-        idle_.pop_front();
+        clients_.TakeFirstIdle();
         Bind(w, t.runtime_env);
         w.held = need;
         if (auto grant = gpus_.Acquire(need.Amount("GPU"))) w.gpus = std::move(*grant);
@@ -241,8 +222,8 @@ void Raylet::Dispatch() {
   ReclaimLeases();
   // Start workers for tasks that could start now if there were workers.
   size_t runnable = ready_.Runnable(available_, static_cast<size_t>(max_workers_));
-  size_t idle = idle_.size();
-  if (runnable > idle + starting_) StartWorkers(std::min<size_t>(runnable - idle - starting_, 4));
+  size_t waiting = clients_.idle_size() + clients_.starting();
+  if (runnable > waiting) StartWorkers(std::min<size_t>(runnable - waiting, 4));
 }
 
 void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
@@ -273,7 +254,7 @@ void Raylet::Pipeline() {
       multi_node = MultiNode();
     }
     busy.clear();
-    for (auto& [peer, c] : clients_) {
+    for (auto& [peer, c] : clients_.all()) {
       if (c.state == Client::kBusy && c.gate && !c.marker_due &&
           scheduler::WorkerTakesAhead(AheadOf(c), need)) {
         busy.push_back(&c);
@@ -295,9 +276,9 @@ void Raylet::Pipeline() {
 }
 
 void Raylet::NoteOwner(const TaskSpec& creation) {
-  auto owner = clients_.find(creation.caller);
-  if (owner == clients_.end() || owner->second.is_driver) return;
-  std::vector<ActorId>& owned = owner->second.owned_actors;
+  Client* owner = clients_.Find(creation.caller);
+  if (!owner || owner->is_driver) return;
+  std::vector<ActorId>& owned = owner->owned_actors;
   if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
     actors_.PruneOwned(owned);
   }
@@ -393,8 +374,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     StartWorkers(1);
     return;
   }
-  c.state = Client::kIdle;
-  idle_.push_front(c.peer);  // a warm worker first
+  clients_.Idle(c);  // (first in line: a warm worker first)
   MoveAheadToIdle();
 }
 
@@ -407,7 +387,7 @@ protocol::StartGate* Raylet::GateOf(Client& w) {
 
 void Raylet::MoveAheadToIdle() {
   Client* busiest = nullptr;
-  for (auto& [peer, w] : clients_) {
+  for (auto& [peer, w] : clients_.all()) {
     if (w.state != Client::kBusy || !w.gate || w.marker_due || w.queued.empty() ||
         !available_.Contains(w.held)) {
       continue;
@@ -434,12 +414,10 @@ void Raylet::MoveAheadToIdle() {
 }
 
 void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
-  auto it = clients_.find(e.worker_id);
-  if (it == clients_.end()) return;
-  Client c = std::move(it->second);
-  clients_.erase(it);
+  std::optional<Client> gone = clients_.Take(e.worker_id);
+  if (!gone) return;
+  Client c = std::move(*gone);
   ReleaseHolds(ObjectHolds::Process(e.worker_id));  // what it borrowed
-  if (c.state == Client::kStarting && !c.registered && starting_ > 0) --starting_;
   if (c.state == Client::kStarting && !c.registered) {
     RAY_LOG_ERROR("worker pid {} exited before registering ({}); see logs/worker-{}.err", e.pid,
                   e.how, Hex(e.worker_id));
@@ -506,9 +484,9 @@ protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protoc
     case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, "", {}};
     case scheduler::LeasePolicy::Answer::kMayGrant: break;
   }
-  Client* idle = FirstIdle();
+  Client* idle = clients_.FirstIdle();
   if (!idle) {
-    if (starting_ == 0) StartWorkers(1);  // for the next ask
+    if (clients_.starting() == 0) StartWorkers(1);  // for the next ask
     return {};
   }
   Client& w = *idle;
@@ -521,7 +499,7 @@ protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protoc
 protocol::LeaseGate Raylet::GrantLease(Client& w, const std::string& caller,
                                        const ResourceSet& shape, const std::string& job_id,
                                        const std::string& caller_node) {
-  idle_.pop_front();  // (w is FirstIdle(""))
+  clients_.TakeFirstIdle();  // (w is FirstIdle(""))
   Bind(w, "");  // leased tasks have no runtime environment (see TaskSubmitter)
   available_.Subtract(shape);
   w.held = w.lease_shape = shape;
@@ -561,13 +539,13 @@ void Raylet::OfferLeases() {
   while (leases_.HasWants()) {
     auto want = leases_.NextOffer(ready_, available_);
     if (!want) return;
-    Client* idle = FirstIdle();
+    Client* idle = clients_.FirstIdle();
     if (!idle || idle->direct_endpoint.empty()) {
-      if (!idle && starting_ == 0) StartWorkers(1);
+      if (!idle && clients_.starting() == 0) StartWorkers(1);
       return;  // (offered once one is idle)
     }
     leases_.Offered(want->caller, want->shape);
-    if (!clients_.count(want->caller)) continue;
+    if (!clients_.Has(want->caller)) continue;
     auto req = ri::Unpack<protocol::LeaseRequest>(want->request.data(), want->request.size());
     protocol::LeaseGate gate = GrantLease(*idle, want->caller, want->shape, req.job_id);
     SendMsg(want->caller, MessageType::kLeaseOffered, 0,
@@ -587,15 +565,14 @@ void Raylet::HandleReturnLease(Client& c) {
   c.leased_from.clear();
   c.blocked = false;
   c.blocking.clear();
-  c.state = Client::kIdle;
-  idle_.push_front(c.peer);  // a warm worker first
+  clients_.Idle(c);  // (first in line: a warm worker first)
   MoveAheadToIdle();
 }
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {
   leases_.Forget(caller);
   asks_.CallerGone(caller);
-  for (auto& [peer, w] : clients_) {
+  for (auto& [peer, w] : clients_.all()) {
     if (w.leased_to == caller) Send(peer, MessageType::kRevokeLease, 0, "");
   }
 }

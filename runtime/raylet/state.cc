@@ -77,7 +77,7 @@ std::optional<protocol::RunningTask> Raylet::RunningTaskOf(Client& c) {
 void Raylet::FlushTaskEvents() {
   // RUNNING events only for tasks still running now: a short task costs the GCS one
   // event (its end), a long one shows as RUNNING meanwhile.
-  for (auto& [peer, c] : clients_) {
+  for (auto& [peer, c] : clients_.all()) {
     auto r = RunningTaskOf(c);
     if (!r || finished_jobs_.count(r->job_id) || !task_events_.MarkRunning(r->task_id)) {
       continue;
