@@ -180,6 +180,7 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
       // still in flight: kMissing
     } else if (auto indexed = FromIndex(ids[i])) {
       out[i] = std::move(*indexed);
+      ++block_epoch_;  // (as if the raylet had answered)
     } else {
       req.ids.push_back(ids[i]);
       asked.push_back(i);
@@ -302,6 +303,7 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
       } else if (Indexed(ids[i])) {  // (what the raylet holds: a direct result is not there)
         ready[i] = true;
         ++count;
+        ++block_epoch_;  // (as if the raylet had answered)
       } else {
         req.ids.push_back(ids[i]);
         asked.push_back(i);
