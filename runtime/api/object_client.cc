@@ -173,6 +173,7 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
   protocol::GetRequest req;
   req.from_node = from_node;
   std::vector<size_t> asked;  // positions of the ids the raylet has
+  bool indexed_any = false;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (const ObjectCache::Entry* e = LocalValue(ids[i])) {
       out[i] = Fetched{e->state, e->data->data(), e->data->size(), e->data};
@@ -180,12 +181,13 @@ Result<std::vector<Fetched>> ObjectClient::Get(const std::vector<ObjectId>& ids,
       // still in flight: kMissing
     } else if (auto indexed = FromIndex(ids[i])) {
       out[i] = std::move(*indexed);
-      ++block_epoch_;  // (as if the raylet had answered)
+      indexed_any = true;
     } else {
       req.ids.push_back(ids[i]);
       asked.push_back(i);
     }
   }
+  if (indexed_any) ++block_epoch_;  // (as if the raylet had answered)
   // A full store may spill an object between its reply and our mapping of it (its
   // segment is gone then): such objects are asked for again, and restored.
   for (int attempt = 1; !asked.empty(); ++attempt) {
@@ -281,6 +283,7 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
   // sockets are read only when that is not enough (a loop of Waits over results
   // arriving would otherwise read them one by one, each a round of wake-ups).
   bool pumped = false;
+  bool indexed_any = false;
   std::vector<bool> ready(ids.size());
   std::vector<bool> raylet_ready(ids.size());  // what the raylet said was ready (stays so)
   // Report at most `num` ready, in input order (Ray's contract).
@@ -303,7 +306,7 @@ Result<std::vector<bool>> ObjectClient::Wait(const std::vector<ObjectId>& ids, s
       } else if (Indexed(ids[i])) {  // (what the raylet holds: a direct result is not there)
         ready[i] = true;
         ++count;
-        ++block_epoch_;  // (as if the raylet had answered)
+        if (!std::exchange(indexed_any, true)) ++block_epoch_;  // (as if the raylet had answered)
       } else {
         req.ids.push_back(ids[i]);
         asked.push_back(i);

@@ -83,8 +83,8 @@ class ObjectClient {
   // (nothing if none are due).
   Status SyncBorrows();
   ReferenceCounter& refs() { return *refs_; }
-  // Counts the Gets and Waits that asked the raylet (a caller blocked), or found in
-  // the node's index what they would have asked it for: calls made before may have
+  // Changes with every Get or Wait that asked the raylet (a caller blocked), or found
+  // in the node's index what it would have asked it for: calls made before may have
   // ended since (TaskSubmitter asks for an actor's direct route again).
   uint64_t block_epoch() const { return block_epoch_; }
 

@@ -5,10 +5,6 @@
 
 namespace ray::raylet {
 
-namespace {
-// How long a caller's route request for an actor on another node waits for that node.
-}  // namespace
-
 void Raylet::SubmitActorTask(TaskSpec t) {
   const ActorId actor = ActorId::FromBinary(t.actor_id);
   Actor* a = actors_.Find(actor);
@@ -211,7 +207,7 @@ void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
   if (answer.endpoint.rfind("tcp://", 0) == 0 && a && a->remote_node == pending.node &&
       a->state == Actor::kAlive && !a->killed && clients_.Has(pending.caller)) {
     a->direct_callers.insert(pending.caller);
-    asks_.Reached(answer.endpoint, pending.node);
+    asks_.NoteEndpoint(answer.endpoint, pending.node);
     reply = {protocol::ActorRouteReply::kDirect, answer.endpoint, answer.max_task_retries,
              /*encrypted=*/true};
   }

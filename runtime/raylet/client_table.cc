@@ -30,8 +30,9 @@ void ClientTable::AddStarting(const std::string& peer) {
   ++starting_;
 }
 
-void ClientTable::Registered(Client& w, int pid, const std::string& direct_endpoint) {
-  if (!w.registered && starting_ > 0) --starting_;
+void ClientTable::Register(Client& w, int pid, const std::string& direct_endpoint) {
+  if (w.registered) return;  // (again: it may be busy, and is in line already if idle)
+  if (starting_ > 0) --starting_;
   w.registered = true;
   w.pid = pid;
   w.direct_endpoint = direct_endpoint;
@@ -48,7 +49,7 @@ std::optional<Client> ClientTable::Take(const std::string& peer) {
   return c;
 }
 
-void ClientTable::Idle(Client& w) {
+void ClientTable::MakeIdle(Client& w) {
   w.state = Client::kIdle;
   idle_.push_front(w.peer);
 }

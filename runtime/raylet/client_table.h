@@ -93,13 +93,14 @@ class ClientTable {
   Client& AddDriver(const std::string& peer, int pid, const std::string& job_id);
   // A worker was started: kStarting until it registers.
   void AddStarting(const std::string& peer);
-  // Worker `w` registered: it is idle, after the idle ones (they are warmer).
-  void Registered(Client& w, int pid, const std::string& direct_endpoint);
+  // Worker `w` registered: it is idle, after the idle ones (they are warmer). A
+  // second registration changes nothing.
+  void Register(Client& w, int pid, const std::string& direct_endpoint);
   // Removes the client; returns it (nullopt if unknown).
   std::optional<Client> Take(const std::string& peer);
 
   // Worker `w` is idle again: first in line (a warm worker first).
-  void Idle(Client& w);
+  void MakeIdle(Client& w);
   // The first idle worker that serves runtime environment `env` (see Client::Serves),
   // moved to the head of the line (where TakeFirstIdle takes it), or null. Entries of
   // workers gone, or no longer idle, are dropped on the way.

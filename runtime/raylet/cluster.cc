@@ -254,12 +254,13 @@ void Raylet::Periodic() {
     if (c.is_driver && !ProcessAlive(c.pid)) gone.push_back(peer);
   }
   for (const auto& peer : gone) {
-    Client driver = *clients_.Take(peer);
+    const Client& driver = *clients_.Find(peer);
     RAY_LOG_WARN("driver pid {} exited without disconnecting", driver.pid);
     FinishJob(driver.job_id);
     RevokeLeasesOf(peer);
     // It could not record its end: do it for it, so that every node releases the job.
     gcs_backlog_.JobEnded(driver.job_id, -1);
+    clients_.Take(peer);
   }
   // Each GCS call below may wait for its timeout: stop promptly when asked to.
   if (stop_->load()) return;

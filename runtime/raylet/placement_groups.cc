@@ -129,7 +129,9 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
       if (scheduler::UsesGroup(c.held, key.first)) victims.push_back(peer);
     }
     for (const auto& peer : victims) {
-      Client& c = *clients_.Find(peer);
+      Client* found = clients_.Find(peer);
+      if (!found) continue;
+      Client& c = *found;
       available_.Add(c.held);  // the worker's exit gives back nothing more
       c.held = ResourceSet();
       for (auto& t : c.queued) again.push_back(std::move(t));

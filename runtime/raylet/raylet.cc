@@ -221,7 +221,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
     reply.error = "unknown worker: workers are started by the raylet";
     RAY_LOG_WARN("refused registration of unknown worker {}", Hex(peer));
   } else {
-    clients_.Registered(*worker, msg->pid, msg->direct_endpoint);
+    clients_.Register(*worker, msg->pid, msg->direct_endpoint);
   }
   SendMsg(peer, MessageType::kRegisterReply, req, reply);
 }

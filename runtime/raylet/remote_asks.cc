@@ -59,7 +59,7 @@ const std::string* RemoteAsks::NodeOfEndpoint(const std::string& endpoint) const
 void RemoteAsks::Leased(const std::string& node, const std::string& caller,
                         const std::string& endpoint) {
   leases_[node].insert({caller, endpoint});
-  Reached(endpoint, node);
+  NoteEndpoint(endpoint, node);
 }
 
 bool RemoteAsks::LeaseGone(const std::string& caller, const std::string& endpoint) {

@@ -4,7 +4,8 @@
 //     hosted there directly) or a lease ask (a worker there for a caller's tasks);
 //   - the endpoints of workers there that callers here were given (what a caller's
 //     RanElsewhere names), and the leases among them (callers hear when that node dies).
-// An ask unanswered for kTimeoutMs expires: the raylet answers its caller "not now".
+// An ask unanswered for kTimeoutMs expires: the raylet answers its caller as if
+// refused (a route: "through the raylets"; a lease: "not now", or "busy").
 // A node that left a lease ask unanswered is not asked for leases for kLeasePauseMs
 // (each ask blocks its caller until answered or expired).
 //
@@ -54,7 +55,9 @@ class RemoteAsks {
   bool LeasesPaused(const std::string& node, int64_t now) const;
 
   // Callers here were given `endpoint`, a worker on `node` (a route or a lease).
-  void Reached(const std::string& endpoint, const std::string& node) { endpoints_[endpoint] = node; }
+  void NoteEndpoint(const std::string& endpoint, const std::string& node) {
+    endpoints_[endpoint] = node;
+  }
   // The node of an endpoint given out here; null if none was.
   const std::string* NodeOfEndpoint(const std::string& endpoint) const;
   // The worker at `endpoint` on `node` was leased to `caller` (and reached by it).

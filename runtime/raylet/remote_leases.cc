@@ -129,7 +129,9 @@ void Raylet::AnswerLeaseAskNotNow(Client& w) {
 void Raylet::OnPeerLeaseGone(const protocol::PeerLeaseGone& gone) {
   // (Only for a lease granted to that caller here: else a peer could make a caller
   // drop a live worker and run its calls twice.)
-  if (asks_.LeaseGone(gone.caller, gone.gone.endpoint) && clients_.Has(gone.caller)) SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
+  if (asks_.LeaseGone(gone.caller, gone.gone.endpoint) && clients_.Has(gone.caller)) {
+    SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
+  }
 }
 
 void Raylet::RemoteWorkersLost(const std::string& node_id) {

@@ -374,7 +374,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     StartWorkers(1);
     return;
   }
-  clients_.Idle(c);  // (first in line: a warm worker first)
+  clients_.MakeIdle(c);  // (first in line: a warm worker first)
   MoveAheadToIdle();
 }
 
@@ -565,7 +565,7 @@ void Raylet::HandleReturnLease(Client& c) {
   c.leased_from.clear();
   c.blocked = false;
   c.blocking.clear();
-  clients_.Idle(c);  // (first in line: a warm worker first)
+  clients_.MakeIdle(c);  // (first in line: a warm worker first)
   MoveAheadToIdle();
 }
 

@@ -382,7 +382,8 @@ RAY_MAIN(int argc, char** argv) {
     WriteNote(dir + "/first", *ray::Get(actor.Task(&Pinned::Node).Remote()));
     // A call after a Get asks for the route; the actor's node may refuse it while an
     // earlier call of ours is not reported finished yet (a result can come before its
-    // report), and the next call after a Get asks again.
+    // report), and the next call after a Get asks again. (Five rounds make a route
+    // still refused unlikely, not impossible: the SDK does not say which one a call took.)
     for (int i = 0; i < 5; ++i) ray::Get(actor.Task(&Pinned::Add).Remote(0));
     if (c == "direct_remote") {
       // Once <dir>/go exists (the test has stopped both raylets), 500 calls, in order.

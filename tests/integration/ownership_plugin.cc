@@ -75,13 +75,14 @@ int Pid() { return static_cast<int>(::getpid()); }
 // Whether the store of the node this runs on holds the object (binary id).
 bool StoredHere(std::string id) { return ray::ObjectInLocalStore(id); }
 
-// Values packed at 5 bytes each (small ints pack at 1): 75,000 of them make about
-// 370 KiB, past the inline limit, so objects of them live in shared memory.
+// Values packed at 5 bytes each (small ints pack at 1): kBigCount of them make about
+// 366 KiB, past the inline limit, so objects of them live in shared memory.
 constexpr int kBig = 1 << 24;
-constexpr int64_t kBigSum = int64_t{75000} * kBig;
+constexpr size_t kBigCount = 75000;
+constexpr int64_t kBigSum = int64_t{kBigCount} * kBig;
 
 // In the shared-memory store of the node this runs on.
-std::vector<int> MakeBig() { return std::vector<int>(75000, kBig); }
+std::vector<int> MakeBig() { return std::vector<int>(kBigCount, kBig); }
 
 RAY_REMOTE(Keeper::Create, &Keeper::Keep, &Keeper::Drop, &Keeper::Sum, &Keeper::Pid,
            &Keeper::KeepActor, &Keeper::DropActor, &Keeper::ActorPid, GiveToKeeper, PassOn, Pid,
@@ -106,7 +107,7 @@ bool ProcessAlive(int pid) { return ::kill(pid, 0) == 0; }
 double FreeCpus() { return ray::AvailableResources()["CPU"]; }
 
 // In the shared-memory store.
-Ref PutBig() { return ray::Put(std::vector<int>(75000, kBig)); }
+Ref PutBig() { return ray::Put(MakeBig()); }
 
 // driver -> task -> nested task -> actor: the object lives while the actor keeps the
 // ref, after every other process dropped its own, and is freed once the actor drops it.
@@ -204,7 +205,7 @@ void ChainAcrossNodes() {
 void ResultAcrossNodes() {
   auto r = ray::Task(MakeBig).SetResource("B", 1).Remote();
   const std::string id = r.Binary();
-  Check(ray::Get(r)->size() == 75000, "the result is read");
+  Check(ray::Get(r)->size() == kBigCount, "the result is read");
   Check(Stored(id), "the node that read the result holds a copy");
   Check(StoredOnB(id), "the node that made the result holds it");
   r = decltype(r)();

@@ -6,10 +6,10 @@ namespace ray::raylet {
 namespace {
 
 // A table with the workers `peers`, started and registered in that order.
-ClientTable Registered(const std::vector<std::string>& peers) {
+ClientTable WithIdleWorkers(const std::vector<std::string>& peers) {
   ClientTable table;
   for (const auto& peer : peers) table.AddStarting(peer);
-  for (const auto& peer : peers) table.Registered(*table.Find(peer), 100, "ipc://" + peer);
+  for (const auto& peer : peers) table.Register(*table.Find(peer), 100, "ipc://" + peer);
   return table;
 }
 
@@ -21,11 +21,16 @@ TEST(ClientTableTest, WorkersCountAsStartingUntilTheyRegisterOrExit) {
   EXPECT_EQ(table.Find("w1")->state, Client::kStarting);
   EXPECT_EQ(table.FirstIdle(), nullptr) << "a starting worker is not idle";
 
-  table.Registered(*table.Find("w1"), 41, "ipc://w1");
+  table.Register(*table.Find("w1"), 41, "ipc://w1");
   EXPECT_EQ(table.starting(), 1u);
   EXPECT_EQ(table.Find("w1")->pid, 41);
   EXPECT_EQ(table.Find("w1")->direct_endpoint, "ipc://w1");
-  table.Registered(*table.Find("w1"), 41, "ipc://w1");  // (again: counted once)
+  table.Find("w1")->state = Client::kBusy;
+  table.Register(*table.Find("w1"), 41, "ipc://w1");  // (again: changes nothing)
+  EXPECT_EQ(table.starting(), 1u);
+  EXPECT_EQ(table.Find("w1")->state, Client::kBusy);
+  EXPECT_EQ(table.idle_size(), 1u) << "in line once";
+  ASSERT_TRUE(table.Take("w1"));  // a registered worker exits
   EXPECT_EQ(table.starting(), 1u);
 
   ASSERT_TRUE(table.Take("w2"));  // exited before registering
@@ -47,20 +52,20 @@ TEST(ClientTableTest, DriversAreRegisteredAtOnceAndNeverIdle) {
 }
 
 TEST(ClientTableTest, WorkersIdleAgainAreFirstInLine) {
-  ClientTable table = Registered({"w1", "w2", "w3"});
+  ClientTable table = WithIdleWorkers({"w1", "w2", "w3"});
   // Newly registered workers line up in order.
   EXPECT_EQ(table.FirstIdle()->peer, "w1");
   table.TakeFirstIdle();
   table.Find("w1")->state = Client::kBusy;
   EXPECT_EQ(table.FirstIdle()->peer, "w2");
   // A worker that ran a task is warm: it goes first.
-  table.Idle(*table.Find("w1"));
+  table.MakeIdle(*table.Find("w1"));
   EXPECT_EQ(table.Find("w1")->state, Client::kIdle);
   EXPECT_EQ(table.FirstIdle()->peer, "w1");
 }
 
 TEST(ClientTableTest, FirstIdleSkipsOtherEnvironmentsAndDropsStaleEntries) {
-  ClientTable table = Registered({"w1", "w2", "w3"});
+  ClientTable table = WithIdleWorkers({"w1", "w2", "w3"});
   table.Find("w1")->env_bound = true;
   table.Find("w1")->runtime_env = "A";
   table.Find("w2")->state = Client::kActor;  // no longer idle
@@ -71,7 +76,7 @@ TEST(ClientTableTest, FirstIdleSkipsOtherEnvironmentsAndDropsStaleEntries) {
   EXPECT_EQ(table.FirstIdle("A")->peer, "w1");
 
   table.AddStarting("w4");
-  table.Registered(*table.Find("w4"), 1, "ipc://w4");  // unbound: serves any environment
+  table.Register(*table.Find("w4"), 1, "ipc://w4");  // unbound: serves any environment
   ASSERT_NE(table.FirstIdle("B"), nullptr);
   EXPECT_EQ(table.FirstIdle("B")->peer, "w4");
   EXPECT_EQ(table.idle().front(), "w4") << "moved to the head, where TakeFirstIdle takes it";
@@ -80,7 +85,7 @@ TEST(ClientTableTest, FirstIdleSkipsOtherEnvironmentsAndDropsStaleEntries) {
 }
 
 TEST(ClientTableTest, ActorsAreCountedByState) {
-  ClientTable table = Registered({"w1", "w2", "w3"});
+  ClientTable table = WithIdleWorkers({"w1", "w2", "w3"});
   table.AddDriver("d", 1, "job");
   EXPECT_EQ(table.Actors(), 0u);
   table.Find("w1")->state = Client::kActor;

@@ -91,9 +91,10 @@ TEST(RemoteAsksTest, ACallerThatGoesLosesItsLeasesButTheirEndpointsStayKnown) {
   RemoteAsks asks;
   asks.Leased("n1", "c1", "tcp://a");
   asks.Leased("n1", "c2", "tcp://b");
-  asks.Reached("tcp://actor", "n2");
+  asks.NoteEndpoint("tcp://actor", "n2");
   asks.CallerGone("c1");
-  EXPECT_EQ(asks.TakeLeasesOn("n1"), (std::set<std::pair<std::string, std::string>>{{"c2", "tcp://b"}}));
+  EXPECT_EQ(asks.TakeLeasesOn("n1"),
+            (std::set<std::pair<std::string, std::string>>{{"c2", "tcp://b"}}));
   ASSERT_NE(asks.NodeOfEndpoint("tcp://actor"), nullptr);
   EXPECT_EQ(*asks.NodeOfEndpoint("tcp://actor"), "n2");
   EXPECT_EQ(asks.NodeOfEndpoint("tcp://unknown"), nullptr);
