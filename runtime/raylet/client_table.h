@@ -107,8 +107,7 @@ class ClientTable {
   Client* FirstIdle(const std::string& env = "");
   // Takes the head of the line (the worker FirstIdle gave) out of it.
   void TakeFirstIdle() { idle_.pop_front(); }
-  // Entries in the idle line (some may be stale until FirstIdle drops them).
-  size_t idle_size() const { return idle_.size(); }
+  // The idle line, by peer (some entries may be stale until FirstIdle drops them).
   const std::deque<std::string>& idle() const { return idle_; }
   // Workers started and not registered yet.
   size_t starting() const { return starting_; }

@@ -191,7 +191,7 @@ void Raylet::Dispatch() {
         if (!idle) {
           // Idle workers of other runtime environments are no use to it: one of its
           // own starts (making room by ending an idle one if the pool is full).
-          if (clients_.idle_size() > 0 && clients_.starting() == 0) {
+          if (!clients_.idle().empty() && clients_.starting() == 0) {
             StartWorkerFor(t.runtime_env);
           } else if (t.kind == ri::kActorCreation && clients_.starting() == 0) {
             StartWorkers(1, /*beyond_limit=*/true);  // (the tasks' workers are all busy)
@@ -222,7 +222,7 @@ void Raylet::Dispatch() {
   ReclaimLeases();
   // Start workers for tasks that could start now if there were workers.
   size_t runnable = ready_.Runnable(available_, static_cast<size_t>(max_workers_));
-  size_t waiting = clients_.idle_size() + clients_.starting();
+  size_t waiting = clients_.idle().size() + clients_.starting();
   if (runnable > waiting) StartWorkers(std::min<size_t>(runnable - waiting, 4));
 }
 
@@ -416,7 +416,7 @@ void Raylet::MoveAheadToIdle() {
 void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   std::optional<Client> gone = clients_.Take(e.worker_id);
   if (!gone) return;
-  Client c = std::move(*gone);
+  Client& c = *gone;
   ReleaseHolds(ObjectHolds::Process(e.worker_id));  // what it borrowed
   if (c.state == Client::kStarting && !c.registered) {
     RAY_LOG_ERROR("worker pid {} exited before registering ({}); see logs/worker-{}.err", e.pid,

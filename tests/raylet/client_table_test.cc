@@ -29,7 +29,7 @@ TEST(ClientTableTest, WorkersCountAsStartingUntilTheyRegisterOrExit) {
   table.Register(*table.Find("w1"), 41, "ipc://w1");  // (again: changes nothing)
   EXPECT_EQ(table.starting(), 1u);
   EXPECT_EQ(table.Find("w1")->state, Client::kBusy);
-  EXPECT_EQ(table.idle_size(), 1u) << "in line once";
+  EXPECT_EQ(table.idle().size(), 1u) << "in line once";
   ASSERT_TRUE(table.Take("w1"));  // a registered worker exits
   EXPECT_EQ(table.starting(), 1u);
 
@@ -71,7 +71,7 @@ TEST(ClientTableTest, FirstIdleSkipsOtherEnvironmentsAndDropsStaleEntries) {
   table.Find("w2")->state = Client::kActor;  // no longer idle
   table.Take("w3");                           // gone
   EXPECT_EQ(table.FirstIdle("B"), nullptr);
-  EXPECT_EQ(table.idle_size(), 1u) << "only w1 stays in line";
+  EXPECT_EQ(table.idle().size(), 1u) << "only w1 stays in line";
   ASSERT_NE(table.FirstIdle("A"), nullptr);
   EXPECT_EQ(table.FirstIdle("A")->peer, "w1");
 
