@@ -588,6 +588,9 @@ void TaskSubmitter::OnActorGone(const protocol::ActorGone& gone) {
   actor.route = DirectActor::kRaylet;
   actor.asked_epoch = objects_->block_epoch();
   actor.peer = nullptr;
+  // (Its worker may be one we leased before, whose return we have not read yet: the
+  // peer is in a lease pool too, and must leave it before it loses its socket.)
+  EndLease(peer);
   DrainPeer(peer);  // answers the worker sent before it went still count
   // In the order they were sent: calls with retries left go through the raylet, which
   // runs them on the restarted actor (or fails them if it does not restart).
