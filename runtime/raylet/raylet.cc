@@ -75,7 +75,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   RAY_LOG_INFO("raylet {} serving at {} (other nodes at {}) with resources {}", node_id_.Hex(), endpoint_,
                peer_address_,
                placement_.local_total().ToString());
-  StartWorkers(options_.prestart_workers >= 0 ? options_.prestart_workers : cpus_);
+  StartWorkers(starts_.prestart());
   if (!options_.ready_file.empty()) RAY_RETURN_IF_ERROR(WriteFile(options_.ready_file, endpoint_));
 
   std::vector<zmq::pollitem_t> items;

@@ -7,6 +7,7 @@
 //   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
 //   scheduler/pipelining.h        which tasks go ahead to busy workers
 //   scheduler/infeasible_hold.h   work no node fits, held for the autoscaler or a group
+//   scheduler/worker_starts.h     how many worker processes start, and when
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
 //   raylet/client_table.h         drivers and workers connected here; idle and starting ones
 //   raylet/outbox.h               frames to clients, batched per loop turn
@@ -62,6 +63,7 @@
 #include "runtime/scheduler/pipelining.h"
 #include "runtime/scheduler/placement.h"
 #include "runtime/scheduler/resources.h"
+#include "runtime/scheduler/worker_starts.h"
 #include "runtime/serialization/running_task.h"
 #include "runtime/serialization/start_gate.h"
 #include "runtime/transport/transport.h"
@@ -113,11 +115,10 @@ class Raylet {
         placement_(ResourceSet::FromDoubles(o.resources)),
         task_events_(node_id_.Binary()),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
-                                       std::getenv("CUDA_VISIBLE_DEVICES"))) {
+                                       std::getenv("CUDA_VISIBLE_DEVICES"))),
+        starts_(o.max_workers, o.prestart_workers, o.resources.count("CPU") ? o.resources.at("CPU") : 1) {
     gcs_.set_watch(&gcs_watch_);  // while the GCS is down, its calls fail at once
     available_ = placement_.local_total();
-    cpus_ = static_cast<int>(o.resources.count("CPU") ? o.resources.at("CPU") : 1);
-    max_workers_ = o.max_workers > 0 ? o.max_workers : std::max(16, 4 * cpus_);
   }
 
   Status Run(const std::atomic<bool>& stop);
@@ -264,12 +265,9 @@ class Raylet {
   void MoveAheadToIdle();
   // The worker's start gate, opened on first use (null if it has none).
   protocol::StartGate* GateOf(Client& w);
-  // Starts up to `wanted` workers, while the workers not hosting an actor are fewer
-  // than max_workers_ (the limit is on workers for tasks: an actor has a worker of its
-  // own however many there are, as in Ray). `beyond_limit`: for an actor creation
-  // that no idle worker can take, whatever the count.
+  // Starts up to `wanted` workers, as many as scheduler/worker_starts.h allows.
+  // `beyond_limit`: for an actor creation that no idle worker can take.
   void StartWorkers(size_t wanted, bool beyond_limit = false);
-  size_t TaskWorkers() const;
   // Starts a worker for a task of runtime environment `env` that no idle worker serves.
   void StartWorkerFor(const std::string& env);
   // Binds worker `w` to environment `env` (a no-op if bound already).
@@ -468,8 +466,6 @@ class Raylet {
   gcs::GcsClient gcs_;
   GcsBacklog gcs_backlog_;
   ResourceSet available_;  // this node's free resources (its total: placement_)
-  int cpus_ = 1;
-  int max_workers_ = 16;  // workers for tasks (not counting actors'), see StartWorkers
 
   ClientTable clients_;  // drivers and workers; the idle workers, those starting
   Outbox outbox_;  // frames to clients, sent at the end of the loop turn
@@ -520,6 +516,7 @@ class Raylet {
   TaskEvents task_events_;  // not yet sent to the GCS
   BundleBook bundles_;  // placement-group bundles reserved here, and those refused
   GpuAllocator gpus_;
+  scheduler::WorkerStarts starts_;  // how many workers start, and when
 };
 
 }  // namespace ray::raylet

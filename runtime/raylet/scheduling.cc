@@ -142,13 +142,8 @@ void Raylet::OnArgsReady(TaskSpec t) {
   ready_.Push(need, std::move(t));
 }
 
-size_t Raylet::TaskWorkers() const {
-  const size_t actors = clients_.Actors();
-  return pool_->size() - std::min(actors, pool_->size());
-}
-
 void Raylet::StartWorkerFor(const std::string& env) {
-  if (TaskWorkers() >= static_cast<size_t>(max_workers_)) {
+  if (starts_.Full(pool_->size(), clients_.Actors())) {
     // The pool is full: an idle worker of another environment makes room.
     for (const std::string& peer : clients_.idle()) {
       Client* found = clients_.Find(peer);
@@ -167,9 +162,7 @@ void Raylet::StartWorkerFor(const std::string& env) {
 }
 
 void Raylet::StartWorkers(size_t wanted, bool beyond_limit) {
-  const size_t limit = beyond_limit ? pool_->size() + wanted
-                                    : static_cast<size_t>(max_workers_) + (pool_->size() - TaskWorkers());
-  while (wanted-- > 0 && pool_->size() < limit) {
+  for (size_t n = starts_.Allowed(wanted, pool_->size(), clients_.Actors(), beyond_limit); n > 0; --n) {
     auto id = pool_->Start();
     if (!id.ok()) {
       RAY_LOG_ERROR("cannot start a worker: {}", id.status().message());
@@ -191,10 +184,12 @@ void Raylet::Dispatch() {
         if (!idle) {
           // Idle workers of other runtime environments are no use to it: one of its
           // own starts (making room by ending an idle one if the pool is full).
-          if (!clients_.idle().empty() && clients_.starting() == 0) {
-            StartWorkerFor(t.runtime_env);
-          } else if (t.kind == ri::kActorCreation && clients_.starting() == 0) {
-            StartWorkers(1, /*beyond_limit=*/true);  // (the tasks' workers are all busy)
+          using NoIdle = scheduler::WorkerStarts::NoIdleWorker;
+          switch (scheduler::WorkerStarts::WhenNoIdleWorker(!clients_.idle().empty(), clients_.starting(),
+                                                            t.kind == ri::kActorCreation)) {
+            case NoIdle::kStartForEnv: StartWorkerFor(t.runtime_env); break;
+            case NoIdle::kStartBeyondLimit: StartWorkers(1, /*beyond_limit=*/true); break;
+            case NoIdle::kWait: break;
           }
           return false;
         }
@@ -221,9 +216,8 @@ void Raylet::Dispatch() {
   OfferLeases();
   ReclaimLeases();
   // Start workers for tasks that could start now if there were workers.
-  size_t runnable = ready_.Runnable(available_, static_cast<size_t>(max_workers_));
-  size_t waiting = clients_.idle().size() + clients_.starting();
-  if (runnable > waiting) StartWorkers(std::min<size_t>(runnable - waiting, 4));
+  StartWorkers(scheduler::WorkerStarts::ForRunnable(ready_.Runnable(available_, starts_.max_workers()),
+                                                   clients_.idle().size(), clients_.starting()));
 }
 
 void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
