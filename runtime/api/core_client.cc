@@ -18,7 +18,7 @@ Result<std::unique_ptr<CoreClient>> CoreClient::Connect(const std::string& rayle
                                                         WorkerParts* worker_parts) {
   std::unique_ptr<CoreClient> c(new CoreClient());
   protocol::RegisterClient reg{is_driver ? RandomBytes(16) : worker_id,
-                               static_cast<int32_t>(::getpid()), is_driver, job.Binary(),
+                               static_cast<int32_t>(::getpid()), is_driver, job,
                                direct_endpoint};
   RAY_ASSIGN_OR_RETURN(c->raylet_, RayletConnection::Connect(raylet_endpoint, reg));
   c->raylet_->SetLock(c->lock_.get());

@@ -107,7 +107,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   static_cast<ri::TaskRequest&>(spec) = std::move(req).value();  // the spec embeds it
   TaskId task = NewTaskId(job_, node_);
   spec.task_id = task.Binary();
-  spec.job_id = job_.Binary();
+  spec.job_id = job_;
   spec.plugin = plugin;
   spec.actors_detached = inherited_.actors_detached;
   if (spec.kind == ri::kActorCreation && !spec.lifetime_set) spec.detached = spec.actors_detached;

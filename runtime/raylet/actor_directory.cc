@@ -23,7 +23,7 @@ bool ActorDirectory::Gone(const ActorId& id) const {
   return !a || a->state == Actor::kDead;
 }
 
-void ActorDirectory::EraseJob(const std::string& job_id) {
+void ActorDirectory::EraseJob(const JobId& job_id) {
   std::erase_if(actors_, [&](const auto& a) {
     const Actor& actor = a.second;
     return actor.creation.job_id == job_id && (!actor.creation.detached || actor.state == Actor::kDead);

@@ -74,7 +74,7 @@ class ActorDirectory {
     for (auto& [id, a] : actors_) f(id, a);
   }
   // Forgets the actors job `job_id` created, but its detached ones still alive.
-  void EraseJob(const std::string& job_id);
+  void EraseJob(const JobId& job_id);
   // Drops from `owned` (a worker's list of the actors it created) those gone or dead.
   void PruneOwned(std::vector<ActorId>& owned) const;
 

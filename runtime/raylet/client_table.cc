@@ -14,7 +14,7 @@ const Client* ClientTable::Find(const std::string& peer) const {
   return it == clients_.end() ? nullptr : &it->second;
 }
 
-Client& ClientTable::AddDriver(const std::string& peer, int pid, const std::string& job_id) {
+Client& ClientTable::AddDriver(const std::string& peer, int pid, const JobId& job_id) {
   Client& c = clients_[peer] = Client{};
   c.peer = peer;
   c.is_driver = true;

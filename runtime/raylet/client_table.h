@@ -34,7 +34,7 @@ struct Client {
   bool is_driver = false;
   bool registered = false;
   int pid = 0;
-  std::string job_id;
+  JobId job_id;  // drivers
   // Workers.
   enum State { kStarting, kIdle, kBusy, kActor } state = kStarting;
   std::optional<TaskSpec> running;
@@ -47,7 +47,7 @@ struct Client {
   std::map<uint64_t, std::weak_ptr<Waiter>> blocking;
   ActorId actor_id;  // the actor it hosts (kActor)
   std::map<std::string, int> calls;  // function -> times run (max_calls)
-  std::string last_job;              // for log routing
+  JobId last_job;                    // for log routing
   GpuGrant gpus;                     // GPU ids held with `held` (actors: for life)
   int64_t dispatched_ms = 0;         // wall clock: when `running` was sent
   std::string direct_endpoint;       // where callers reach the actor it may host
@@ -90,7 +90,7 @@ class ClientTable {
   const Map& all() const { return clients_; }
 
   // A driver connected.
-  Client& AddDriver(const std::string& peer, int pid, const std::string& job_id);
+  Client& AddDriver(const std::string& peer, int pid, const JobId& job_id);
   // A worker was started: kStarting until it registers.
   void AddStarting(const std::string& peer);
   // Worker `w` registered: it is idle, after the idle ones (they are warmer). A

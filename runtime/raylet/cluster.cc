@@ -124,7 +124,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     } else {
       TaskSpec where;
       where.task_id = std::get<3>(*span);
-      where.job_id = c.is_driver ? c.job_id : std::get<4>(*span);
+      where.job_id = c.is_driver ? c.job_id : JobId::FromBinary(std::get<4>(*span));
       where.function = std::get<0>(*span);
       RecordTask(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
     }
@@ -204,8 +204,8 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   SendMsg(c.peer, MessageType::kCallReply, req, reply);
 }
 
-void Raylet::FinishJob(const std::string& job_id) {
-  RAY_LOG_INFO("job {} finished; releasing its actors and objects", Hex(job_id));
+void Raylet::FinishJob(const JobId& job_id) {
+  RAY_LOG_INFO("job {} finished; releasing its actors and objects", job_id.Hex());
   finished_jobs_.insert(job_id);
   if (!stop_->load()) FlushTaskEvents();  // the job's events are in the GCS once it is over
   actors_.ForEach([&](const ActorId& id, Actor& a) {
@@ -275,7 +275,7 @@ void Raylet::Periodic() {
   }
   if (gcs_backlog_.CameBack(gcs_watch_.reconnects())) OnGcsBack();
   gcs_backlog_.RecordJobEnds(  // (those it cannot take yet: with the next Periodic)
-      [&](const std::string& job_id, int32_t code) { return gcs_.FinishJob(job_id, code); });
+      [&](const JobId& job_id, int32_t code) { return gcs_.FinishJob(job_id.Binary(), code); });
   if (now >= next_heartbeat_ms_) {
     next_heartbeat_ms_ = now + options_.heartbeat_ms;
     Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles(), Load());
@@ -583,7 +583,7 @@ bool Raylet::RefreshCluster() {
   auto jobs = gcs_.GetJobs();
   if (jobs.ok()) {
     for (const auto& j : *jobs) {
-      if (j.end_ms > 0 && !finished_jobs_.count(j.job_id)) FinishJob(j.job_id);
+      if (const JobId job = JobId::FromBinary(j.job_id); j.end_ms > 0 && !finished_jobs_.count(job)) FinishJob(job);
     }
   }
   return true;
@@ -735,11 +735,11 @@ std::optional<std::string> Raylet::OwnerNode(const ObjectId& id) const {
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,
                          bool is_stderr) {
   const Client* w = clients_.Find(worker);
-  std::string job = w ? w->last_job : "";
+  const JobId job = w ? w->last_job : JobId();
   protocol::LogLines lines{fmt::format("pid={}", pid), std::string(text), is_stderr};
   std::string frame = protocol::Encode(MessageType::kLogLines, 0, lines);
   for (const auto& [peer, c] : clients_.all()) {
-    if (c.is_driver && (job.empty() || c.job_id == job)) outbox_.Queue(peer, frame);
+    if (c.is_driver && (job.IsNil() || c.job_id == job)) outbox_.Queue(peer, frame);
   }
 }
 

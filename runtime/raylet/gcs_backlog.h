@@ -29,8 +29,8 @@ class GcsBacklog {
   void DeferCall(Call call) { calls_.push_back(std::move(call)); }
   void DeferActorTask(protocol::TaskSpec t) { actor_tasks_.push_back(std::move(t)); }
   // The end of a job the GCS must record (a driver that vanished could not).
-  void JobEnded(std::string job_id, int32_t exit_code) {
-    job_ends_.emplace_back(std::move(job_id), exit_code);
+  void JobEnded(const JobId& job_id, int32_t exit_code) {
+    job_ends_.emplace_back(job_id, exit_code);
   }
 
   // Whether the GCS went down (first call after it answered last): say so once.
@@ -47,12 +47,12 @@ class GcsBacklog {
   std::deque<protocol::TaskSpec> TakeActorTasks() { return std::exchange(actor_tasks_, {}); }
   // Records the job ends with `record`, latest first, until one is Unavailable (it
   // and those before it are tried again next time).
-  void RecordJobEnds(const std::function<Status(const std::string& job_id, int32_t code)>& record);
+  void RecordJobEnds(const std::function<Status(const JobId& job_id, int32_t code)>& record);
 
  private:
   std::deque<Call> calls_;
   std::deque<protocol::TaskSpec> actor_tasks_;
-  std::vector<std::pair<std::string, int32_t>> job_ends_;  // (job id, exit code)
+  std::vector<std::pair<JobId, int32_t>> job_ends_;  // (job id, exit code)
   uint64_t reconnects_seen_ = 0;
   bool down_ = false;
 };

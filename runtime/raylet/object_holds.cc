@@ -49,8 +49,8 @@ bool ObjectHolds::OwnerReleased(const ObjectId& id) {
   return false;
 }
 
-void ObjectHolds::EraseJob(const std::string& job_id) {
-  auto of_job = [&](const ObjectId& id) { return TaskJob(id.Task()).Binary() == job_id; };
+void ObjectHolds::EraseJob(const JobId& job_id) {
+  auto of_job = [&](const ObjectId& id) { return TaskJob(id.Task()) == job_id; };
   for (auto it = objects_.begin(); it != objects_.end();) {
     if (!of_job(it->first)) {
       ++it;

@@ -69,7 +69,7 @@ class ObjectHolds {
   bool Held(const ObjectId& id) const { return objects_.count(id) > 0; }
   bool empty() const { return objects_.empty(); }
   // Forgets the objects of job `job_id` and every hold on them.
-  void EraseJob(const std::string& job_id);
+  void EraseJob(const JobId& job_id);
 
  private:
   struct Holds {

@@ -96,7 +96,7 @@ class ObjectTable {
   // Removes the objects of job `job_id` (and its pending frees), calling
   // freed(id, object) for each object removed.
   template <typename Freed>
-  void EraseJob(const std::string& job_id, Freed&& freed);
+  void EraseJob(const JobId& job_id, Freed&& freed);
 
  private:
   void Publish(const ObjectId& id, const StoredObject& o);
@@ -161,8 +161,8 @@ void ObjectTable::ExpireWaiters(Expire&& expire) {
 }
 
 template <typename Freed>
-void ObjectTable::EraseJob(const std::string& job_id, Freed&& freed) {
-  auto of_job = [&](const ObjectId& id) { return TaskJob(id.Task()).Binary() == job_id; };
+void ObjectTable::EraseJob(const JobId& job_id, Freed&& freed) {
+  auto of_job = [&](const ObjectId& id) { return TaskJob(id.Task()) == job_id; };
   std::erase_if(free_on_arrival_, of_job);
   for (auto it = objects_.begin(); it != objects_.end();) {
     if (of_job(it->first)) {

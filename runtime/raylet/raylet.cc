@@ -216,7 +216,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
   Client* worker = clients_.Find(peer);
   if (msg->is_driver) {
     clients_.AddDriver(peer, msg->pid, msg->job_id);
-    RAY_LOG_INFO("driver pid {} connected for job {}", msg->pid, Hex(msg->job_id));
+    RAY_LOG_INFO("driver pid {} connected for job {}", msg->pid, msg->job_id.Hex());
   } else if (!worker) {
     reply.error = "unknown worker: workers are started by the raylet";
     RAY_LOG_WARN("refused registration of unknown worker {}", Hex(peer));
@@ -241,7 +241,7 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
                  p.shm_name);
     return;
   }
-  if (objects_.TakeFreedOnArrival(id) || finished_jobs_.count(TaskJob(id.Task()).Binary())) {
+  if (objects_.TakeFreedOnArrival(id) || finished_jobs_.count(TaskJob(id.Task()))) {
     if (p.state == static_cast<uint8_t>(ObjectState::kShared)) object_store::UnlinkSegment(p.shm_name);
     return;
   }

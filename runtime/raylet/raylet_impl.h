@@ -149,7 +149,7 @@ class Raylet {
   // Leases `w` (idle, with a direct endpoint) to `caller` (on `caller_node`, if
   // another than this) for tasks of `shape`.
   protocol::LeaseGate GrantLease(Client& w, const std::string& caller, const ResourceSet& shape,
-                                 const std::string& job_id, const std::string& caller_node = "");
+                                 const JobId& job_id, const std::string& caller_node = "");
   // A caller's calls wait behind its busy leased workers (kLeaseWanted): it is offered a
   // lease (OfferLeases) once resources for one free up, whoever frees them.
   void HandleLeaseWanted(Client& c, std::string_view body);
@@ -428,7 +428,7 @@ class Raylet {
                   int64_t end_ms) {
     RecordTask(w, t.task_id, t.job_id, t.function, state, start_ms, end_ms);
   }
-  void RecordTask(const Client& w, const std::string& task_id, const std::string& job_id,
+  void RecordTask(const Client& w, const std::string& task_id, const JobId& job_id,
                   const std::string& function, const char* state, int64_t start_ms,
                   int64_t end_ms);
   // The task a client is running now (actors: the method executing), or null.
@@ -436,7 +436,7 @@ class Raylet {
   void FlushTaskEvents();
 
   // --- jobs and periodic work
-  void FinishJob(const std::string& job_id);
+  void FinishJob(const JobId& job_id);
   void Periodic();
   // The GCS answers again after it was down: sends what waited for it, answers the
   // requests deferred meanwhile.
@@ -485,7 +485,7 @@ class Raylet {
   // How long the functions of the tasks run here take (which may go ahead: Pipeline).
   scheduler::TaskDurations durations_;
   ActorDirectory actors_;  // and their records waiting for the GCS
-  std::set<std::string> finished_jobs_;
+  std::set<JobId> finished_jobs_;
   // Local copies of plugins, fetched from the GCS when missing: while it cannot be
   // reached a task waits for its plugin, instead of failing for want of the file.
   PluginCache plugins_;

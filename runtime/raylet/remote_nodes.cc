@@ -53,8 +53,9 @@ const std::string* RemoteNodes::LineageNode(const TaskId& task) const {
   return it == lineage_.end() ? nullptr : &it->second.second;
 }
 
-void RemoteNodes::ForgetJob(const std::string& job_id) {
-  auto of_job = [&](const std::string& id) { return id.compare(0, job_id.size(), job_id) == 0; };
+void RemoteNodes::ForgetJob(const JobId& job_id) {
+  const std::string job = job_id.Binary();
+  auto of_job = [&](const std::string& id) { return id.compare(0, job.size(), job) == 0; };
   std::erase_if(lineage_, [&](const auto& e) { return of_job(e.first); });
   std::erase_if(rebuilding_, of_job);
   std::erase_if(objects_, [&](const auto& e) { return of_job(e.first.Binary()); });

@@ -63,7 +63,7 @@ class RemoteNodes {
     if (!rebuilding_.empty()) rebuilding_.erase(task.Binary());
   }
   // Forgets everything of the job's tasks and objects (it ended).
-  void ForgetJob(const std::string& job_id);
+  void ForgetJob(const JobId& job_id);
 
   // Task `task_id` came here from node `origin`.
   void SetOrigin(const std::string& task_id, const std::string& origin) {

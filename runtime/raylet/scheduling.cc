@@ -472,7 +472,7 @@ protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protoc
                                          const std::string& caller_node, Client** granted) {
   using protocol::LeaseReply;
   ResourceSet need = scheduler::LeaseShapeOf(req.resources);
-  bool job_ok = req.job_id.size() == JobId::kSize;
+  bool job_ok = !req.job_id.IsNil();
   switch (leases_.Decide(need, job_ok, ready_, available_)) {
     case scheduler::LeasePolicy::Answer::kNotNow: return {};
     case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, "", {}};
@@ -491,7 +491,7 @@ protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protoc
 }
 
 protocol::LeaseGate Raylet::GrantLease(Client& w, const std::string& caller,
-                                       const ResourceSet& shape, const std::string& job_id,
+                                       const ResourceSet& shape, const JobId& job_id,
                                        const std::string& caller_node) {
   clients_.TakeFirstIdle();  // (w is FirstIdle(""))
   Bind(w, "");  // leased tasks have no runtime environment (see TaskSubmitter)
@@ -520,7 +520,7 @@ void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
     RAY_LOG_WARN("peer {}: refused a lease wanted: {}", Hex(c.peer), valid.message());
     return;
   }
-  if (msg->job_id.size() != JobId::kSize) {
+  if (msg->job_id.IsNil()) {
     RAY_LOG_WARN("peer {}: refused a lease wanted: no valid job id", Hex(c.peer));
     return;
   }

@@ -7,7 +7,7 @@
 
 namespace ray::raylet {
 
-void TaskEvents::Record(const std::string& task_id, const std::string& job_id,
+void TaskEvents::Record(const std::string& task_id, const JobId& job_id,
                         const std::string& function, std::string worker, const char* state,
                         int64_t start_ms, int64_t end_ms) {
   std::string_view s = state;
@@ -16,13 +16,13 @@ void TaskEvents::Record(const std::string& task_id, const std::string& job_id,
     pending_.erase(pending_.begin());
     ++dropped_;
   }
-  pending_.push_back(gcs::TaskEvent{task_id, job_id, function, node_id_, std::move(worker),
+  pending_.push_back(gcs::TaskEvent{task_id, job_id.Binary(), function, node_id_, std::move(worker),
                                     start_ms, end_ms, state});
 }
 
-void TaskEvents::ForgetJob(const std::string& job_id) {
+void TaskEvents::ForgetJob(const JobId& job_id) {
   std::erase_if(running_, [&](const std::string& task) {
-    return TaskJob(TaskId::FromBinary(task)).Binary() == job_id;
+    return TaskJob(TaskId::FromBinary(task)) == job_id;
   });
 }
 

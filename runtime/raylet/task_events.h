@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/gcs/gcs_records.h"
+#include "runtime/ids/ids.h"
 
 namespace ray::raylet {
 
@@ -24,7 +25,7 @@ class TaskEvents {
 
   // Records an event of a task run by `worker` on this node; state is one of
   // gcs::kTask*. A FINISHED or FAILED event ends the task's RUNNING report.
-  void Record(const std::string& task_id, const std::string& job_id,
+  void Record(const std::string& task_id, const JobId& job_id,
               const std::string& function, std::string worker, const char* state,
               int64_t start_ms, int64_t end_ms);
 
@@ -32,7 +33,7 @@ class TaskEvents {
   bool MarkRunning(const std::string& task_id) { return running_.insert(task_id).second; }
   bool ReportedRunning(const std::string& task_id) const { return running_.count(task_id) > 0; }
   // Forgets the RUNNING reports of the job's tasks (the job is over).
-  void ForgetJob(const std::string& job_id);
+  void ForgetJob(const JobId& job_id);
 
   // The events not yet sent, oldest first.
   const std::vector<gcs::TaskEvent>& pending() const { return pending_; }

@@ -192,7 +192,7 @@ struct RegisterClient {
   std::string worker_id;
   int32_t pid = 0;
   bool is_driver = false;
-  std::string job_id;  // drivers
+  JobId job_id;  // drivers (nil: a worker)
   std::string direct_endpoint;  // workers: where callers reach the actor it may host
   MSGPACK_DEFINE_ARRAY(worker_id, pid, is_driver, job_id, direct_endpoint);
 };
@@ -227,7 +227,7 @@ using ray::internal::TaskArg;
 // among the others in the order below.
 struct TaskSpec : ray::internal::TaskRequest {
   std::string task_id;
-  std::string job_id;
+  JobId job_id;
   std::string plugin;  // content hash of the plugin
   std::string caller;  // worker id of the submitter
   // Object ids the task's arguments hold (refs passed, serialized or nested, and for
@@ -364,7 +364,7 @@ struct RevokeTasks {
 // them, so the worker reports them for the state API and timeline.
 struct TaskEventRecord {
   std::string task_id;
-  std::string job_id;
+  JobId job_id;
   std::string function;
   int64_t start_ms = 0;
   int64_t end_ms = 0;
@@ -398,7 +398,7 @@ struct LeaseGranted {
 // A caller asks for a worker to run its normal tasks of one resource shape directly.
 struct LeaseRequest {
   std::map<std::string, double> resources;
-  std::string job_id;
+  JobId job_id;  // nil: refused
   MSGPACK_DEFINE_ARRAY(resources, job_id);
 };
 

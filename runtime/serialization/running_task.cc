@@ -83,7 +83,7 @@ int RunningTaskSlot::Begin(const RunningTask& task) {
   e.seq.store(seq + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
   e.task_id_size = Put(e.task_id, sizeof(e.task_id), task.task_id);
-  e.job_id_size = Put(e.job_id, sizeof(e.job_id), task.job_id);
+  e.job_id_size = Put(e.job_id, sizeof(e.job_id), task.job_id.Binary());
   e.function_size = Put(e.function, sizeof(e.function), task.function);
   e.start_ms = task.start_ms;
   e.seq.store(seq + 2, std::memory_order_release);
@@ -108,7 +108,7 @@ std::optional<RunningTask> RunningTaskSlot::ReadEntry(const Entry& e) {
   t.start_ms = e.start_ms;
   if (t.start_ms == 0) return std::nullopt;
   t.task_id = Get(e.task_id, sizeof(e.task_id), e.task_id_size);
-  t.job_id = Get(e.job_id, sizeof(e.job_id), e.job_id_size);
+  t.job_id = JobId::FromBinary(Get(e.job_id, sizeof(e.job_id), e.job_id_size));
   t.function = Get(e.function, sizeof(e.function), e.function_size);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (e.seq.load(std::memory_order_relaxed) != before) return std::nullopt;

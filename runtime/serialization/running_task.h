@@ -14,11 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ids/ids.h"
+
 namespace ray::protocol {
 
 struct RunningTask {
   std::string task_id;
-  std::string job_id;
+  JobId job_id;
   std::string function;
   int64_t start_ms = 0;  // wall clock
 };

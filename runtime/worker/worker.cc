@@ -186,7 +186,7 @@ std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& t
                                                   uint64_t call) {
   const protocol::TaskSpec& spec = task.spec;
   TaskId tid = TaskId::FromBinary(spec.task_id);
-  client_->SetCurrentTask(tid, JobId::FromBinary(spec.job_id));
+  client_->SetCurrentTask(tid, spec.job_id);
   auto system_error = [&](const std::string& type, const std::string& message) {
     return SystemError(spec, type, message);
   };

@@ -29,7 +29,7 @@ class RayletConnectionTest : public ::testing::Test {
       reply.node_id = "node";
       raylet_.Send(peer_, protocol::Encode(MessageType::kRegisterReply, 0, reply));
     });
-    auto conn = RayletConnection::Connect(*endpoint, protocol::RegisterClient{"client-1", 1, true, "", ""});
+    auto conn = RayletConnection::Connect(*endpoint, protocol::RegisterClient{"client-1", 1, true, JobId(), ""});
     raylet.join();
     ASSERT_TRUE(conn.ok()) << conn.status().message();
     conn_ = std::move(conn).value();

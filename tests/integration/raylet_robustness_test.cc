@@ -228,7 +228,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
     ExpectDropped(*stranger, junk, "random bytes #" + std::to_string(i));
   }
   std::string reg = protocol::Encode(MessageType::kRegisterClient, 1,
-                                     protocol::RegisterClient{"x", 1, true, "abcd", ""});
+                                     protocol::RegisterClient{"x", 1, true, JobId::FromBinary("abcd"), ""});
   ExpectDropped(*stranger, reg.substr(0, 2), "a truncated envelope");
   const std::string other_version = "protocol version " + std::to_string(protocol::kProtocolVersion + 1);
   msgpack::sbuffer wrong;
@@ -255,13 +255,13 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   auto driver = Connect("driver-abcdef012");
   driver->send(zmq::buffer(protocol::Encode(
                    MessageType::kRegisterClient, 7,
-                   protocol::RegisterClient{"", static_cast<int32_t>(::getpid()), true, "jobX", ""})),
+                   protocol::RegisterClient{"", static_cast<int32_t>(::getpid()), true, JobId::FromBinary("jobX"), ""})),
                zmq::send_flags::none);
   auto registered = AwaitReply(*driver, MessageType::kRegisterReply, 7);
   ASSERT_TRUE(registered.has_value()) << "the raylet did not answer a registration";
 
   const std::vector<std::pair<MessageType, std::string>> valid{
-      {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, "jobX", ""})},
+      {MessageType::kRegisterClient, Pack(protocol::RegisterClient{"", 1, true, JobId::FromBinary("jobX"), ""})},
       // Qualified: TaskSpec's base brings in ray::internal::Pack by argument-dependent lookup.
       {MessageType::kSubmitTask, ray::testing::Pack(protocol::TaskSpec{})},
       {MessageType::kGetObjects, Pack(protocol::GetRequest{{Oid('a')}, 10, ""})},
@@ -320,7 +320,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
                 "Put naming a segment outside this node's store");
   protocol::TaskSpec spec;
   spec.task_id = std::string(16, 't');
-  spec.job_id = "jobX";
+  spec.job_id = JobId::FromBinary("jobX");
   spec.plugin = "0123456789abcdef";
   spec.function = "F";
   spec.args = {ray::internal::TaskArg{true, "short"}};
@@ -338,7 +338,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
                 "a task asking for a resource without a name");
   ExpectDropped(*driver,
                 protocol::Encode(MessageType::kLeaseWorker, 0,
-                                 protocol::LeaseRequest{{{"CPU", 1.5}}, std::string(4, 'j')}),
+                                 protocol::LeaseRequest{{{"CPU", 1.5}}, JobId::FromBinary(std::string(4, 'j'))}),
                 "a lease of 1.5 CPUs");
   spec.resources.clear();
   spec.plugin = "../../../../tmp/evil";
@@ -400,7 +400,7 @@ TEST_F(RayletRobustnessTest, PeerMessagesMalformedOrForgedAreDropped) {
   peer.set(zmq::sockopt::routing_id, std::string("forger"));
   peer.set(zmq::sockopt::linger, 0);
   peer.connect(m[1].str());
-  const std::string job(4, 'j');
+  const JobId job = JobId::FromBinary(std::string(4, 'j'));
   protocol::LeaseAsk ask{7, protocol::LeaseRequest{{{"CPU", 1}}, job}, "caller", "nodeX"};
   ExpectDropped(peer, protocol::Encode(MessageType::kLeaseAsk, 0, ask), "a lease ask before the token");
   ExpectDropped(peer, protocol::Encode(MessageType::kPeerHello, 0, protocol::PeerHello{"nodeX", "wrong"}),
@@ -468,7 +468,7 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   JobId job = JobId::FromHex(keeper.substr(0, 2 * JobId::kSize));
   protocol::ExecuteTask call;
   call.spec.task_id = NewTaskId(job).Binary();
-  call.spec.job_id = job.Binary();
+  call.spec.job_id = job;
   call.spec.kind = ray::internal::kActorTask;
   call.spec.plugin = "00";
   call.spec.function = "Keeper::Bump";

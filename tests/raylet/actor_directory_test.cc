@@ -54,9 +54,9 @@ TEST(ActorDirectoryTest, EntriesAreMadeOnceAndFound) {
 
 TEST(ActorDirectoryTest, EraseJobForgetsOnlyItsActors) {
   ActorDirectory actors;
-  actors.Entry(Id('a')).creation.job_id = "j1";
-  actors.Entry(Id('b')).creation.job_id = "j2";
-  actors.EraseJob("j1");
+  actors.Entry(Id('a')).creation.job_id = JobId::FromBinary("job1");
+  actors.Entry(Id('b')).creation.job_id = JobId::FromBinary("job2");
+  actors.EraseJob(JobId::FromBinary("job1"));
   EXPECT_EQ(actors.Find(Id('a')), nullptr);
   EXPECT_NE(actors.Find(Id('b')), nullptr);
   int n = 0;

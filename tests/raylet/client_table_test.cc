@@ -41,10 +41,10 @@ TEST(ClientTableTest, WorkersCountAsStartingUntilTheyRegisterOrExit) {
 
 TEST(ClientTableTest, DriversAreRegisteredAtOnceAndNeverIdle) {
   ClientTable table;
-  Client& d = table.AddDriver("d", 7, "job1");
+  Client& d = table.AddDriver("d", 7, JobId::FromBinary("job1"));
   EXPECT_TRUE(d.is_driver);
   EXPECT_TRUE(d.registered);
-  EXPECT_EQ(d.job_id, "job1");
+  EXPECT_EQ(d.job_id, JobId::FromBinary("job1"));
   EXPECT_EQ(table.starting(), 0u);
   EXPECT_EQ(table.FirstIdle(), nullptr);
   ASSERT_TRUE(table.Take("d"));
@@ -86,7 +86,7 @@ TEST(ClientTableTest, FirstIdleSkipsOtherEnvironmentsAndDropsStaleEntries) {
 
 TEST(ClientTableTest, ActorsAreCountedByState) {
   ClientTable table = WithIdleWorkers({"w1", "w2", "w3"});
-  table.AddDriver("d", 1, "job");
+  table.AddDriver("d", 1, JobId::FromBinary("job2"));
   EXPECT_EQ(table.Actors(), 0u);
   table.Find("w1")->state = Client::kActor;
   table.Find("w3")->state = Client::kActor;

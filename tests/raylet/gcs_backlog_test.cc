@@ -38,28 +38,28 @@ TEST(GcsBacklogTest, DeferredCallsAndActorTasksAreTakenOnceInOrder) {
 
 TEST(GcsBacklogTest, JobEndsWaitUntilTheGcsTakesThem) {
   GcsBacklog backlog;
-  backlog.JobEnded("j1", -1);
-  backlog.JobEnded("j2", 0);
+  backlog.JobEnded(JobId::FromBinary("job1"), -1);
+  backlog.JobEnded(JobId::FromBinary("job2"), 0);
   std::vector<std::string> tried;
   bool up = false;
-  auto record = [&](const std::string& job, int32_t) {
-    tried.push_back(job);
+  auto record = [&](const JobId& job, int32_t) {
+    tried.push_back(job.Binary());
     return up ? Status::Ok() : Status::Unavailable("down");
   };
   backlog.RecordJobEnds(record);
-  EXPECT_EQ(tried, (std::vector<std::string>{"j2"}));  // stops at the first Unavailable
+  EXPECT_EQ(tried, (std::vector<std::string>{"job2"}));  // stops at the first Unavailable
   up = true;
   backlog.RecordJobEnds(record);
-  EXPECT_EQ(tried, (std::vector<std::string>{"j2", "j2", "j1"}));
+  EXPECT_EQ(tried, (std::vector<std::string>{"job2", "job2", "job1"}));
   backlog.RecordJobEnds(record);
   EXPECT_EQ(tried.size(), 3u);  // recorded once
 }
 
 TEST(GcsBacklogTest, AJobEndTheGcsRefusesIsNotTriedAgain) {
   GcsBacklog backlog;
-  backlog.JobEnded("j1", 0);
+  backlog.JobEnded(JobId::FromBinary("job1"), 0);
   int tries = 0;
-  auto refuse = [&](const std::string&, int32_t) {
+  auto refuse = [&](const JobId&, int32_t) {
     ++tries;
     return Status::InvalidArgument("unknown job");
   };

@@ -78,7 +78,7 @@ TEST(ObjectHoldsTest, ForgettingAJobDropsItsObjectsAndTheirHolds) {
   const std::string w = ObjectHolds::Process("w1");
   holds.Add(mine, w);
   holds.Add(other, w);
-  holds.EraseJob(job.Binary());
+  holds.EraseJob(job);
   EXPECT_FALSE(holds.Held(mine));
   EXPECT_TRUE(holds.Held(other));
   EXPECT_FALSE(holds.OwnerReleased(other));

@@ -156,7 +156,7 @@ TEST(ObjectTableTest, EraseJobRemovesOnlyThatJobsObjects) {
   table.Insert(other, Inline("b"), seen.OnComplete());
   table.FreeOnArrival(Object(2));
   std::vector<ObjectId> freed;
-  table.EraseJob("jjjj", [&](const ObjectId& id, const StoredObject&) { freed.push_back(id); });
+  table.EraseJob(JobId::FromBinary("jjjj"), [&](const ObjectId& id, const StoredObject&) { freed.push_back(id); });
   EXPECT_EQ(freed, (std::vector<ObjectId>{Object(1)}));
   EXPECT_FALSE(table.Ready(Object(1)));
   EXPECT_TRUE(table.Ready(other));
@@ -189,7 +189,7 @@ TEST(ObjectTableTest, SmallObjectsArePublishedInTheIndexWhileHeld) {
   EXPECT_FALSE(reader->Contains(Object(3)));
   table.Erase(Object(1));
   EXPECT_FALSE(reader->Contains(Object(1)));
-  table.EraseJob("jjjj", [](const ObjectId&, const StoredObject&) {});
+  table.EraseJob(JobId::FromBinary("jjjj"), [](const ObjectId&, const StoredObject&) {});
   EXPECT_FALSE(reader->Contains(Object(2)));
   EXPECT_TRUE(reader->Contains(other_job));
   EXPECT_EQ((*index)->size(), 1u);

@@ -44,7 +44,7 @@ TEST(RemoteNodesTest, ATaskRunAgainIsRebuildingUntilAResultComesOrItIsSentAway) 
   remote.Forwarded(u, "b");  // b makes it: where its results will be is known
   EXPECT_FALSE(remote.IsRebuilding(uid));
   remote.Rebuilding(t.task_id);
-  remote.ForgetJob("jjjj");
+  remote.ForgetJob(JobId::FromBinary("jjjj"));
   EXPECT_FALSE(remote.IsRebuilding(tid));
 }
 
@@ -163,10 +163,10 @@ TEST(RemoteNodesTest, LineageOutlivesTheNodeAndEndsWithTheJob) {
   remote.FinishedOn(t.task_id, "b");
   EXPECT_EQ(remote.TakeObjectsOn("b"), std::vector<ObjectId>{Return(t, 1)});
   EXPECT_NE(remote.LineageOf(Return(t, 1)), nullptr) << "kept to make the object again";
-  remote.ForgetJob(std::string("jjjj"));
+  remote.ForgetJob(JobId::FromBinary("jjjj"));
   EXPECT_EQ(remote.LineageOf(Return(t, 1)), nullptr);
   remote.Forwarded(t, "b");
-  remote.ForgetJob(std::string("kkkk"));
+  remote.ForgetJob(JobId::FromBinary("kkkk"));
   EXPECT_NE(remote.LineageOf(Return(t, 1)), nullptr) << "other jobs' lineage stays";
 }
 
@@ -180,7 +180,7 @@ TEST(RemoteNodesTest, ANodeThatLostItsCopyIsNotAskedAgainUntilTheObjectIsStored)
   remote.Stored(id);
   EXPECT_FALSE(remote.WasLostAt(id, "b"));
   remote.LostAt(id, "b");
-  remote.ForgetJob(std::string("jjjj"));
+  remote.ForgetJob(JobId::FromBinary("jjjj"));
   EXPECT_FALSE(remote.WasLostAt(id, "b")) << "forgotten with its job";
 }
 

@@ -10,14 +10,16 @@ namespace {
 // A new task id of `job` (the job is part of the id).
 std::string TaskOf(const JobId& job) { return NewTaskId(job).Binary(); }
 
+const JobId kJob = JobId::FromBinary("job1");
+
 TEST(TaskEventsTest, RecordsEventsForTheBatchInOrder) {
   TaskEvents events("node");
-  events.Record("t1", "j", "f", "123", gcs::kTaskFinished, 10, 20);
-  events.Record("t2", "j", "g", "driver:7", gcs::kTaskProfile, 30, 40);
+  events.Record("t1", kJob, "f", "123", gcs::kTaskFinished, 10, 20);
+  events.Record("t2", kJob, "g", "driver:7", gcs::kTaskProfile, 30, 40);
   ASSERT_EQ(events.pending().size(), 2u);
   const gcs::TaskEvent& e = events.pending()[0];
   EXPECT_EQ(e.task_id, "t1");
-  EXPECT_EQ(e.job_id, "j");
+  EXPECT_EQ(e.job_id, "job1");
   EXPECT_EQ(e.name, "f");
   EXPECT_EQ(e.node_id, "node");
   EXPECT_EQ(e.worker, "123");
@@ -34,12 +36,12 @@ TEST(TaskEventsTest, RunningIsReportedOnceUntilTheTaskEnds) {
   EXPECT_TRUE(events.MarkRunning("t"));
   EXPECT_FALSE(events.MarkRunning("t"));
   EXPECT_TRUE(events.ReportedRunning("t"));
-  events.Record("t", "j", "f", "1", gcs::kTaskProfile, 0, 1);  // a span: still running
+  events.Record("t", kJob, "f", "1", gcs::kTaskProfile, 0, 1);  // a span: still running
   EXPECT_TRUE(events.ReportedRunning("t"));
-  events.Record("t", "j", "f", "1", gcs::kTaskFailed, 0, 1);
+  events.Record("t", kJob, "f", "1", gcs::kTaskFailed, 0, 1);
   EXPECT_FALSE(events.ReportedRunning("t"));
   EXPECT_TRUE(events.MarkRunning("t"));  // run again (a retry)
-  events.Record("t", "j", "f", "1", gcs::kTaskFinished, 0, 1);
+  events.Record("t", kJob, "f", "1", gcs::kTaskFinished, 0, 1);
   EXPECT_FALSE(events.ReportedRunning("t"));
 }
 
@@ -49,7 +51,7 @@ TEST(TaskEventsTest, ForgetJobEndsOnlyItsTasksReports) {
   std::string in_a = TaskOf(a), in_b = TaskOf(b);
   events.MarkRunning(in_a);
   events.MarkRunning(in_b);
-  events.ForgetJob(a.Binary());
+  events.ForgetJob(a);
   EXPECT_FALSE(events.ReportedRunning(in_a));
   EXPECT_TRUE(events.ReportedRunning(in_b));
 }
@@ -57,13 +59,13 @@ TEST(TaskEventsTest, ForgetJobEndsOnlyItsTasksReports) {
 TEST(TaskEventsTest, BeyondTheBufferTheOldestAreDroppedAndCounted) {
   TaskEvents events("node");
   for (size_t i = 0; i < TaskEvents::kMaxBuffered + 3; ++i) {
-    events.Record(std::to_string(i), "j", "f", "1", gcs::kTaskFinished, 0, 1);
+    events.Record(std::to_string(i), kJob, "f", "1", gcs::kTaskFinished, 0, 1);
   }
   EXPECT_EQ(events.pending().size(), TaskEvents::kMaxBuffered);
   EXPECT_EQ(events.pending().front().task_id, "3");
   EXPECT_EQ(events.pending().back().task_id, std::to_string(TaskEvents::kMaxBuffered + 2));
   EXPECT_EQ(events.Sent(), 3u);
-  events.Record("x", "j", "f", "1", gcs::kTaskFinished, 0, 1);
+  events.Record("x", kJob, "f", "1", gcs::kTaskFinished, 0, 1);
   EXPECT_EQ(events.Sent(), 0u);  // counted from zero after a send
 }
 

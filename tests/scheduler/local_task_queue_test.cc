@@ -12,10 +12,16 @@ using Amounts = std::map<std::string, double>;
 
 ResourceSet Shape(Amounts a) { return ResourceSet::FromDoubles(a); }
 
+// A job id named by up to 4 characters.
+JobId Job(std::string name) {
+  name.resize(JobId::kSize, '_');
+  return JobId::FromBinary(name);
+}
+
 TaskSpec Task(std::string id, Amounts resources = {}, std::string job = "j") {
   TaskSpec t;
   t.task_id = std::move(id);
-  t.job_id = std::move(job);
+  t.job_id = Job(std::move(job));
   t.resources = std::move(resources);
   return t;
 }
@@ -155,7 +161,7 @@ TEST(LocalTaskQueueTest, EraseIfAndPopFrontKeepTheCount) {
   Push(q, Task("a", {}, "j1"));
   Push(q, Task("b", {}, "j2"));
   Push(q, Task("c", {{"CPU", 2}}, "j1"));
-  EXPECT_EQ(q.EraseIf([](const TaskSpec& t) { return t.job_id == "j1"; }), 2u);
+  EXPECT_EQ(q.EraseIf([](const TaskSpec& t) { return t.job_id == Job("j1"); }), 2u);
   EXPECT_EQ(q.num_ready(), 1u);
   EXPECT_EQ(q.Front(Shape({{"CPU", 2}})), nullptr);
   EXPECT_EQ(q.PopFront(Shape({{"CPU", 1}})).task_id, "b");

@@ -11,9 +11,15 @@ ResourceSet Shape(Amounts a) { return ResourceSet::FromDoubles(a); }
 
 const ResourceSet kOneCpu = Shape({{"CPU", 1}});
 
+// A job id named by up to 4 characters.
+JobId Job(std::string name) {
+  name.resize(JobId::kSize, '_');
+  return JobId::FromBinary(name);
+}
+
 protocol::TaskSpec Task(std::string job = "j") {
   protocol::TaskSpec t;
-  t.job_id = std::move(job);
+  t.job_id = Job(std::move(job));
   return t;
 }
 

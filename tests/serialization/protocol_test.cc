@@ -56,7 +56,7 @@ ObjectPayload Payload(const std::string& id, ObjectState state) {
 TaskSpec Spec() {
   TaskSpec t;
   t.task_id = std::string(16, '\x07');
-  t.job_id = "jjjj";
+  t.job_id = JobId::FromBinary("jjjj");
   t.kind = 2;
   t.plugin = "0123456789abcdef";
   t.function = "Counter::Add";
@@ -89,7 +89,7 @@ NodeInfo Node() {
 
 // Frames of every message kind, for the robustness tests.
 std::vector<std::string> SampleFrames() {
-  RegisterClient reg{"worker-id", 77, true, "job1", "ipc://w"};
+  RegisterClient reg{"worker-id", 77, true, JobId::FromBinary("job1"), "ipc://w"};
   GetRequest get{{Oid("x"), Oid("y")}, 5000};
   GetReply get_reply{{Payload("a", ObjectState::kInline), Payload("b", ObjectState::kShared)}};
   ExecuteTask exec{Spec(), {Payload("c", ObjectState::kError)}, "/tmp/plugin.so", {}};
@@ -252,7 +252,7 @@ TEST(EnvelopeTest, WrongHeaderShapesAreRejected) {
 }
 
 TEST(BodyTest, RoundTripsEveryMessage) {
-  auto reg = RoundTrip(MessageType::kRegisterClient, RegisterClient{"w", -3, true, "j", ""});
+  auto reg = RoundTrip(MessageType::kRegisterClient, RegisterClient{"w", -3, true, JobId::FromBinary("job1"), ""});
   EXPECT_EQ(reg.pid, -3);
   EXPECT_TRUE(reg.is_driver);
   auto reply = RoundTrip(MessageType::kRegisterReply,
