@@ -105,8 +105,8 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   protocol::TaskSpec spec;
   static_cast<ri::TaskRequest&>(spec) = std::move(req).value();  // the spec embeds it
-  TaskId task = NewTaskId(job_, node_);
-  spec.task_id = task.Binary();
+  const TaskId task = NewTaskId(job_, node_);
+  spec.task_id = task;
   spec.job_id = job_;
   spec.plugin = plugin;
   spec.actors_detached = inherited_.actors_detached;
@@ -184,7 +184,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   if (spec.kind == ri::kActorCreation) {
     // Not running yet: no use asking for its worker before the next blocking call.
-    DirectActor& actor = direct_actors_[spec.task_id];
+    DirectActor& actor = direct_actors_[ActorId::FromBinary(spec.task_id.Binary())];
     actor.route = DirectActor::kRaylet;
     actor.asked_epoch = objects_->block_epoch();
   }
@@ -192,11 +192,12 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   for (uint32_t i = 1; i <= spec.num_returns; ++i) ids.push_back(ObjectId::ForTaskReturn(task, i));
   // (Leased workers serve no runtime environment: tasks with one go through the
   // raylet, which keys workers by it.)
-  DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(spec.actor_id)
+  const ActorId actor_id = ActorId::FromBinary(spec.actor_id);  // (nil unless an actor call)
+  DirectPeer* peer = spec.kind == ri::kActorTask ? DirectRoute(actor_id)
                      : spec.runtime_env.empty()  ? LeaseFor(spec)
                                                  : nullptr;
   if (peer && spec.kind == ri::kActorTask && spec.max_retries < -1) {
-    spec.max_retries = direct_actors_[spec.actor_id].max_task_retries;
+    spec.max_retries = direct_actors_[actor_id].max_task_retries;
   }
   if (peer) {
     for (const ObjectId& id : ids) refs_->Own(id, /*direct=*/true);
@@ -243,7 +244,7 @@ TaskSubmitter::DirectPeer& TaskSubmitter::PeerAt(const std::string& endpoint, bo
   return *peer;
 }
 
-TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const std::string& actor_id) {
+TaskSubmitter::DirectPeer* TaskSubmitter::DirectRoute(const ActorId& actor_id) {
   DirectActor& actor = direct_actors_[actor_id];
   if (actor.route == DirectActor::kDirect && MonoMillis() - routes_checked_ms_ >= kRouteFreshMs) {
     // Its worker may have died since we last heard from the raylet (ActorGone).
@@ -377,9 +378,8 @@ void TaskSubmitter::SubmitDirect(DirectPeer& peer, protocol::TaskSpec spec) {
   DirectCall& call = peer.inflight[spec.task_id];
   call.function = spec.function;
   call.contained = spec.contained_refs;
-  TaskId tid = TaskId::FromBinary(spec.task_id);
   for (uint32_t i = 1; i <= spec.num_returns; ++i) {
-    call.returns.push_back(ObjectId::ForTaskReturn(tid, i));
+    call.returns.push_back(ObjectId::ForTaskReturn(spec.task_id, i));
     objects_->direct().Expect(call.returns.back());
   }
   spec.caller = raylet_->identity();
@@ -423,7 +423,7 @@ void TaskSubmitter::OnPeerFrame(DirectPeer& peer, std::string_view frame) {
       return;
     }
     case MessageType::kTaskBounced: {  // body: the task id, raw
-      auto call = peer.inflight.find(std::string(env->body));
+      auto call = peer.inflight.find(TaskId::FromBinary(env->body));
       if (call == peer.inflight.end()) {
         RAY_LOG_WARN("worker {} bounced a task not in flight", peer.endpoint);
         return;
@@ -520,7 +520,7 @@ void TaskSubmitter::MoveQueuedTo(DirectPeer& idle) {
 std::vector<TaskSubmitter::DirectCall> TaskSubmitter::TakeBack(DirectPeer& peer) {
   // The lease's calls in flight are the worker's starts after gate_base, in the
   // order sent (earlier calls, of a lease before, all started).
-  std::vector<std::pair<std::string, DirectCall>> calls;
+  std::vector<std::pair<TaskId, DirectCall>> calls;
   for (auto it = peer.inflight.begin(); it != peer.inflight.end();) {
     if (it->second.seq <= peer.lease_seq) {
       ++it;
@@ -539,7 +539,7 @@ std::vector<TaskSubmitter::DirectCall> TaskSubmitter::TakeBack(DirectPeer& peer)
   std::vector<DirectCall> taken;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (i < started) {
-      peer.inflight.emplace(std::move(calls[i].first), std::move(calls[i].second));
+      peer.inflight.emplace(calls[i].first, std::move(calls[i].second));
     } else {
       taken.push_back(std::move(calls[i].second));
     }
@@ -561,8 +561,8 @@ void TaskSubmitter::Resend(DirectPeer& peer, DirectCall call) {
   task.lease = LeaseTag(peer);
   if (peer.other_node) task.caller_node = node_.Binary();
   call.seq = ++next_seq_;
-  std::string id = call.spec->task_id;
-  peer.inflight.emplace(std::move(id), std::move(call));
+  const TaskId id = call.spec->task_id;
+  peer.inflight.emplace(id, std::move(call));
   peer.dealer->Send(protocol::Encode(MessageType::kExecuteTask, 0, task));
 }
 

@@ -97,7 +97,7 @@ class TaskSubmitter {
     std::unique_ptr<transport::Dealer> dealer;  // null once the worker is gone
     std::string lease;  // leased to us for tasks of this resource shape ("": not leased)
     int64_t idle_since_ms = 0;  // monotonic: when its last call in flight was answered
-    std::unordered_map<std::string, DirectCall> inflight;  // by task id
+    std::unordered_map<TaskId, DirectCall, IdHash> inflight;  // by task id
     // Leased: the worker's start gate (null: no calls queue on it), and the starts
     // before its first call in flight.
     std::unique_ptr<protocol::StartGate> gate;
@@ -128,7 +128,7 @@ class TaskSubmitter {
   // tcp socket on another node (ActorRouteReply::encrypted, LeaseReply::encrypted).
   DirectPeer& PeerAt(const std::string& endpoint, bool encrypted = false);
   // The actor's worker if calls to it go direct now (asking the raylet when due).
-  DirectPeer* DirectRoute(const std::string& actor_id);
+  DirectPeer* DirectRoute(const ActorId& actor_id);
   // A leased worker to run `spec` on, or null (the task goes through the raylet).
   DirectPeer* LeaseFor(const protocol::TaskSpec& spec);
   // The worker at `endpoint` is leased to us for tasks of `shape` (idle).
@@ -180,7 +180,7 @@ class TaskSubmitter {
   Inherited inherited_;
   std::unordered_map<std::string, RuntimeEnv> shipped_envs_;  // see Shipped
   std::unordered_map<std::string, std::unique_ptr<DirectPeer>> peers_;  // by endpoint
-  std::unordered_map<std::string, DirectActor> direct_actors_;  // by actor id
+  std::unordered_map<ActorId, DirectActor, IdHash> direct_actors_;
   std::unordered_map<std::string, LeasePool> leases_;           // by resource shape
   std::vector<DirectPeer*> polled_peers_;  // the peers of the poll under way
   uint64_t next_seq_ = 0;                  // of direct calls sent

@@ -24,13 +24,12 @@
 
 namespace ray::raylet {
 
-// An actor's id is the id of the task that created it: the same 16 bytes. The
-// messages carry both as strings (a call's TaskSpec::actor_id, a creation's task_id);
-// these make the conversion explicit where one stands for the other.
-inline ActorId ActorOfCreation(const std::string& creation_task_id) {
-  return ActorId::FromBinary(creation_task_id);
+// An actor's id is the id of the task that created it: the same 16 bytes. These make
+// the conversion explicit where one stands for the other.
+inline ActorId ActorOfCreation(const TaskId& creation_task_id) {
+  return ActorId::FromBinary(creation_task_id.Binary());
 }
-inline std::string CreationTaskOf(const ActorId& actor) { return actor.Binary(); }
+inline TaskId CreationTaskOf(const ActorId& actor) { return TaskId::FromBinary(actor.Binary()); }
 
 struct Actor {
   enum State { kPending, kAlive, kRestarting, kDead } state = kPending;

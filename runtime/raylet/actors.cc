@@ -134,12 +134,12 @@ void Raylet::RecordActor(const ActorId& actor_id, const Actor& a) {
 
 void Raylet::NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::string& cause) {
   for (const std::string& caller : a.direct_callers) {
-    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id.Binary(), cause});
+    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
   }
   a.direct_callers.clear();
   for (const auto& [node, caller] : a.remote_callers) {
     peers_->Tell(node, MessageType::kPeerActorGone,
-                 protocol::PeerActorGone{actor_id.Binary(), caller, cause});
+                 protocol::PeerActorGone{actor_id, caller, cause});
   }
   a.remote_callers.clear();
 }
@@ -154,12 +154,13 @@ std::optional<protocol::ActorRouteReply> Raylet::ActorRoute(const Client& caller
   if (!a.remote_node.empty()) {
     // Calls must run in the order they were made: none of this caller's may be on
     // the way there, or wait or run there (its node checks that), unfinished.
-    if (a.HasCallsFrom(caller.peer) || remote_.HasUnfinishedCall(a.creation.task_id, caller.peer)) {
+    if (a.HasCallsFrom(caller.peer) ||
+        remote_.HasUnfinishedCall(a.creation.task_id.Binary(), caller.peer)) {
       return ActorRouteReply{};
     }
     uint64_t ask = asks_.Open({caller.peer, req, actor_id, a.remote_node, clock_.MonoMillis()});
     peers_->Tell(a.remote_node, MessageType::kRouteAsk,
-                 protocol::RouteAsk{ask, actor_id.Binary(), caller.peer, node_id_.Binary()});
+                 protocol::RouteAsk{ask, actor_id, caller.peer, node_id_.Binary()});
     return std::nullopt;
   }
   Client* w = clients_.Find(a.worker);
@@ -173,8 +174,7 @@ std::optional<protocol::ActorRouteReply> Raylet::ActorRoute(const Client& caller
 
 void Raylet::OnRouteAsk(const protocol::RouteAsk& ask) {
   protocol::RouteAnswer answer{ask.ask, "", 0};
-  Actor* a = ask.actor_id.size() == ActorId::kSize ? actors_.Find(ActorId::FromBinary(ask.actor_id))
-                                                    : nullptr;
+  Actor* a = actors_.Find(ask.actor_id);
   // The asking node sends this after the caller's calls it forwarded here (in order,
   // on the same socket): any of them not finished is still queued or running here.
   if (a && a->remote_node.empty() && a->state == Actor::kAlive && !a->killed &&
@@ -215,8 +215,7 @@ void Raylet::OnRouteAnswer(const protocol::RouteAnswer& answer) {
 }
 
 void Raylet::OnPeerActorGone(const protocol::PeerActorGone& gone) {
-  if (gone.actor_id.size() != ActorId::kSize) return;
-  if (Actor* a = actors_.Find(ActorId::FromBinary(gone.actor_id))) a->direct_callers.erase(gone.caller);
+  if (Actor* a = actors_.Find(gone.actor_id)) a->direct_callers.erase(gone.caller);
   if (clients_.Has(gone.caller)) {
     SendMsg(gone.caller, MessageType::kActorGone, 0, protocol::ActorGone{gone.actor_id, gone.cause});
   }
@@ -287,7 +286,7 @@ void Raylet::KillActor(const ActorId& actor_id, bool no_restart, const std::stri
     // after Kill() returns goes through the raylets); its node tells the others, and
     // everyone of a restart.
     if (found && no_restart) NotifyDirectCallers(actor_id, *found, "the actor was killed");
-    peers_->KillActor(host, protocol::ActorKill{actor_id.Binary(), no_restart});
+    peers_->KillActor(host, protocol::ActorKill{actor_id, no_restart});
     return;
   }
   if (actors_.Gone(actor_id)) return;

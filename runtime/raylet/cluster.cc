@@ -27,7 +27,7 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
 
 void Raylet::HandleActorRoute(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::ActorRouteRequest>(c.peer, body, "ActorRouteRequest");
-  auto reply = msg ? ActorRoute(c, ActorId::FromBinary(msg->actor_id), req)
+  auto reply = msg ? ActorRoute(c, msg->actor_id, req)
                    : std::optional<protocol::ActorRouteReply>(protocol::ActorRouteReply{});
   if (reply) SendMsg(c.peer, MessageType::kActorRouteReply, req, *reply);
 }
@@ -123,7 +123,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       fail(span.status());
     } else {
       TaskSpec where;
-      where.task_id = std::get<3>(*span);
+      where.task_id = TaskId::FromBinary(std::get<3>(*span));
       where.job_id = c.is_driver ? c.job_id : JobId::FromBinary(std::get<4>(*span));
       where.function = std::get<0>(*span);
       RecordTask(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
@@ -413,11 +413,11 @@ void Raylet::Forward(TaskSpec t, const std::string& node_id) {
   }
   // Counted against the node's free resources until its reports show it (Charge).
   if (t.kind != ri::kActorTask) {
-    placement_.Charge(node_id, ResourcesOf(t), clock_.MonoMillis(), t.task_id);
+    placement_.Charge(node_id, ResourcesOf(t), clock_.MonoMillis(), t.task_id.Binary());
   }
-  RAY_LOG_DEBUG("task {} ({}) goes to node {}", Hex(t.task_id), t.function, Hex(node_id));
+  RAY_LOG_DEBUG("task {} ({}) goes to node {}", t.task_id.Hex(), t.function, Hex(node_id));
   peers_->ForwardTask(node_id, protocol::ForwardTask{t, node_id_.Binary()});
-  TaskId tid = TaskId::FromBinary(t.task_id);
+  const TaskId tid = t.task_id;
   uint32_t returns = t.num_returns;
   remote_.Forwarded(std::move(t), node_id);
   // Results someone already waits for (a task spilled from this node's queue) are
@@ -437,9 +437,8 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
   if (JobOver(t.spec)) return;
   remote_.SetOrigin(t.spec.task_id, t.origin_node);
   // Its results are made here (again, if copies were evicted): pulls of them wait.
-  const TaskId tid = TaskId::FromBinary(t.spec.task_id);
   for (uint32_t i = 1; i <= t.spec.num_returns && !evicted_.empty(); ++i) {
-    evicted_.erase(ObjectId::ForTaskReturn(tid, i));
+    evicted_.erase(ObjectId::ForTaskReturn(t.spec.task_id, i));
   }
   // Arguments missing here are pulled from the origin, which knows where they are.
   for (const auto& a : t.spec.args) {
@@ -448,7 +447,7 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
   Place(std::move(t.spec), /*may_forward=*/false);
 }
 
-void Raylet::NotifyOrigin(const std::string& task_id, const std::vector<ObjectPayload>& returns) {
+void Raylet::NotifyOrigin(const TaskId& task_id, const std::vector<ObjectPayload>& returns) {
   auto origin = remote_.TakeOrigin(task_id);
   if (!origin) return;
   protocol::TaskFinished finished{task_id, node_id_.Binary(), {}};
@@ -474,11 +473,13 @@ void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
   // forwarded on) are where the report says; small ones came along.
   auto sent = remote_.FinishedOn(f.task_id, f.node_id);
   // A normal task's resources are free there again (see Forward's Charge).
-  if (sent && sent->first.kind == ri::kNormalTask) placement_.Refund(sent->second, f.task_id);
+  if (sent && sent->first.kind == ri::kNormalTask) {
+    placement_.Refund(sent->second, f.task_id.Binary());
+  }
   // Its arguments let go of what they held (the node that ran it said its borrows first).
-  if (sent) TaskEnded(TaskId::FromBinary(f.task_id));
+  if (sent) TaskEnded(f.task_id);
   for (const ObjectPayload& p : f.returns) {
-    if (p.id.Task().Binary() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
+    if (p.id.Task() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
   }
 }
 
@@ -606,7 +607,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
   }
   // Actors that lived there: restarted elsewhere if they may be, else dead (and their
   // constructor's arguments let go of, after the walk: that may free objects).
-  std::vector<std::string> dead_creations;
+  std::vector<TaskId> dead_creations;
   actors_.ForEach([&](const ActorId& actor_id, Actor& a) {
     if (a.remote_node != node_id || a.state == Actor::kDead) return;
     NotifyDirectCallers(actor_id, a, "its node " + Hex(node_id) + " died");
@@ -619,7 +620,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
       dead_creations.push_back(a.creation.task_id);
     }
   });
-  for (const std::string& creation : dead_creations) ReleaseHolds(ObjectHolds::Task(creation));
+  for (const TaskId& creation : dead_creations) ReleaseHolds(ObjectHolds::Task(creation));
   RemoteWorkersLost(node_id);
   RebuildObjectsOf(node_id);
   // What it held of objects homed here goes; its acknowledgements are not waited for.
@@ -638,7 +639,7 @@ void Raylet::RebuildObjectsOf(const std::string& node_id) {
   std::vector<std::string> bins;
   for (const ObjectId& id : lost) bins.push_back(id.Binary());
   auto where = gcs_.GetObjectLocations(bins);
-  std::set<std::string> rerun;
+  std::set<TaskId> rerun;
   size_t rebuilt = 0, gone = 0;
   for (size_t i = 0; i < lost.size(); ++i) {
     const ObjectId& id = lost[i];
@@ -654,7 +655,7 @@ void Raylet::RebuildObjectsOf(const std::string& node_id) {
       if (!rerun.insert(t->task_id).second) continue;
       if (t->max_retries > 0) --t->max_retries;
       RAY_LOG_INFO("object {} was lost with node {}: running task {} ({}) again to make it",
-                   id.Hex(), Hex(node_id), Hex(t->task_id), t->function);
+                   id.Hex(), Hex(node_id), t->task_id.Hex(), t->function);
       RunAgain(*t);
       continue;
     }
@@ -689,7 +690,7 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
     }
     if (t->max_retries > 0) --t->max_retries;
     RAY_LOG_INFO("object {} has no copy left on a live node: running task {} ({}) again to make it",
-                 id.Hex(), Hex(t->task_id), t->function);
+                 id.Hex(), t->task_id.Hex(), t->function);
     RunAgain(*t);
     return std::nullopt;
   }

@@ -27,7 +27,7 @@ void Raylet::FreeObject(const ObjectId& id, bool keep_segment) {
     if (const std::string* ran = remote_.NodeOf(id)) peer_holds_.FreeCopy(*ran, id);
     for (const std::string& node : remote_.TakeServed(id)) peer_holds_.FreeCopy(node, id);
   }
-  if (!id.IsPut() && id.Index() == 1) OnActorUnreferenced(ActorOfCreation(id.Task().Binary()));
+  if (!id.IsPut() && id.Index() == 1) OnActorUnreferenced(ActorOfCreation(id.Task()));
 }
 
 void Raylet::DropLocal(const ObjectId& id, bool keep_segment) {
@@ -40,7 +40,7 @@ void Raylet::DropLocal(const ObjectId& id, bool keep_segment) {
       }
     }
     objects_.Erase(id);
-  } else if (const std::string task = id.Task().Binary();
+  } else if (const TaskId task = id.Task();
              HomeIsHere(id) ? !remote_.NodeOf(id) || remote_.Unfinished(task)
                             : remote_.FromElsewhere(task)) {
     // Its task has not finished: dropped when it comes (here, or as a copy along with
@@ -89,13 +89,12 @@ void Raylet::Unheld(const ObjectId& id) {
 
 void Raylet::TaskEnded(const TaskId& task) {
   if (holds_.empty()) return;
-  const std::string tid = task.Binary();
   // An actor that may restart runs its constructor again: with the same arguments.
-  if (const Actor* a = actors_.Find(ActorOfCreation(tid));
-      a && a->creation.task_id == tid && a->state != Actor::kDead && a->MayRestart()) {
+  if (const Actor* a = actors_.Find(ActorOfCreation(task));
+      a && a->creation.task_id == task && a->state != Actor::kDead && a->MayRestart()) {
     return;
   }
-  ReleaseHolds(ObjectHolds::Task(tid));
+  ReleaseHolds(ObjectHolds::Task(task));
 }
 
 bool Raylet::HomeIsHere(const ObjectId& id) const {

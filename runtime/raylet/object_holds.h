@@ -51,7 +51,7 @@ class ObjectHolds {
  public:
   // Holder keys.
   static std::string Process(const std::string& peer) { return "p" + peer; }
-  static std::string Task(const std::string& task_id) { return "t" + task_id; }
+  static std::string Task(const TaskId& task_id) { return "t" + task_id.Binary(); }
   static std::string Object(const ObjectId& id) { return "o" + id.Binary(); }
   static std::string Node(const std::string& node_id) { return "n" + node_id; }
 

@@ -57,7 +57,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
           [this](const ObjectPayload& p, const std::string& from) { OnObjectPulled(p, from); },
-          [this](const protocol::ActorKill& k) { KillActor(ActorId::FromBinary(k.actor_id), k.no_restart); },
+          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); },
           [this](const protocol::LogsRequest& r) {
             return AnswerLogsRequest(options_.session_dir + "/logs", r);
           },
@@ -307,10 +307,9 @@ void Raylet::StoreError(const ObjectId& id, const ri::ErrorInfo& e) {
 
 void Raylet::FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                       const std::string& message) {
-  TaskId tid = TaskId::FromBinary(t.task_id);
   std::vector<ObjectPayload> errors(std::max<uint32_t>(t.num_returns, 1));
   for (uint32_t i = 1; i <= errors.size(); ++i) {
-    errors[i - 1].id = ObjectId::ForTaskReturn(tid, i);
+    errors[i - 1].id = ObjectId::ForTaskReturn(t.task_id, i);
     StoreError(errors[i - 1].id, ri::ErrorInfo{kind, type, message, t.function, "node " + options_.node_ip});
   }
   NotifyOrigin(t.task_id, errors);  // (a task from another node: it finished there too)

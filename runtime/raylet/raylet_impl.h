@@ -372,7 +372,7 @@ class Raylet {
   void OnTaskFinishedRemotely(const protocol::TaskFinished& f);
   // Tells the node that forwarded the task here that it finished, with its small
   // results (`returns`: the task's, as stored here).
-  void NotifyOrigin(const std::string& task_id, const std::vector<ObjectPayload>& returns);
+  void NotifyOrigin(const TaskId& task_id, const std::vector<ObjectPayload>& returns);
   void OnPullRequested(const std::string& peer, const ObjectId& id);
   // Starts fetching a missing object: from the node that runs its task, from
   // `hint`, or (later, in bulk) from wherever the GCS says it is.
@@ -428,7 +428,7 @@ class Raylet {
                   int64_t end_ms) {
     RecordTask(w, t.task_id, t.job_id, t.function, state, start_ms, end_ms);
   }
-  void RecordTask(const Client& w, const std::string& task_id, const JobId& job_id,
+  void RecordTask(const Client& w, const TaskId& task_id, const JobId& job_id,
                   const std::string& function, const char* state, int64_t start_ms,
                   int64_t end_ms);
   // The task a client is running now (actors: the method executing), or null.

@@ -156,7 +156,7 @@ void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
   Status valid = Status::Ok();
   if (t.kind == ri::kNormalTask) {
     valid = CheckTaskSpec(t);
-  } else if (t.kind != ri::kActorTask || t.task_id.size() != TaskId::kSize ||
+  } else if (t.kind != ri::kActorTask || t.task_id.IsNil() ||
              t.num_returns < 1 || t.num_returns > 1000) {
     valid = Status::InvalidArgument("not a normal task, nor an actor call with an id and returns");
   }

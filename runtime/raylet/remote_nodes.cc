@@ -5,28 +5,29 @@
 namespace ray::raylet {
 
 void RemoteNodes::SetReturnsNode(const protocol::TaskSpec& t, const std::string& node) {
-  TaskId tid = TaskId::FromBinary(t.task_id);
-  for (uint32_t i = 1; i <= t.num_returns; ++i) objects_[ObjectId::ForTaskReturn(tid, i)] = node;
+  for (uint32_t i = 1; i <= t.num_returns; ++i) {
+    objects_[ObjectId::ForTaskReturn(t.task_id, i)] = node;
+  }
 }
 
 void RemoteNodes::Forwarded(protocol::TaskSpec t, const std::string& node) {
   SetReturnsNode(t, node);
   if (t.kind == ray::internal::kNormalTask) lineage_[t.task_id] = {t, node};
   rebuilding_.erase(t.task_id);
-  std::string id = t.task_id;
-  forwarded_[std::move(id)] = {std::move(t), node};
+  const TaskId id = t.task_id;
+  forwarded_[id] = {std::move(t), node};
 }
 
 void RemoteNodes::RanOn(protocol::TaskSpec t, const std::string& node) {
   SetReturnsNode(t, node);
   if (t.kind != ray::internal::kNormalTask) return;
   rebuilding_.erase(t.task_id);
-  std::string id = t.task_id;
-  lineage_[std::move(id)] = {std::move(t), node};
+  const TaskId id = t.task_id;
+  lineage_[id] = {std::move(t), node};
 }
 
 std::optional<std::pair<protocol::TaskSpec, std::string>> RemoteNodes::FinishedOn(
-    const std::string& task_id, const std::string& node) {
+    const TaskId& task_id, const std::string& node) {
   auto it = forwarded_.find(task_id);
   if (it == forwarded_.end()) return std::nullopt;
   SetReturnsNode(it->second.first, node);
@@ -44,24 +45,23 @@ bool RemoteNodes::HasUnfinishedCall(const std::string& actor_id, const std::stri
 }
 
 protocol::TaskSpec* RemoteNodes::LineageOf(const ObjectId& id) {
-  auto it = lineage_.find(id.Task().Binary());
+  auto it = lineage_.find(id.Task());
   return it == lineage_.end() ? nullptr : &it->second.first;
 }
 
 const std::string* RemoteNodes::LineageNode(const TaskId& task) const {
-  auto it = lineage_.find(task.Binary());
+  auto it = lineage_.find(task);
   return it == lineage_.end() ? nullptr : &it->second.second;
 }
 
 void RemoteNodes::ForgetJob(const JobId& job_id) {
-  const std::string job = job_id.Binary();
-  auto of_job = [&](const std::string& id) { return id.compare(0, job.size(), job) == 0; };
+  auto of_job = [&](const TaskId& task) { return TaskJob(task) == job_id; };
   std::erase_if(lineage_, [&](const auto& e) { return of_job(e.first); });
   std::erase_if(rebuilding_, of_job);
-  std::erase_if(objects_, [&](const auto& e) { return of_job(e.first.Binary()); });
-  std::erase_if(unlocated_, [&](const ObjectId& id) { return of_job(id.Binary()); });
-  std::erase_if(lost_at_, [&](const auto& e) { return of_job(e.first.Binary()); });
-  std::erase_if(served_, [&](const auto& e) { return of_job(e.first.Binary()); });
+  std::erase_if(objects_, [&](const auto& e) { return of_job(e.first.Task()); });
+  std::erase_if(unlocated_, [&](const ObjectId& id) { return of_job(id.Task()); });
+  std::erase_if(lost_at_, [&](const auto& e) { return of_job(e.first.Task()); });
+  std::erase_if(served_, [&](const auto& e) { return of_job(e.first.Task()); });
 }
 
 const std::string* RemoteNodes::NodeOf(const ObjectId& id) const {
@@ -80,8 +80,9 @@ std::vector<protocol::TaskSpec> RemoteNodes::TakeLostTasks(const std::string& no
     }
   }
   for (const auto& t : lost) {
-    TaskId tid = TaskId::FromBinary(t.task_id);
-    for (uint32_t i = 1; i <= t.num_returns; ++i) objects_.erase(ObjectId::ForTaskReturn(tid, i));
+    for (uint32_t i = 1; i <= t.num_returns; ++i) {
+      objects_.erase(ObjectId::ForTaskReturn(t.task_id, i));
+    }
   }
   return lost;
 }
@@ -99,7 +100,7 @@ std::vector<ObjectId> RemoteNodes::TakeObjectsOn(const std::string& node) {
   return lost;
 }
 
-std::optional<std::string> RemoteNodes::TakeOrigin(const std::string& task_id) {
+std::optional<std::string> RemoteNodes::TakeOrigin(const TaskId& task_id) {
   auto it = origins_.find(task_id);
   if (it == origins_.end()) return std::nullopt;
   std::string origin = std::move(it->second);

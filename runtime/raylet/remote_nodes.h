@@ -33,10 +33,10 @@ class RemoteNodes {
   // A task this node sent away finished on `node` (another node than the one it was
   // sent to, if it was sent on): its results are there. Returns the task as sent and
   // the node it was sent to; nullopt for unknown tasks (ignored).
-  std::optional<std::pair<protocol::TaskSpec, std::string>> FinishedOn(const std::string& task_id,
+  std::optional<std::pair<protocol::TaskSpec, std::string>> FinishedOn(const TaskId& task_id,
                                                                       const std::string& node);
   // Whether task `task_id` was sent from here and not heard finished.
-  bool Unfinished(const std::string& task_id) const { return forwarded_.count(task_id) > 0; }
+  bool Unfinished(const TaskId& task_id) const { return forwarded_.count(task_id) > 0; }
   // The node an object is on, if known; null if not.
   const std::string* NodeOf(const ObjectId& id) const;
   // Whether a call of `caller` to the actor `actor_id` was sent from here and not heard
@@ -57,21 +57,21 @@ class RemoteNodes {
   // their node died, or lazily for a reader: see Raylet::NoCopyLeft). Until one of its
   // results is stored here (Rebuilt) or it is sent to a node (which then knows where
   // they will be), it is not run again for them.
-  void Rebuilding(const std::string& task_id) { rebuilding_.insert(task_id); }
-  bool IsRebuilding(const TaskId& task) const { return rebuilding_.count(task.Binary()) > 0; }
+  void Rebuilding(const TaskId& task_id) { rebuilding_.insert(task_id); }
+  bool IsRebuilding(const TaskId& task) const { return rebuilding_.count(task) > 0; }
   void Rebuilt(const TaskId& task) {
-    if (!rebuilding_.empty()) rebuilding_.erase(task.Binary());
+    if (!rebuilding_.empty()) rebuilding_.erase(task);
   }
   // Forgets everything of the job's tasks and objects (it ended).
   void ForgetJob(const JobId& job_id);
 
   // Task `task_id` came here from node `origin`.
-  void SetOrigin(const std::string& task_id, const std::string& origin) {
+  void SetOrigin(const TaskId& task_id, const std::string& origin) {
     origins_[task_id] = origin;
   }
-  bool FromElsewhere(const std::string& task_id) const { return origins_.count(task_id) > 0; }
+  bool FromElsewhere(const TaskId& task_id) const { return origins_.count(task_id) > 0; }
   // The node a task came from, forgotten (it finished); nullopt if it started here.
-  std::optional<std::string> TakeOrigin(const std::string& task_id);
+  std::optional<std::string> TakeOrigin(const TaskId& task_id);
 
   // An object waited for here whose node is not known yet.
   void Unlocated(const ObjectId& id) { unlocated_.insert(id); }
@@ -104,13 +104,13 @@ class RemoteNodes {
   void SetReturnsNode(const protocol::TaskSpec& t, const std::string& node);
 
   // Sent elsewhere, not heard finished: task id -> (spec, node).
-  std::unordered_map<std::string, std::pair<protocol::TaskSpec, std::string>> forwarded_;
+  std::unordered_map<TaskId, std::pair<protocol::TaskSpec, std::string>, IdHash> forwarded_;
   std::unordered_map<ObjectId, std::string, IdHash> objects_;  // -> node id
-  std::unordered_map<std::string, std::string> origins_;       // came here: id -> node
+  std::unordered_map<TaskId, std::string, IdHash> origins_;  // came here: id -> node
   // Normal tasks sent from here: task id -> (spec, node it ran on).
-  std::unordered_map<std::string, std::pair<protocol::TaskSpec, std::string>> lineage_;
+  std::unordered_map<TaskId, std::pair<protocol::TaskSpec, std::string>, IdHash> lineage_;
   std::unordered_set<ObjectId, IdHash> unlocated_;
-  std::unordered_set<std::string> rebuilding_;  // task ids (see Rebuilding)
+  std::unordered_set<TaskId, IdHash> rebuilding_;  // see Rebuilding
   std::unordered_map<ObjectId, std::set<std::string>, IdHash> lost_at_;  // see LostAt
   std::unordered_map<ObjectId, std::set<std::string>, IdHash> served_;   // see Served
 };

@@ -340,8 +340,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
 
   if (!c.running || c.running->task_id != msg->task_id) {
-    RAY_LOG_WARN("worker {} reported task {} it was not running", Hex(c.peer),
-                 Hex(msg->task_id));
+    RAY_LOG_WARN("worker {} reported task {} it was not running", Hex(c.peer), msg->task_id.Hex());
     return;
   }
   TaskSpec done = std::move(*c.running);

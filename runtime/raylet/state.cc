@@ -21,7 +21,7 @@ const TaskSpec* Raylet::CurrentTask(const Client& c) const {
   return &a->inflight.front();  // an actor's methods run in order
 }
 
-void Raylet::RecordTask(const Client& w, const std::string& task_id, const JobId& job_id,
+void Raylet::RecordTask(const Client& w, const TaskId& task_id, const JobId& job_id,
                         const std::string& function, const char* state, int64_t start_ms,
                         int64_t end_ms) {
   std::string worker = w.is_driver ? fmt::format("driver:{}", w.pid) : std::to_string(w.pid);

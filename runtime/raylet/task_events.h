@@ -25,13 +25,13 @@ class TaskEvents {
 
   // Records an event of a task run by `worker` on this node; state is one of
   // gcs::kTask*. A FINISHED or FAILED event ends the task's RUNNING report.
-  void Record(const std::string& task_id, const JobId& job_id,
+  void Record(const TaskId& task_id, const JobId& job_id,
               const std::string& function, std::string worker, const char* state,
               int64_t start_ms, int64_t end_ms);
 
   // Notes that `task_id` is reported RUNNING; false if it was already (and not ended).
-  bool MarkRunning(const std::string& task_id) { return running_.insert(task_id).second; }
-  bool ReportedRunning(const std::string& task_id) const { return running_.count(task_id) > 0; }
+  bool MarkRunning(const TaskId& task_id) { return running_.insert(task_id).second; }
+  bool ReportedRunning(const TaskId& task_id) const { return running_.count(task_id) > 0; }
   // Forgets the RUNNING reports of the job's tasks (the job is over).
   void ForgetJob(const JobId& job_id);
 
@@ -44,7 +44,7 @@ class TaskEvents {
  private:
   std::string node_id_;
   std::vector<gcs::TaskEvent> pending_;
-  std::unordered_set<std::string> running_;  // task ids with a RUNNING event, not ended
+  std::unordered_set<TaskId, IdHash> running_;  // with a RUNNING event, not ended
   size_t dropped_ = 0;                       // while the GCS could not take them
 };
 

@@ -37,19 +37,19 @@ bool Placement::MultiNode() const {
 }
 
 void Placement::Charge(const std::string& node, const ResourceSet& need, int64_t now_ms,
-                       const std::string& task_id) {
+                       const std::string& key) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return;
   it->second.available.Subtract(need);
-  it->second.charges.push_back({now_ms, task_id, need});
+  it->second.charges.push_back({now_ms, key, need});
 }
 
-void Placement::Refund(const std::string& node, const std::string& task_id) {
+void Placement::Refund(const std::string& node, const std::string& key) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return;
   Node& n = it->second;
   auto charge = std::find_if(n.charges.begin(), n.charges.end(),
-                             [&](const Node::Charged& c) { return c.task_id == task_id; });
+                             [&](const Node::Charged& c) { return c.key == key; });
   if (charge == n.charges.end()) return;  // reports count it: the next one says
   n.available.AddUpTo(charge->need, n.total);
   n.charges.erase(charge);

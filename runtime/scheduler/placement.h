@@ -49,19 +49,20 @@ class Placement {
   std::optional<std::string> NodeWithPrefix(const std::string& prefix) const;
   // Whether any other node is alive.
   bool MultiNode() const;
-  // Counts task `task_id`, sent to `node` at `now_ms`, against its free resources
+  // Counts what `key` names (a task's binary id, or a lease asked for), sent to
+  // `node` at `now_ms`, against its free resources
   // until an update of the node is read kChargeLagMs later or more: a node's reports
   // lag behind (its heartbeat every 250 ms, then the GCS), and a burst sent on a report
   // that does not show the tasks sent just before would send it more than it has room
   // for.
   void Charge(const std::string& node, const ResourceSet& need, int64_t now_ms,
-              const std::string& task_id);
+              const std::string& key);
   static constexpr int64_t kChargeLagMs = 1000;
-  // Task `task_id` sent to `node` ended there. While its charge still counts (no
+  // What `key` names ended on `node`. While its charge still counts (no
   // report can show it), what it held is free there again (never more than the node's
   // total), so that the tasks queued here follow at once; once reports count it, the
   // next one says.
-  void Refund(const std::string& node, const std::string& task_id);
+  void Refund(const std::string& node, const std::string& key);
 
   // This node's total and every live node's.
   ResourceSet ClusterTotal() const;
@@ -85,7 +86,7 @@ class Placement {
     ResourceSet total, available;
     struct Charged {
       int64_t when_ms;
-      std::string task_id;
+      std::string key;
       ResourceSet need;
     };
     std::deque<Charged> charges;  // oldest first, not yet shown by a report

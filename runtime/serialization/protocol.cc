@@ -127,9 +127,7 @@ Status DecodeBodyInto(std::string_view body, const char* what,
 }
 
 Status CheckTaskSpec(const TaskSpec& t) {
-  if (t.task_id.size() != TaskId::kSize) {
-    return Status::InvalidArgument(fmt::format("a {}-byte task id", t.task_id.size()));
-  }
+  if (t.task_id.IsNil()) return Status::InvalidArgument("a nil task id");
   if (t.num_returns == 0 || t.num_returns > 1000) {
     return Status::InvalidArgument(fmt::format("{} returns", t.num_returns));
   }

@@ -226,7 +226,7 @@ using ray::internal::TaskArg;
 // job, its plugin and its submitter. Encoded as one flat array, the request's fields
 // among the others in the order below.
 struct TaskSpec : ray::internal::TaskRequest {
-  std::string task_id;
+  TaskId task_id;
   JobId job_id;
   std::string plugin;  // content hash of the plugin
   std::string caller;  // worker id of the submitter
@@ -322,7 +322,7 @@ struct ExecuteTask {
 };
 
 struct TaskDone {
-  std::string task_id;
+  TaskId task_id;
   std::vector<ObjectPayload> returns;
   bool exit_after = false;  // max_calls reached: the worker exits next
   int64_t start_ms = 0;     // wall clock: when the worker began and ended the task
@@ -356,14 +356,14 @@ struct FreeObjects {
 // Tasks the raylet sent to a worker ahead of time and takes back (the worker blocked
 // in a Get or Wait, and they might be what it waits for).
 struct RevokeTasks {
-  std::vector<std::string> task_ids;
+  std::vector<TaskId> task_ids;
   MSGPACK_DEFINE_ARRAY(task_ids);
 };
 
 // Actor calls a worker ran for callers that sent them directly: the raylet never saw
 // them, so the worker reports them for the state API and timeline.
 struct TaskEventRecord {
-  std::string task_id;
+  TaskId task_id;
   JobId job_id;
   std::string function;
   int64_t start_ms = 0;
@@ -380,7 +380,7 @@ struct TaskEvents {
 // To a client that calls an actor directly: its worker is gone (the actor died, or
 // restarts elsewhere). Calls still in flight fail; later ones go through the raylet.
 struct ActorGone {
-  std::string actor_id;
+  ActorId actor_id;
   std::string cause;
   MSGPACK_DEFINE_ARRAY(actor_id, cause);
 };
@@ -437,7 +437,7 @@ struct LeaseOffer {
 
 // Where a caller may send its calls to an actor.
 struct ActorRouteRequest {
-  std::string actor_id;
+  ActorId actor_id;
   MSGPACK_DEFINE_ARRAY(actor_id);
 };
 
@@ -610,7 +610,7 @@ struct ObjectChunk {
 // To the node hosting an actor: kill it (no_restart: for good, else as if its worker
 // died, so that it restarts if it may).
 struct ActorKill {
-  std::string actor_id;
+  ActorId actor_id;
   bool no_restart = true;
   MSGPACK_DEFINE_ARRAY(actor_id, no_restart);
 };
@@ -622,7 +622,7 @@ struct ActorKill {
 // (PeerActorGone) when that worker goes.
 struct RouteAsk {
   uint64_t ask = 0;  // the asking node's number for it
-  std::string actor_id;
+  ActorId actor_id;
   std::string caller;       // the caller's peer id on the asking node
   std::string origin_node;  // the asking node's id
   MSGPACK_DEFINE_ARRAY(ask, actor_id, caller, origin_node);
@@ -636,7 +636,7 @@ struct RouteAnswer {
 };
 
 struct PeerActorGone {
-  std::string actor_id;
+  ActorId actor_id;
   std::string caller;
   std::string cause;
   MSGPACK_DEFINE_ARRAY(actor_id, caller, cause);
@@ -686,7 +686,7 @@ struct PeerHoldsAck {
 };
 
 struct TaskFinished {
-  std::string task_id;
+  TaskId task_id;
   std::string node_id;  // where the results are
   // Its small results (inline values and errors, up to kFinishedReturnsLimit bytes in
   // all), so that the origin has them without pulling.

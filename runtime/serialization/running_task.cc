@@ -82,7 +82,7 @@ int RunningTaskSlot::Begin(const RunningTask& task) {
   uint64_t seq = e.seq.load(std::memory_order_relaxed);
   e.seq.store(seq + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
-  e.task_id_size = Put(e.task_id, sizeof(e.task_id), task.task_id);
+  e.task_id_size = Put(e.task_id, sizeof(e.task_id), task.task_id.Binary());
   e.job_id_size = Put(e.job_id, sizeof(e.job_id), task.job_id.Binary());
   e.function_size = Put(e.function, sizeof(e.function), task.function);
   e.start_ms = task.start_ms;
@@ -107,7 +107,7 @@ std::optional<RunningTask> RunningTaskSlot::ReadEntry(const Entry& e) {
   RunningTask t;
   t.start_ms = e.start_ms;
   if (t.start_ms == 0) return std::nullopt;
-  t.task_id = Get(e.task_id, sizeof(e.task_id), e.task_id_size);
+  t.task_id = TaskId::FromBinary(Get(e.task_id, sizeof(e.task_id), e.task_id_size));
   t.job_id = JobId::FromBinary(Get(e.job_id, sizeof(e.job_id), e.job_id_size));
   t.function = Get(e.function, sizeof(e.function), e.function_size);
   std::atomic_thread_fence(std::memory_order_acquire);

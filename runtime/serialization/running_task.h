@@ -19,7 +19,7 @@
 namespace ray::protocol {
 
 struct RunningTask {
-  std::string task_id;
+  TaskId task_id;
   JobId job_id;
   std::string function;
   int64_t start_ms = 0;  // wall clock

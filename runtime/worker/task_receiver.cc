@@ -91,7 +91,7 @@ void TaskReceiver::ListenTcp() {
 }
 
 void TaskReceiver::OnRevokeTasks(const protocol::RevokeTasks& revoke) {
-  std::unordered_set<std::string> ids(revoke.task_ids.begin(), revoke.task_ids.end());
+  std::unordered_set<TaskId, IdHash> ids(revoke.task_ids.begin(), revoke.task_ids.end());
   std::erase_if(pending_, [&](const IncomingTask& t) {
     return t.reply_to.empty() && ids.count(t.task.spec.task_id) > 0;
   });
@@ -302,9 +302,9 @@ void TaskReceiver::CheckUnleased() {
   }
 }
 
-void TaskReceiver::Bounce(const std::string& caller, const std::string& task_id) {
+void TaskReceiver::Bounce(const std::string& caller, const TaskId& task_id) {
   // The body is the raw task id.
-  (void)router_.Send(caller, protocol::Encode(MessageType::kTaskBounced, 0, task_id));
+  (void)router_.Send(caller, protocol::Encode(MessageType::kTaskBounced, 0, task_id.Binary()));
 }
 
 void TaskReceiver::ReturnLease() {

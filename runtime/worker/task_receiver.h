@@ -70,7 +70,7 @@ class TaskReceiver {
   void OnDirectFrame(const std::string& caller, std::string_view frame);
   // Tasks from callers this worker is not (yet) leased to: the lease may be on its way.
   void CheckUnleased();
-  void Bounce(const std::string& caller, const std::string& task_id);
+  void Bounce(const std::string& caller, const TaskId& task_id);
   // `sender` ("": the raylet) closed the start gate: its normal tasks not started are
   // dropped, until its marker comes (TakenBack, or the raylet's RevokeTasks).
   void DropTakenBack(const std::string& sender);

@@ -171,10 +171,9 @@ protocol::TaskDone Worker::Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e)
   e.where = Where();
   protocol::TaskDone done;
   done.task_id = spec.task_id;
-  TaskId tid = TaskId::FromBinary(spec.task_id);
   for (uint32_t i = 1; i <= spec.num_returns; ++i) {
     ObjectPayload p;
-    p.id = ObjectId::ForTaskReturn(tid, i);
+    p.id = ObjectId::ForTaskReturn(spec.task_id, i);
     p.state = static_cast<uint8_t>(ObjectState::kError);
     p.data = ri::Pack(e);
     done.returns.push_back(std::move(p));
@@ -185,7 +184,7 @@ protocol::TaskDone Worker::Fail(const protocol::TaskSpec& spec, ri::ErrorInfo e)
 std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& task,
                                                   uint64_t call) {
   const protocol::TaskSpec& spec = task.spec;
-  TaskId tid = TaskId::FromBinary(spec.task_id);
+  const TaskId& tid = spec.task_id;
   client_->SetCurrentTask(tid, spec.job_id);
   auto system_error = [&](const std::string& type, const std::string& message) {
     return SystemError(spec, type, message);
@@ -278,7 +277,7 @@ std::optional<protocol::TaskDone> Worker::Execute(const protocol::ExecuteTask& t
     actor_ = r.instance;
     actor_plugin_ = loaded;
     actor_factory_ = spec.function;
-    actor_id_ = spec.task_id;
+    actor_id_ = spec.task_id.Binary();
     actor_gpus_ = task.gpu_ids;
     actor_concurrency_ = spec.max_concurrency;
   }
@@ -320,9 +319,8 @@ protocol::TaskDone Worker::Answer(const protocol::TaskSpec& spec, const Loaded* 
   }
   protocol::TaskDone done;
   done.task_id = spec.task_id;
-  TaskId tid = TaskId::FromBinary(spec.task_id);
   for (uint32_t i = 0; i < parts.size(); ++i) {
-    auto p = parts_.objects->MakePayload(ObjectId::ForTaskReturn(tid, i + 1), parts[i]);
+    auto p = parts_.objects->MakePayload(ObjectId::ForTaskReturn(spec.task_id, i + 1), parts[i]);
     if (!p.ok()) return SystemError(spec, "ObjectStoreFullError", p.status().message());
     done.returns.push_back(std::move(*p));
   }

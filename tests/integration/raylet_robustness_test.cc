@@ -319,7 +319,7 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
   ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, protocol::PutRequest{foreign}),
                 "Put naming a segment outside this node's store");
   protocol::TaskSpec spec;
-  spec.task_id = std::string(16, 't');
+  spec.task_id = TaskId::FromBinary(std::string(16, 't'));
   spec.job_id = JobId::FromBinary("jobX");
   spec.plugin = "0123456789abcdef";
   spec.function = "F";
@@ -467,7 +467,7 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
 
   JobId job = JobId::FromHex(keeper.substr(0, 2 * JobId::kSize));
   protocol::ExecuteTask call;
-  call.spec.task_id = NewTaskId(job).Binary();
+  call.spec.task_id = NewTaskId(job);
   call.spec.job_id = job;
   call.spec.kind = ray::internal::kActorTask;
   call.spec.plugin = "00";
@@ -479,8 +479,8 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
       {"an ExecuteTask with a junk body", protocol::Encode(MessageType::kExecuteTask, 0, "\xc1"s)},
   };
   protocol::ExecuteTask bad = call;
-  bad.spec.task_id = "short";
-  malformed.emplace_back("a 5-byte task id", protocol::Encode(MessageType::kExecuteTask, 0, bad));
+  bad.spec.task_id = TaskId();
+  malformed.emplace_back("a nil task id", protocol::Encode(MessageType::kExecuteTask, 0, bad));
   bad = call;
   bad.spec.kind = ray::internal::kActorCreation;
   malformed.emplace_back("an actor creation", protocol::Encode(MessageType::kExecuteTask, 0, bad));
@@ -490,7 +490,7 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
                          protocol::Encode(MessageType::kExecuteTask, 0, bad));
 
   protocol::ExecuteTask task = call;
-  task.spec.task_id = NewTaskId(job).Binary();
+  task.spec.task_id = NewTaskId(job);
   task.spec.kind = ray::internal::kNormalTask;
   task.spec.function = "Square";
   task.spec.actor_id.clear();
@@ -516,7 +516,7 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
       auto env = protocol::DecodeEnvelope(*frame);
       ASSERT_TRUE(env.ok()) << path;
       if (env->type == MessageType::kTaskBounced) {
-        EXPECT_EQ(std::string(env->body), task.spec.task_id);
+        EXPECT_EQ(std::string(env->body), task.spec.task_id.Binary());
         ++bounced;
         continue;
       }

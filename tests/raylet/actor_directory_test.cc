@@ -90,14 +90,12 @@ TEST(ActorDirectoryTest, RecordsWaitUntilCleared) {
 
 TEST(ActorDirectoryTest, AnActorIsFoundByItsCreationTasksId) {
   ActorDirectory actors;
-  std::string creation_task = std::string(TaskId::kSize, 'c');
+  const TaskId creation_task = TaskId::FromBinary(std::string(TaskId::kSize, 'c'));
   actors.Entry(ActorOfCreation(creation_task)).worker = "w";
   ASSERT_NE(actors.Find(Id('c')), nullptr);
   EXPECT_EQ(actors.Find(Id('c'))->worker, "w");
   EXPECT_EQ(CreationTaskOf(Id('c')), creation_task);
-  // A string of the wrong size names no actor.
-  EXPECT_EQ(actors.Find(ActorOfCreation("short")), nullptr);
-  EXPECT_TRUE(ActorOfCreation("short").IsNil());
+  EXPECT_EQ(actors.Find(ActorOfCreation(TaskId::FromBinary(std::string(TaskId::kSize, 'd')))), nullptr);
 }
 
 }  // namespace

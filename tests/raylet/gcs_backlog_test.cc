@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_util/named_ids.h"
+
 namespace ray::raylet {
 namespace {
 
@@ -22,7 +24,7 @@ TEST(GcsBacklogTest, DeferredCallsAndActorTasksAreTakenOnceInOrder) {
   backlog.DeferCall({"p1", 7, "body1"});
   backlog.DeferCall({"p2", 8, "body2"});
   protocol::TaskSpec t;
-  t.task_id = "t1";
+  t.task_id = test_util::TaskNamed("t1");
   backlog.DeferActorTask(t);
   auto calls = backlog.TakeCalls();
   ASSERT_EQ(calls.size(), 2u);
@@ -32,7 +34,7 @@ TEST(GcsBacklogTest, DeferredCallsAndActorTasksAreTakenOnceInOrder) {
   EXPECT_TRUE(backlog.TakeCalls().empty());
   auto tasks = backlog.TakeActorTasks();
   ASSERT_EQ(tasks.size(), 1u);
-  EXPECT_EQ(tasks[0].task_id, "t1");
+  EXPECT_EQ(tasks[0].task_id, test_util::TaskNamed("t1"));
   EXPECT_TRUE(backlog.TakeActorTasks().empty());
 }
 

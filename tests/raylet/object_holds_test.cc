@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_util/named_ids.h"
+
 namespace ray::raylet {
 namespace {
 
@@ -15,7 +17,7 @@ TEST(ObjectHoldsTest, AnObjectNobodyElseHoldsIsFreedWhenItsOwnerLetsGo) {
 TEST(ObjectHoldsTest, TheLastHolderFreesAnObjectItsOwnerLetGo) {
   ObjectHolds holds;
   ObjectId id = Id(1);
-  const std::string task = ObjectHolds::Task("t1"), worker = ObjectHolds::Process("w1");
+  const std::string task = ObjectHolds::Task(test_util::TaskNamed("t1")), worker = ObjectHolds::Process("w1");
   holds.Add(id, task);
   holds.Add(id, worker);
   EXPECT_FALSE(holds.OwnerReleased(id));
@@ -90,7 +92,7 @@ TEST(ObjectHoldsTest, ForgettingAJobDropsItsObjectsAndTheirHolds) {
 TEST(ObjectHoldsTest, AddSaysWhetherTheObjectWasUnheldAndOneOwnedElsewhereIsFreedWithItsLastHolder) {
   ObjectHolds holds;
   ObjectId id = Id(1);
-  const std::string task = ObjectHolds::Task("t1"), worker = ObjectHolds::Process("w1");
+  const std::string task = ObjectHolds::Task(test_util::TaskNamed("t1")), worker = ObjectHolds::Process("w1");
   EXPECT_TRUE(holds.Add(id, task, /*owner_elsewhere=*/true));
   EXPECT_FALSE(holds.Add(id, worker, true));
   std::vector<ObjectId> freed;

@@ -9,13 +9,13 @@ namespace {
 
 protocol::TaskSpec Task(uint32_t num_returns) {
   protocol::TaskSpec t;
-  t.task_id = NewTaskId(JobId::FromBinary("jjjj")).Binary();
+  t.task_id = NewTaskId(JobId::FromBinary("jjjj"));
   t.num_returns = num_returns;
   return t;
 }
 
 ObjectId Return(const protocol::TaskSpec& t, uint32_t i) {
-  return ObjectId::ForTaskReturn(TaskId::FromBinary(t.task_id), i);
+  return ObjectId::ForTaskReturn(t.task_id, i);
 }
 
 std::string NodeOf(const RemoteNodes& r, const ObjectId& id) {
@@ -35,7 +35,7 @@ TEST(RemoteNodesTest, ResultsOfAForwardedTaskAreOnItsNode) {
 TEST(RemoteNodesTest, ATaskRunAgainIsRebuildingUntilAResultComesOrItIsSentAway) {
   RemoteNodes remote;
   auto t = Task(1), u = Task(1);
-  TaskId tid = TaskId::FromBinary(t.task_id), uid = TaskId::FromBinary(u.task_id);
+  const TaskId tid = t.task_id, uid = u.task_id;
   remote.Rebuilding(t.task_id);
   remote.Rebuilding(u.task_id);
   EXPECT_TRUE(remote.IsRebuilding(tid));
@@ -60,7 +60,7 @@ TEST(RemoteNodesTest, ATaskSentOnHasItsResultsWhereItFinished) {
   // Finished: no longer lost with its node.
   EXPECT_TRUE(remote.TakeLostTasks("b").empty());
   EXPECT_FALSE(remote.FinishedOn(t.task_id, "c")) << "told once";
-  EXPECT_FALSE(remote.FinishedOn("unknown", "d"));  // ignored
+  EXPECT_FALSE(remote.FinishedOn(NewTaskId(JobId::FromBinary("jjjj")), "d"));  // ignored
 }
 
 TEST(RemoteNodesTest, ADeadNodeLosesItsUnfinishedTasksAndItsObjects) {
@@ -83,11 +83,12 @@ TEST(RemoteNodesTest, ADeadNodeLosesItsUnfinishedTasksAndItsObjects) {
 
 TEST(RemoteNodesTest, OriginsAreToldOnce) {
   RemoteNodes remote;
-  remote.SetOrigin("t", "a");
-  EXPECT_TRUE(remote.FromElsewhere("t"));
-  EXPECT_EQ(remote.TakeOrigin("t"), "a");
-  EXPECT_FALSE(remote.FromElsewhere("t"));
-  EXPECT_EQ(remote.TakeOrigin("t"), std::nullopt);
+  const TaskId t = Task(1).task_id;
+  remote.SetOrigin(t, "a");
+  EXPECT_TRUE(remote.FromElsewhere(t));
+  EXPECT_EQ(remote.TakeOrigin(t), "a");
+  EXPECT_FALSE(remote.FromElsewhere(t));
+  EXPECT_EQ(remote.TakeOrigin(t), std::nullopt);
 }
 
 TEST(RemoteNodesTest, UnlocatedObjectsAreLookedUpUntilDroppedOrLocated) {
@@ -117,7 +118,7 @@ TEST(RemoteNodesTest, LineageKeepsNormalTasksWithTheNodeTheyFinishedOn) {
   EXPECT_EQ(kept->task_id, t.task_id);
   EXPECT_EQ(kept->max_retries, 2);
   // A put of the task has the same lineage; the node is where the task finished.
-  TaskId tid = TaskId::FromBinary(t.task_id);
+  const TaskId tid = t.task_id;
   EXPECT_EQ(remote.LineageOf(ObjectId::ForPut(tid, 1)), kept);
   ASSERT_NE(remote.LineageNode(tid), nullptr);
   EXPECT_EQ(*remote.LineageNode(tid), "c");
@@ -137,7 +138,7 @@ TEST(RemoteNodesTest, ADirectCallOnAnotherNodeLeavesItsResultsAndANormalTasksLin
   EXPECT_EQ(NodeOf(remote, Return(t, 1)), "b");
   EXPECT_EQ(NodeOf(remote, Return(t, 2)), "b");
   ASSERT_NE(remote.LineageOf(Return(t, 1)), nullptr);
-  TaskId tid = TaskId::FromBinary(t.task_id);
+  const TaskId tid = t.task_id;
   EXPECT_EQ(*remote.LineageNode(tid), "b");
   EXPECT_FALSE(remote.IsRebuilding(tid)) << "it ran again";
   EXPECT_FALSE(remote.HasUnfinishedCall("", "")) << "not waited for: it finished";

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_util/named_ids.h"
+
 namespace ray::scheduler {
 namespace {
 
@@ -12,7 +14,7 @@ using Amounts = std::map<std::string, double>;
 
 TaskSpec Task(std::string id, Amounts resources = {{"CPU", 1}}, std::string group = "") {
   TaskSpec t;
-  t.task_id = std::move(id);
+  t.task_id = test_util::TaskNamed(std::move(id));
   t.resources = std::move(resources);
   t.placement_group_id = std::move(group);
   return t;
@@ -20,7 +22,7 @@ TaskSpec Task(std::string id, Amounts resources = {{"CPU", 1}}, std::string grou
 
 std::vector<std::string> Ids(const std::deque<TaskSpec>& tasks) {
   std::vector<std::string> ids;
-  for (const auto& t : tasks) ids.push_back(t.task_id);
+  for (const auto& t : tasks) ids.push_back(test_util::NameOf(t.task_id));
   return ids;
 }
 
@@ -71,8 +73,8 @@ TEST(InfeasibleHoldTest, EraseIfSeesEachTaskOnceInOrderAndKeepsTheRest) {
   for (const char* id : {"a", "b", "c", "d"}) hold.Hold(Task(id));
   std::vector<std::string> seen;
   hold.EraseIf([&](const TaskSpec& t) {
-    seen.push_back(t.task_id);
-    return t.task_id == "b" || t.task_id == "d";
+    seen.push_back(test_util::NameOf(t.task_id));
+    return test_util::NameOf(t.task_id) == "b" || test_util::NameOf(t.task_id) == "d";
   });
   EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c", "d"}));
   ASSERT_TRUE(hold.RetryDue(0));

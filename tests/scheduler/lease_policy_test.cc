@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "tests/test_util/named_ids.h"
+
 namespace ray::scheduler {
 namespace {
 
@@ -16,7 +18,7 @@ const ResourceSet kOneCpu = Shape({{"CPU", 1}});
 
 TaskSpec Task(Amounts resources) {
   TaskSpec t;
-  t.task_id = "t";
+  t.task_id = test_util::TaskNamed("t");
   t.resources = std::move(resources);
   return t;
 }

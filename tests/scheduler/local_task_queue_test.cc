@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_util/named_ids.h"
+
 namespace ray::scheduler {
 namespace {
 
@@ -12,16 +14,10 @@ using Amounts = std::map<std::string, double>;
 
 ResourceSet Shape(Amounts a) { return ResourceSet::FromDoubles(a); }
 
-// A job id named by up to 4 characters.
-JobId Job(std::string name) {
-  name.resize(JobId::kSize, '_');
-  return JobId::FromBinary(name);
-}
-
 TaskSpec Task(std::string id, Amounts resources = {}, std::string job = "j") {
   TaskSpec t;
-  t.task_id = std::move(id);
-  t.job_id = Job(std::move(job));
+  t.task_id = test_util::TaskNamed(std::move(id));
+  t.job_id = test_util::JobNamed(std::move(job));
   t.resources = std::move(resources);
   return t;
 }
@@ -40,7 +36,7 @@ std::vector<std::string> Start(LocalTaskQueue& q, ResourceSet& available, size_t
       [&](const ResourceSet&, TaskSpec& t) {
         if (workers == 0) return false;
         --workers;
-        started.push_back(std::move(t.task_id));
+        started.push_back(test_util::NameOf(t.task_id));
         return true;
       });
   return started;
@@ -94,7 +90,7 @@ TEST(LocalTaskQueueTest, FitsVetoesAShape) {
   q.StartFitting(
       available, [](const ResourceSet& s) { return s.Amount("GPU") == 0; },
       [&](const ResourceSet&, TaskSpec& t) {
-        started.push_back(t.task_id);
+        started.push_back(test_util::NameOf(t.task_id));
         return true;
       });
   EXPECT_EQ(started, (std::vector<std::string>{"cpu"}));
@@ -145,15 +141,15 @@ TEST(LocalTaskQueueTest, TakeWaitingOffersOnlyShapesThatCannotStartHere) {
   std::vector<std::string> offered, taken;
   q.TakeWaiting(Shape({{"CPU", 2}}), [&](const ResourceSet& shape, TaskSpec& t) {
     EXPECT_EQ(shape, Shape({{"CPU", 4}}));
-    offered.push_back(t.task_id);
-    if (t.task_id == "w2") return false;
-    taken.push_back(std::move(t.task_id));
+    offered.push_back(test_util::NameOf(t.task_id));
+    if (test_util::NameOf(t.task_id) == "w2") return false;
+    taken.push_back(test_util::NameOf(t.task_id));
     return true;
   });
   EXPECT_EQ(offered, (std::vector<std::string>{"w1", "w2", "w3"}));
   EXPECT_EQ(taken, (std::vector<std::string>{"w1", "w3"}));
   EXPECT_EQ(q.num_ready(), 2u);
-  EXPECT_EQ(q.Front(Shape({{"CPU", 4}}))->task_id, "w2");
+  EXPECT_EQ(q.Front(Shape({{"CPU", 4}}))->task_id, test_util::TaskNamed("w2"));
 }
 
 TEST(LocalTaskQueueTest, EraseIfAndPopFrontKeepTheCount) {
@@ -161,10 +157,10 @@ TEST(LocalTaskQueueTest, EraseIfAndPopFrontKeepTheCount) {
   Push(q, Task("a", {}, "j1"));
   Push(q, Task("b", {}, "j2"));
   Push(q, Task("c", {{"CPU", 2}}, "j1"));
-  EXPECT_EQ(q.EraseIf([](const TaskSpec& t) { return t.job_id == Job("j1"); }), 2u);
+  EXPECT_EQ(q.EraseIf([](const TaskSpec& t) { return t.job_id == test_util::JobNamed("j1"); }), 2u);
   EXPECT_EQ(q.num_ready(), 1u);
   EXPECT_EQ(q.Front(Shape({{"CPU", 2}})), nullptr);
-  EXPECT_EQ(q.PopFront(Shape({{"CPU", 1}})).task_id, "b");
+  EXPECT_EQ(q.PopFront(Shape({{"CPU", 1}})).task_id, test_util::TaskNamed("b"));
   EXPECT_TRUE(q.empty());
   size_t shapes = 0;
   q.ForEachShape([&](const ResourceSet&, size_t) { ++shapes; });

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_util/named_ids.h"
+
 namespace ray::scheduler {
 namespace {
 
@@ -11,15 +13,9 @@ ResourceSet Shape(Amounts a) { return ResourceSet::FromDoubles(a); }
 
 const ResourceSet kOneCpu = Shape({{"CPU", 1}});
 
-// A job id named by up to 4 characters.
-JobId Job(std::string name) {
-  name.resize(JobId::kSize, '_');
-  return JobId::FromBinary(name);
-}
-
 protocol::TaskSpec Task(std::string job = "j") {
   protocol::TaskSpec t;
-  t.job_id = Job(std::move(job));
+  t.job_id = test_util::JobNamed(std::move(job));
   return t;
 }
 

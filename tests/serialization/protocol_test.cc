@@ -55,7 +55,7 @@ ObjectPayload Payload(const std::string& id, ObjectState state) {
 
 TaskSpec Spec() {
   TaskSpec t;
-  t.task_id = std::string(16, '\x07');
+  t.task_id = TaskId::FromBinary(std::string(16, '\x07'));
   t.job_id = JobId::FromBinary("jjjj");
   t.kind = 2;
   t.plugin = "0123456789abcdef";
@@ -287,7 +287,7 @@ TEST(BodyTest, RoundTripsEveryMessage) {
   EXPECT_EQ(exec.plugin_path, "/p.so");
   EXPECT_EQ(exec.spec.actor_name, "counter");
   auto done = RoundTrip(MessageType::kTaskDone,
-                        TaskDone{"t", {Payload("x", ObjectState::kError)}, true, 0, 0, {}});
+                        TaskDone{TaskId::FromRandom(), {Payload("x", ObjectState::kError)}, true, 0, 0, {}});
   EXPECT_TRUE(done.exit_after);
   auto call = RoundTrip(MessageType::kCall, CallRequest{"get_actor", "name", "tok"});
   EXPECT_EQ(call.token, "tok");
@@ -493,7 +493,7 @@ TEST(ResourceRequestTest, RaysRulesWithTheResourceNamed) {
   }
   // Raylets check the tasks they receive the same way.
   TaskSpec t;
-  t.task_id = std::string(TaskId::kSize, 'a');
+  t.task_id = TaskId::FromBinary(std::string(TaskId::kSize, 'a'));
   t.plugin = "ab";
   EXPECT_TRUE(CheckTaskSpec(t).ok());
   t.resources = {{"Custom", 2.5}};

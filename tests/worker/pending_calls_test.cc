@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "tests/test_util/named_ids.h"
+
 namespace ray::worker {
 namespace {
 
@@ -27,7 +29,7 @@ RayResult Result(const std::string& bytes) {
 
 PendingCalls::Call CallFor(const std::string& task_id) {
   PendingCalls::Call c;
-  c.in.task.spec.task_id = task_id;
+  c.in.task.spec.task_id = test_util::TaskNamed(task_id);
   return c;
 }
 
@@ -38,7 +40,7 @@ TEST(PendingCallsTest, AResultAnswersTheCallThatWaitsForIt) {
   EXPECT_EQ(calls.size(), 1u);
   auto ready = calls.Complete(1, Result("one"));
   ASSERT_TRUE(ready);
-  EXPECT_EQ(ready->first.in.task.spec.task_id, "t1");
+  EXPECT_EQ(ready->first.in.task.spec.task_id, test_util::TaskNamed("t1"));
   EXPECT_EQ(std::string(ready->second.data, ready->second.size), "one");
   ready->second.free_fn(ready->second.data);
   EXPECT_EQ(calls.size(), 0u);
@@ -51,7 +53,7 @@ TEST(PendingCallsTest, AResultBeforeItsInvokeReturnedAnswersWhenTheCallIsRecorde
   EXPECT_FALSE(calls.Complete(2, Result("two")));  // the body ended first
   auto ready = calls.Pend(2, CallFor("t2"));
   ASSERT_TRUE(ready);
-  EXPECT_EQ(ready->first.in.task.spec.task_id, "t2");
+  EXPECT_EQ(ready->first.in.task.spec.task_id, test_util::TaskNamed("t2"));
   EXPECT_EQ(std::string(ready->second.data, ready->second.size), "two");
   ready->second.free_fn(ready->second.data);
   EXPECT_EQ(calls.size(), 0u);
