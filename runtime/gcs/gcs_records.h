@@ -39,7 +39,7 @@ struct TaskEvent {
 
 // Task event states. RUNNING: dispatched to a worker (end_ms 0); FINISHED / FAILED:
 // done, with start and end; PROFILE: a span recorded with ray::Profile (name is the
-// span's, task_id the task it ran in, empty on a driver). Times are wall-clock ms.
+// span's, task_id the task it ran in, empty outside any task, as on a driver). Times are wall-clock ms.
 inline constexpr const char* kTaskRunning = "RUNNING";
 inline constexpr const char* kTaskFinished = "FINISHED";
 inline constexpr const char* kTaskFailed = "FAILED";

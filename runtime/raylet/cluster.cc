@@ -584,7 +584,8 @@ bool Raylet::RefreshCluster() {
   auto jobs = gcs_.GetJobs();
   if (jobs.ok()) {
     for (const auto& j : *jobs) {
-      if (const JobId job = JobId::FromBinary(j.job_id); j.end_ms > 0 && !finished_jobs_.count(job)) FinishJob(job);
+      const JobId job = JobId::FromBinary(j.job_id);  // (nil: not a job id; skipped)
+      if (j.end_ms > 0 && !job.IsNil() && !finished_jobs_.count(job)) FinishJob(job);
     }
   }
   return true;

@@ -25,7 +25,6 @@ std::optional<protocol::LeaseReply> Raylet::RemoteLease(const Client& caller,
                                                         bool spillback) {
   protocol::LeaseReply here;
   if (spillback) here.outcome = protocol::LeaseReply::kBusy;
-  if (msg.job_id.IsNil()) return here;
   // A node that did not answer an ask lately is not asked again for a while (each
   // ask blocks the caller until answered or expired).
   const int64_t now = clock_.MonoMillis();

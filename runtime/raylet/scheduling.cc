@@ -471,8 +471,7 @@ protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protoc
                                          const std::string& caller_node, Client** granted) {
   using protocol::LeaseReply;
   ResourceSet need = scheduler::LeaseShapeOf(req.resources);
-  bool job_ok = !req.job_id.IsNil();
-  switch (leases_.Decide(need, job_ok, ready_, available_)) {
+  switch (leases_.Decide(need, ready_, available_)) {
     case scheduler::LeasePolicy::Answer::kNotNow: return {};
     case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, "", {}};
     case scheduler::LeasePolicy::Answer::kMayGrant: break;
@@ -517,10 +516,6 @@ void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
   if (!msg) return;
   if (Status valid = protocol::CheckResourceRequest(msg->resources); !valid.ok()) {
     RAY_LOG_WARN("peer {}: refused a lease wanted: {}", Hex(c.peer), valid.message());
-    return;
-  }
-  if (msg->job_id.IsNil()) {
-    RAY_LOG_WARN("peer {}: refused a lease wanted: no valid job id", Hex(c.peer));
     return;
   }
   ResourceSet need = scheduler::LeaseShapeOf(msg->resources);

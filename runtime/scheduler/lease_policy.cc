@@ -2,10 +2,9 @@
 
 namespace ray::scheduler {
 
-LeasePolicy::Answer LeasePolicy::Decide(const ResourceSet& shape, bool job_ok,
-                                        const LocalTaskQueue& queue,
+LeasePolicy::Answer LeasePolicy::Decide(const ResourceSet& shape, const LocalTaskQueue& queue,
                                         const ResourceSet& available) const {
-  if (!job_ok || queue.Waiting(shape) || QueueWaitsForLeases(queue, available) ||
+  if (queue.Waiting(shape) || QueueWaitsForLeases(queue, available) ||
       shape.Amount("GPU") > 0) {
     return Answer::kNotNow;
   }
@@ -53,7 +52,7 @@ void LeasePolicy::Wanted(Want want) {
 std::optional<LeasePolicy::Want> LeasePolicy::NextOffer(const LocalTaskQueue& queue,
                                                         const ResourceSet& available) const {
   for (const Want& w : wants_) {
-    if (Decide(w.shape, /*job_ok=*/true, queue, available) == Answer::kMayGrant) return w;
+    if (Decide(w.shape, queue, available) == Answer::kMayGrant) return w;
   }
   return std::nullopt;
 }

@@ -30,9 +30,8 @@ class LeasePolicy {
   };
   // Whether a lease of `shape` may be granted. Tasks queued at the raylet for the
   // shape go first; no lease while queued tasks wait for leased resources; GPU ids
-  // are handed out per task, so GPU shapes are never leased; `job_ok`: the caller
-  // named a valid job.
-  Answer Decide(const ResourceSet& shape, bool job_ok, const LocalTaskQueue& queue,
+  // are handed out per task, so GPU shapes are never leased.
+  Answer Decide(const ResourceSet& shape, const LocalTaskQueue& queue,
                 const ResourceSet& available) const;
 
   // A lease of `shape` was granted to worker `peer`.
@@ -57,7 +56,7 @@ class LeasePolicy {
   // Offers. `caller` has calls of `shape` queued behind its busy leased workers: it
   // wants a lease of the shape as soon as Decide would grant one (once: a second want
   // of the same caller and shape before the offer is ignored). `request` is the
-  // caller's (given back with the offer); its job is not checked again.
+  // caller's (given back with the offer).
   struct Want {
     std::string caller;
     ResourceSet shape;

@@ -40,7 +40,8 @@ class WorkerStarts {
 
   // A ready task found no idle worker that serves its runtime environment.
   enum class NoIdleWorker {
-    kWait,              // one starts, or idle ones are busy: it waits for the next round
+    kWait,              // a worker is starting, or (not an actor creation) none is idle:
+                        // it waits (ForRunnable starts more)
     kStartForEnv,       // start one of its environment, ending an idle one if Full
     kStartBeyondLimit,  // an actor creation while every task worker is busy
   };

@@ -20,8 +20,10 @@
 
 namespace ray::protocol {
 
-constexpr uint32_t kProtocolVersion = 3;  // 2: LeaseWorker, ActorRoute, PluginPath; 3: chunks
-                                          // in a second part, PullElsewhere, TaskDone::run_us
+// 2: LeaseWorker, ActorRoute, PluginPath; 3: chunks in a second part, PullElsewhere,
+// TaskDone::run_us; 4: task, job and actor ids as bins of their size (TaskSpec and the
+// messages that name a task, job or actor).
+constexpr uint32_t kProtocolVersion = 4;
 // Frames larger than this are refused by every socket.
 constexpr int64_t kMaxFrameBytes = 512ll << 20;
 // Values at least this large go to the shared-memory store; smaller travel inline.
@@ -398,7 +400,7 @@ struct LeaseGranted {
 // A caller asks for a worker to run its normal tasks of one resource shape directly.
 struct LeaseRequest {
   std::map<std::string, double> resources;
-  JobId job_id;  // nil: refused
+  JobId job_id;
   MSGPACK_DEFINE_ARRAY(resources, job_id);
 };
 

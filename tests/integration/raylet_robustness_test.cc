@@ -307,6 +307,17 @@ TEST_F(RayletRobustnessTest, DropsMalformedFramesAndKeepsServing) {
     ExpectDropped(*driver, protocol::Encode(MessageType::kPutObject, 0, RawPut{bad_id}),
                   "Put of a " + size);
   }
+  ExpectDropped(*driver,
+                protocol::Encode(MessageType::kTaskDone, 0,
+                                 std::make_tuple(std::string(5, 't'), std::vector<int>{}, false,
+                                                 int64_t{0}, int64_t{0}, std::vector<int>{},
+                                                 int64_t{0})),
+                "a TaskDone of a 5-byte task id");
+  ExpectDropped(*driver,
+                protocol::Encode(MessageType::kLeaseWorker, 0,
+                                 std::make_tuple(std::map<std::string, double>{{"CPU", 1}},
+                                                 std::string(3, 'j'))),
+                "a lease for a 3-byte job id");
   // An id of the right size sent as a string, not as binary.
   ExpectDropped(*driver,
                 protocol::Encode(MessageType::kGetObjects, 0, RawGet{ids_of_size(20), 10, ""}),

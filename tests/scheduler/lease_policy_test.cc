@@ -26,15 +26,14 @@ TaskSpec Task(Amounts resources) {
 TEST(LeasePolicyTest, GrantsWhenResourcesAreFreeAndNothingWaits) {
   LeasePolicy leases;
   LocalTaskQueue queue;
-  EXPECT_EQ(leases.Decide(kOneCpu, true, queue, Shape({{"CPU", 2}})), Answer::kMayGrant);
-  EXPECT_EQ(leases.Decide(kOneCpu, true, queue, Shape({})), Answer::kBusy);
-  EXPECT_EQ(leases.Decide(kOneCpu, false, queue, Shape({{"CPU", 2}})), Answer::kNotNow);
+  EXPECT_EQ(leases.Decide(kOneCpu, queue, Shape({{"CPU", 2}})), Answer::kMayGrant);
+  EXPECT_EQ(leases.Decide(kOneCpu, queue, Shape({})), Answer::kBusy);
 }
 
 TEST(LeasePolicyTest, NoGpuLeases) {
   LeasePolicy leases;
   LocalTaskQueue queue;
-  EXPECT_EQ(leases.Decide(Shape({{"CPU", 1}, {"GPU", 0.5}}), true, queue,
+  EXPECT_EQ(leases.Decide(Shape({{"CPU", 1}, {"GPU", 0.5}}), queue,
                           Shape({{"CPU", 2}, {"GPU", 1}})),
             Answer::kNotNow);
 }
@@ -43,9 +42,9 @@ TEST(LeasePolicyTest, QueuedTasksOfTheShapeGoFirst) {
   LeasePolicy leases;
   LocalTaskQueue queue;
   queue.Push(kOneCpu, Task({}));
-  EXPECT_EQ(leases.Decide(kOneCpu, true, queue, Shape({{"CPU", 2}})), Answer::kNotNow);
+  EXPECT_EQ(leases.Decide(kOneCpu, queue, Shape({{"CPU", 2}})), Answer::kNotNow);
   // Another shape waiting does not stop the lease unless it waits for leased resources.
-  EXPECT_EQ(leases.Decide(Shape({{"CPU", 2}}), true, queue, Shape({{"CPU", 2}})),
+  EXPECT_EQ(leases.Decide(Shape({{"CPU", 2}}), queue, Shape({{"CPU", 2}})),
             Answer::kMayGrant);
 }
 
@@ -65,7 +64,7 @@ TEST(LeasePolicyTest, QueueWaitsForLeasesOnlyIfTheLeasesWouldMakeRoom) {
   // The shape fits without the leases: it does not wait for them.
   EXPECT_FALSE(leases.QueueWaitsForLeases(queue, Shape({{"CPU", 2}})));
   // No lease while the queue waits for leased resources.
-  EXPECT_EQ(leases.Decide(Shape({{"CPU", 0.5}}), true, queue, available), Answer::kNotNow);
+  EXPECT_EQ(leases.Decide(Shape({{"CPU", 0.5}}), queue, available), Answer::kNotNow);
   leases.Ended("w1", kOneCpu);
   EXPECT_EQ(leases.leased().Amount("CPU"), 0);
   EXPECT_FALSE(leases.QueueWaitsForLeases(queue, available));

@@ -305,7 +305,7 @@ TEST(BodyTest, RoundTripsEveryMessage) {
 }
 
 // TaskSpec takes its request fields from ray::internal::TaskRequest but encodes as
-// the one flat array it always was, so a spec encoded before decodes the same.
+// one flat array, the request's fields among its own.
 TEST(BodyTest, TaskSpecEncodesAsOneFlatArray) {
   TaskSpec t = Spec();
   std::string flat = protocol::Pack(std::make_tuple(
@@ -337,7 +337,7 @@ TEST(BodyTest, TrailingBytesAreRejected) {
 }
 
 TEST(BodyTest, WrongTypesAreRejectedNamingTheMessage) {
-  // A GetRequest ([array, int]) is not a RegisterClient ([str, int, bool, str]).
+  // A GetRequest ([array, int]) is not a RegisterClient ([str, int, bool, bin, str]).
   auto r = DecodeBody<RegisterClient>(Pack(GetRequest{{Oid("a")}, 1, ""}), "RegisterClient");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
@@ -353,7 +353,7 @@ TEST(BodyTest, WrongTypesAreRejectedNamingTheMessage) {
                    .ok());
   // Integer out of the field's range: pid is int32.
   EXPECT_FALSE(DecodeBody<RegisterClient>(
-                   Pack(std::make_tuple(std::string("w"), int64_t{1} << 40, false, std::string())),
+                   Pack(std::make_tuple(std::string("w"), int64_t{1} << 40, false, JobId(), std::string())),
                    "RegisterClient")
                    .ok());
 }

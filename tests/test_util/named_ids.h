@@ -1,7 +1,9 @@
 #pragma once
-// Ids named by short strings, for unit tests: the name padded with '_' to the id's
-// size (longer names are cut), and the name read back.
+// Ids named by short strings, for unit tests: the name after '_'s that fill the id
+// (longer names are cut), so that the trailing bytes IdHash reads differ; and the
+// name read back.
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -11,8 +13,8 @@ namespace ray::test_util {
 
 template <typename Id>
 Id Named(std::string name) {
-  name.resize(Id::kSize, '_');
-  return Id::FromBinary(name);
+  name.resize(std::min(name.size(), Id::kSize));
+  return Id::FromBinary(std::string(Id::kSize - name.size(), '_') + name);
 }
 inline TaskId TaskNamed(std::string name) { return Named<TaskId>(std::move(name)); }
 inline JobId JobNamed(std::string name) { return Named<JobId>(std::move(name)); }
@@ -20,8 +22,7 @@ inline JobId JobNamed(std::string name) { return Named<JobId>(std::move(name)); 
 template <typename Id>
 std::string NameOf(const Id& id) {
   std::string name = id.Binary();
-  name.erase(name.find_last_not_of('_') + 1);
-  return name;
+  return name.substr(std::min(name.find_first_not_of('_'), name.size()));
 }
 
 }  // namespace ray::test_util
