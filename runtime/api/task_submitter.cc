@@ -184,7 +184,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   }
   if (spec.kind == ri::kActorCreation) {
     // Not running yet: no use asking for its worker before the next blocking call.
-    DirectActor& actor = direct_actors_[ActorId::FromBinary(spec.task_id.Binary())];
+    DirectActor& actor = direct_actors_[ActorOfCreation(spec.task_id)];
     actor.route = DirectActor::kRaylet;
     actor.asked_epoch = objects_->block_epoch();
   }

@@ -89,6 +89,20 @@ class ObjectId : public BaseId<ObjectTag, 20> {
   bool IsPut() const;
 };
 
+// An actor's id is the id of the task that created it: the same 16 bytes. These make
+// the conversion explicit where one stands for the other.
+static_assert(ActorId::kSize == TaskId::kSize);
+inline ActorId ActorOfCreation(const TaskId& creation_task) {
+  ActorId actor;
+  std::memcpy(actor.mutable_data(), creation_task.data(), ActorId::kSize);
+  return actor;
+}
+inline TaskId CreationTaskOf(const ActorId& actor) {
+  TaskId task;
+  std::memcpy(task.mutable_data(), actor.data(), TaskId::kSize);
+  return task;
+}
+
 // A task id for work submitted by `job` from a process of node `submitter`, unique in
 // the cluster: the job's 4 bytes, then the first kNodeTagSize bytes of the submitter's
 // node id (its owner node: the raylet there keeps the task's lineage), then random

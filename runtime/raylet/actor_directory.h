@@ -24,12 +24,7 @@
 
 namespace ray::raylet {
 
-// An actor's id is the id of the task that created it: the same 16 bytes. These make
-// the conversion explicit where one stands for the other.
-inline ActorId ActorOfCreation(const TaskId& creation_task_id) {
-  return ActorId::FromBinary(creation_task_id.Binary());
-}
-inline TaskId CreationTaskOf(const ActorId& actor) { return TaskId::FromBinary(actor.Binary()); }
+// (An actor's id is its creation task's: ActorOfCreation and CreationTaskOf in ids.h.)
 
 struct Actor {
   enum State { kPending, kAlive, kRestarting, kDead } state = kPending;

@@ -162,6 +162,7 @@ void Raylet::StartWorkerFor(const std::string& env) {
 }
 
 void Raylet::StartWorkers(size_t wanted, bool beyond_limit) {
+  if (wanted == 0) return;  // (Dispatch asks every turn: no count of the actors then)
   for (size_t n = starts_.Allowed(wanted, pool_->size(), clients_.Actors(), beyond_limit); n > 0; --n) {
     auto id = pool_->Start();
     if (!id.ok()) {
