@@ -459,12 +459,16 @@ TEST_F(RayletRobustnessTest, WorkersDropMalformedDirectCalls) {
   int pid = SpawnRay({"submit", "--temp-dir", tmp_.path(), IT_STATE_PLUGIN, "state", sync},
                      tmp_.path());
   ASSERT_GT(pid, 0);
+  // The job is still until its holder actor runs Hold: a worker that takes up a task
+  // meanwhile would answer the call below, then bounce the task only after that.
   std::string out;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while ((out = ReadText(sync + "/out.txt")).empty() && std::chrono::steady_clock::now() < deadline) {
+  while (((out = ReadText(sync + "/out.txt")).empty() || !std::filesystem::exists(sync + "/holding")) &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSERT_FALSE(out.empty()) << "the job did not get to its checks";
+  ASSERT_TRUE(std::filesystem::exists(sync + "/holding")) << "the holder actor did not start Hold";
   std::string keeper = KeyValue(out, "keeper");
   auto actor_id = FromHex(keeper);
   ASSERT_TRUE(actor_id.has_value()) << keeper;

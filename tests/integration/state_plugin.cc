@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +44,11 @@ class Keeper {
  public:
   static Keeper* Create() { return new Keeper(); }
   int Bump() { return ++n_; }
-  bool Hold(std::string path) { return AwaitFile(path); }
+  // Leaves <dir>/holding, then waits for <dir>/release.
+  bool Hold(std::string dir) {
+    std::ofstream(dir + "/holding").put('x');
+    return AwaitFile(dir + "/release");
+  }
 
  private:
   int n_ = 0;
@@ -136,7 +141,8 @@ RAY_MAIN(int argc, char** argv) {
     std::fflush(stdout);
     // With a directory: writes the lines to <dir>/out.txt and keeps the job (its
     // actor and objects) alive until <dir>/release exists (at most 60 s), a second
-    // actor running Keeper::Hold (a direct call) meanwhile.
+    // actor running Keeper::Hold (a direct call) meanwhile; <dir>/holding tells when
+    // that call runs.
     if (argc > 2) {
       std::string dir = argv[2];
       if (FILE* f = std::fopen((dir + "/out.tmp").c_str(), "w")) {
@@ -146,7 +152,7 @@ RAY_MAIN(int argc, char** argv) {
       }
       auto holder = ray::Actor(Keeper::Create).Remote();
       ray::Get(holder.Task(&Keeper::Bump).Remote());  // it runs: the next call is direct
-      ray::Get(holder.Task(&Keeper::Hold).Remote(dir + "/release"));
+      ray::Get(holder.Task(&Keeper::Hold).Remote(dir));
     }
     return 0;
   }
