@@ -126,7 +126,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       where.task_id = TaskId::FromBinary(std::get<3>(*span));
       where.job_id = c.is_driver ? c.job_id : JobId::FromBinary(std::get<4>(*span));
       where.function = std::get<0>(*span);
-      RecordTask(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
+      reporter_.Record(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
     }
   } else if (IsPlacementGroupOp(msg->op)) {
     auto out = PlacementGroupCall(msg->op, msg->body);
@@ -207,7 +207,8 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
 void Raylet::FinishJob(const JobId& job_id) {
   RAY_LOG_INFO("job {} finished; releasing its actors and objects", job_id.Hex());
   finished_jobs_.insert(job_id);
-  if (!stop_->load()) FlushTaskEvents();  // the job's events are in the GCS once it is over
+  // The job's events are in the GCS once it is over.
+  if (!stop_->load()) reporter_.Flush(finished_jobs_);
   actors_.ForEach([&](const ActorId& id, Actor& a) {
     if (a.creation.job_id != job_id || a.state == Actor::kDead) return;
     if (a.creation.detached) return;  // outlives its job
@@ -223,15 +224,7 @@ void Raylet::FinishJob(const JobId& job_id) {
   auto dropped = [&](const TaskSpec& t) { return t.job_id == job_id && JobOver(t); };
   infeasible_.EraseIf(dropped);
   ready_.EraseIf(dropped);
-  // Its tasks shown RUNNING here end with it.
-  for (auto& [peer, c] : clients_.all()) {
-    auto r = RunningTaskOf(c);
-    if (r && r->job_id == job_id && task_events_.ReportedRunning(r->task_id)) {
-      RecordTask(c, r->task_id, r->job_id, r->function, gcs::kTaskFailed, r->start_ms,
-                 clock_.NowMillis());
-    }
-  }
-  task_events_.ForgetJob(job_id);
+  reporter_.JobFinished(job_id);  // its tasks shown RUNNING here end with it
   remote_.ForgetJob(job_id);
   objects_.EraseJob(job_id, [&](const ObjectId& id, const StoredObject&) { store_.Free(id); });
   holds_.EraseJob(job_id);
@@ -296,7 +289,7 @@ void Raylet::Periodic() {
   RefreshCluster();
   if (stop_->load()) return;
   RetryInfeasible();
-  FlushTaskEvents();
+  reporter_.Flush(finished_jobs_);
   FlushActorRecords();
   if (stop_->load()) return;
   if (!new_locations_.empty()) {

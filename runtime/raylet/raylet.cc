@@ -127,7 +127,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
   RAY_LOG_INFO("raylet stopping");
   // Briefly: with `ray run` interrupted, the GCS may be gone already.
   gcs::GcsClient last_words(options_.gcs_address, options_.token, 300);
-  const auto& events = task_events_.pending();
+  const auto& events = reporter_.pending();
   Status said = events.empty() ? Status::Ok() : last_words.AddTaskEvents(events);
   if (said.code() != StatusCode::kUnavailable) (void)last_words.UnregisterNode(node_id_.Binary());
   pool_.reset();  // kills workers

@@ -17,6 +17,7 @@
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
+//   raylet/task_reporter.h        what runs here, reported to the GCS (state API, timeline)
 //   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
 //   raylet/remote_asks.h          routes and leases asked of other nodes, and granted
@@ -27,7 +28,7 @@
 //   actors.cc      actors on this node, and calls to actors elsewhere
 //   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
 //   remote_leases.cc  workers leased across nodes, both sides
-//   state.cc       the state API: task events, the node list
+//   state.cc       the state API: direct calls' events, actor records, the node list
 
 #include "runtime/raylet/raylet.h"
 
@@ -81,7 +82,7 @@
 #include "runtime/raylet/plugin_cache.h"
 #include "runtime/raylet/remote_asks.h"
 #include "runtime/raylet/remote_nodes.h"
-#include "runtime/raylet/task_events.h"
+#include "runtime/raylet/task_reporter.h"
 
 namespace ray::raylet {
 
@@ -113,7 +114,9 @@ class Raylet {
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
-        task_events_(node_id_.Binary()),
+        reporter_(node_id_.Binary(), o.session_dir, clock_,
+                  [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,
+                  actors_),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))),
         starts_(o.max_workers, o.prestart_workers, o.resources.count("CPU") ? o.resources.at("CPU") : 1) {
@@ -416,25 +419,6 @@ class Raylet {
   void CheckGroupTasks();
   void FailUnplaceable(const TaskSpec& t, const std::string& type, const std::string& why);
 
-  // --- task events (state API, timeline), sent to the GCS in batches
-  // What the client runs now, as the state API shows it: a task the raylet sent it,
-  // or a direct call (one that has run kRunningReportMs at least; see running_task.h).
-  std::optional<protocol::RunningTask> RunningTaskOf(Client& c);
-  // A worker died: the direct call it was running, if reported RUNNING, FAILED.
-  void DirectCallDied(const Client& w, const std::string& how);
-  // Records an event of `t` run by client `w` (a worker, or a driver's profile span):
-  // state is one of gcs::kTask*. Sent with the next FlushTaskEvents().
-  void RecordTask(const Client& w, const TaskSpec& t, const char* state, int64_t start_ms,
-                  int64_t end_ms) {
-    RecordTask(w, t.task_id, t.job_id, t.function, state, start_ms, end_ms);
-  }
-  void RecordTask(const Client& w, const TaskId& task_id, const JobId& job_id,
-                  const std::string& function, const char* state, int64_t start_ms,
-                  int64_t end_ms);
-  // The task a client is running now (actors: the method executing), or null.
-  const TaskSpec* CurrentTask(const Client& c) const;
-  void FlushTaskEvents();
-
   // --- jobs and periodic work
   void FinishJob(const JobId& job_id);
   void Periodic();
@@ -513,7 +497,7 @@ class Raylet {
   // Objects to report to the GCS's directory: every shared-memory object, and on a
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
-  TaskEvents task_events_;  // not yet sent to the GCS
+  TaskReporter reporter_;  // task events for the state API, batched to the GCS
   BundleBook bundles_;  // placement-group bundles reserved here, and those refused
   GpuAllocator gpus_;
   scheduler::WorkerStarts starts_;  // how many workers start, and when

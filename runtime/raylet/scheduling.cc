@@ -298,7 +298,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   if (!msg) return;
   StoreHolding(msg->returns, msg->contained_refs);
   NotifyOrigin(msg->task_id, msg->returns);
-  if (const TaskSpec* spec = CurrentTask(c); spec && spec->task_id == msg->task_id) {
+  if (const TaskSpec* spec = CurrentTask(c, actors_); spec && spec->task_id == msg->task_id) {
     // (Only a cluster's raylet sends tasks ahead by how long they run: see Pipeline.)
     if (msg->run_us >= 0 && spec->kind == ri::kNormalTask && MultiNode()) {
       durations_.Record(scheduler::DurationKey(*spec), static_cast<double>(msg->run_us) / 1000.0);
@@ -306,7 +306,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     bool failed = std::any_of(msg->returns.begin(), msg->returns.end(), [](const auto& r) {
       return r.state == static_cast<uint8_t>(ObjectState::kError);
     });
-    RecordTask(c, *spec, failed ? gcs::kTaskFailed : gcs::kTaskFinished,
+    reporter_.Record(c, *spec, failed ? gcs::kTaskFailed : gcs::kTaskFinished,
                msg->start_ms > 0 ? msg->start_ms : c.dispatched_ms,
                msg->end_ms > 0 ? msg->end_ms : clock_.NowMillis());
   }
@@ -420,7 +420,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   gpus_.Release(c.gpus);
   ready_.Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
   KillActorsOwnedBy(c.owned_actors);
-  DirectCallDied(c, e.how);
+  reporter_.WorkerDied(c, e.how);
   // A worker that was killed left its socket for direct calls behind, its start gate
   // and its slot.
   std::string endpoint = transport::WorkerEndpoint(endpoint_, e.worker_id);
@@ -452,7 +452,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
     OnArgsReady(std::move(t));
     return;
   }
-  RecordTask(c, t, gcs::kTaskFailed, c.dispatched_ms, clock_.NowMillis());
+  reporter_.Record(c, t, gcs::kTaskFailed, c.dispatched_ms, clock_.NowMillis());
   FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError",
            fmt::format("the worker running task {} died unexpectedly ({}, pid {}) and no "
                        "retries are left",
