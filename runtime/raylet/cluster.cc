@@ -50,66 +50,29 @@ void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
 void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::CallRequest>(c.peer, body, "CallRequest");
   if (!msg) return;
-  if (!gcs_watch_.Up() && CallNeedsGcs(msg->op)) {
-    // Answered when the GCS is back (the caller waits as for a slow answer).
-    gcs_backlog_.DeferCall({c.peer, req, std::string(body)});
+  protocol::CallReply reply;
+  if (GcsCalls::Handles(msg->op)) {
+    std::optional<Result<std::string>> answer;
+    if (gcs_watch_.Up()) answer = gcs_calls_.Answer(msg->op, msg->body);
+    if (!answer || answer->status().code() == StatusCode::kUnavailable) {
+      // The GCS is down, or went down during the call: answered when it is back (the
+      // caller waits as for a slow answer).
+      gcs_backlog_.DeferCall({c.peer, req, std::string(body)});
+      return;
+    }
+    if (answer->ok()) {
+      reply.body = std::move(*answer).value();
+    } else {
+      reply.error = answer->status().message();
+    }
+    SendMsg(c.peer, MessageType::kCallReply, req, reply);
     return;
   }
-  protocol::CallReply reply;
-  bool gcs_unavailable = false;
-  auto fail = [&](const Status& st) {
-    reply.error = st.message();
-    gcs_unavailable |= st.code() == StatusCode::kUnavailable;
-  };
-  if (msg->op == "register_actor_name") {
-    // body: msgpack [name, actor_id, ray_namespace ("": the actor's job's)]
-    auto args = protocol::DecodeBody<std::tuple<std::string, std::string, std::string>>(
-        msg->body, "register_actor_name");
-    if (!args.ok()) {
-      fail(args.status());
-    } else {
-      Status st = gcs_.RegisterNamedActor(std::get<0>(*args), std::get<1>(*args),
-                                          node_id_.Binary(), std::get<2>(*args));
-      if (!st.ok()) fail(st);
-    }
-  } else if (msg->op == "ship_blob") {
-    // body: msgpack [content hash, name, bytes]: a task's runtime_env working_dir or
-    // plugin, stored in the GCS beside the plugins (runtime_env_ship.h).
-    auto args = protocol::DecodeBody<std::tuple<std::string, std::string, std::string>>(
-        msg->body, "ship_blob");
-    if (!args.ok()) {
-      fail(args.status());
-    } else if (ContentHash(std::get<2>(*args)) != std::get<0>(*args)) {
-      fail(Status::InvalidArgument("ship_blob: the bytes of " + std::get<1>(*args) +
-                                   " do not have the content hash given"));
-    } else if (Status st = gcs_.PutPlugin(std::get<0>(*args), std::get<1>(*args), std::get<2>(*args));
-               !st.ok()) {
-      fail(st);
-    }
-  } else if (msg->op == "flush_logs") {
+  if (msg->op == "flush_logs") {
     // Worker output written so far reaches the caller before this reply does.
     pool_->ReadOutput();
   } else if (msg->op == "node_id") {
     reply.body = node_id_.Hex();
-  } else if (msg->op == "get_actor") {
-    // body: msgpack [name, ray_namespace, job_id] (an empty namespace: the job's)
-    auto args = protocol::DecodeBody<std::tuple<std::string, std::string, std::string>>(
-        msg->body, "get_actor");
-    auto id = args.ok() ? gcs_.LookupNamedActor(std::get<0>(*args), std::get<1>(*args),
-                                                std::get<2>(*args))
-                        : Result<std::string>(args.status());
-    if (id.ok()) {
-      reply.body = *id;
-    } else {
-      fail(id.status());
-    }
-  } else if (msg->op == "nodes") {
-    auto nodes = NodesReply();
-    if (nodes.ok()) {
-      reply.body = std::move(nodes).value();
-    } else {
-      fail(nodes.status());
-    }
   } else if (msg->op == "gpu_ids") {
     // The GPUs this client's task or actor holds (drivers: none).
     reply.body = ri::Pack(c.gpus.ids());
@@ -120,7 +83,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
         std::tuple<std::string, int64_t, int64_t, std::string, std::string>>(msg->body,
                                                                              "profile_event");
     if (!span.ok()) {
-      fail(span.status());
+      reply.error = span.status().message();
     } else {
       TaskSpec where;
       where.task_id = TaskId::FromBinary(std::get<3>(*span));
@@ -128,18 +91,11 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       where.function = std::get<0>(*span);
       reporter_.Record(c, where, gcs::kTaskProfile, std::get<1>(*span), std::get<2>(*span));
     }
-  } else if (IsPlacementGroupOp(msg->op)) {
-    auto out = PlacementGroupCall(msg->op, msg->body);
-    if (out.ok()) {
-      reply.body = std::move(out).value();
-    } else {
-      fail(out.status());
-    }
   } else if (msg->op == "kill_actor") {
     // body: msgpack [actor_id, no_restart]
     auto args = protocol::DecodeBody<std::tuple<std::string, bool>>(msg->body, "kill_actor");
     if (!args.ok()) {
-      fail(args.status());
+      reply.error = args.status().message();
     } else {
       KillActor(ActorId::FromBinary(std::get<0>(*args)), std::get<1>(*args));
     }
@@ -151,14 +107,6 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     // body: an object id. Whether this node's store holds the object now.
     reply.body = ri::Pack(msg->body.size() == ObjectId::kSize &&
                           objects_.Find(ObjectId::FromBinary(msg->body)) != nullptr);
-  } else if (msg->op == "get_namespace") {
-    // body: the caller's job id. Its namespace (ray::GetNamespace).
-    auto ns = gcs_.Call("get_namespace", msg->body);
-    if (ns.ok()) {
-      reply.body = ri::Pack(*ns);
-    } else {
-      fail(ns.status());
-    }
   } else if (msg->op == "exit_actor") {
     // The calling worker's actor ends for good (ray::ExitActor): its worker is killed,
     // so this is never answered; callers' calls fail with ActorDiedError.
@@ -168,38 +116,8 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
       KillActor(c.actor_id, /*no_restart=*/true, "the actor exited (ExitActor)");
       return;
     }
-  } else if (msg->op == "webui_url") {
-    // The dashboard's URL as it last reported it to the GCS ("": none running).
-    auto url = gcs_.Call("get_webui_url", "");
-    if (url.ok()) {
-      reply.body = ri::Pack(*url);
-    } else {
-      fail(url.status());
-    }
-  } else if (msg->op == "cluster_resources" || msg->op == "available_resources") {
-    bool total = msg->op == "cluster_resources";
-    auto nodes = gcs_.GetNodes();
-    if (!nodes.ok()) {
-      fail(nodes.status());
-    } else {
-      ResourceSet sum;
-      for (const auto& n : *nodes) {
-        if (n.state != "ALIVE") continue;
-        if (n.node_id == node_id_.Binary()) {
-          sum.Add(total ? placement_.local_total() : available_);
-        } else {
-          sum.Add(ResourceSet::FromDoubles(total ? n.total : n.available));
-        }
-      }
-      reply.body = ri::Pack(sum.ToDoubles());
-    }
   } else {
     reply.error = "unknown operation '" + msg->op + "'";
-  }
-  if (gcs_unavailable && CallNeedsGcs(msg->op)) {
-    // The GCS went down during the call: answered when it is back.
-    gcs_backlog_.DeferCall({c.peer, req, std::string(body)});
-    return;
   }
   SendMsg(c.peer, MessageType::kCallReply, req, reply);
 }
@@ -311,13 +229,6 @@ void Raylet::OnGcsRestarted() {
   RAY_LOG_INFO("a GCS server started on the cluster's tables (start {}): reporting the {} objects "
                "held here again",
                gcs_.gcs_starts(), reported);
-}
-
-bool Raylet::CallNeedsGcs(const std::string& op) {
-  return op == "register_actor_name" || op == "get_actor" || op == "nodes" || op == "ship_blob" ||
-         op == "cluster_resources" || op == "available_resources" || op == "webui_url" ||
-         op == "get_namespace" ||
-         IsPlacementGroupOp(op);
 }
 
 void Raylet::OnGcsBack() {

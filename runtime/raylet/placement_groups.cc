@@ -1,70 +1,11 @@
-// Placement groups on this node: the API's calls (relayed to the GCS, which keeps the
-// groups and decides where their bundles go), the bundles this node reserves and
-// releases as the GCS says, and the tasks and actors that wait for a group.
+// Placement groups on this node: the bundles it reserves and releases as the GCS says
+// (the GCS keeps the groups and decides where their bundles go; gcs_calls.h relays the
+// API's calls), and the tasks and actors that wait for a group.
 
 #include "runtime/raylet/raylet_impl.h"
 #include "runtime/scheduler/bundle_resources.h"
 
 namespace ray::raylet {
-
-namespace {
-
-ray::PlacementGroupInfo ToInfo(const gcs::PlacementGroupRecord& r) {
-  ray::PlacementGroupInfo info;
-  info.id = r.pg_id;
-  info.name = r.name;
-  info.strategy = r.strategy;
-  info.state = r.state;
-  info.bundles = r.bundles;
-  for (const auto& n : r.bundle_nodes) {
-    // A bundle counts as on its node once the node holds it.
-    size_t i = info.bundle_node_ids.size();
-    bool held = i < r.reserved.size() && r.reserved[i];
-    info.bundle_node_ids.push_back(held && !n.empty() ? ToHex(n) : "");
-  }
-  info.job_id = ToHex(r.job_id);
-  info.created_ms = r.created_ms;
-  info.detail = r.detail;
-  return info;
-}
-
-}  // namespace
-
-bool Raylet::IsPlacementGroupOp(const std::string& op) {
-  return op == "create_placement_group" || op == "remove_placement_group" ||
-         op == "get_placement_group" || op == "placement_groups";
-}
-
-Result<std::string> Raylet::PlacementGroupCall(const std::string& op, const std::string& body) {
-  if (op == "create_placement_group") {
-    RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call(op, body));
-    RAY_ASSIGN_OR_RETURN(auto pg,
-                         protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
-    SyncBundles();  // some of it may be for this node
-    return ri::Pack(ToInfo(pg));
-  }
-  if (op == "remove_placement_group") {
-    RAY_ASSIGN_OR_RETURN(auto id, protocol::DecodeBody<std::string>(body, "placement group id"));
-    RAY_RETURN_IF_ERROR(gcs_.Call(op, id).status());
-    SyncBundles();  // released here at once; other nodes with their next heartbeat
-    return ri::Pack(true);
-  }
-  if (op == "get_placement_group") {
-    auto found = gcs_.Call(op, body);
-    // None: an empty handle, as Ray's GetPlacementGroup gives.
-    if (found.status().code() == StatusCode::kNotFound) return ri::Pack(ray::PlacementGroupInfo{});
-    RAY_ASSIGN_OR_RETURN(std::string reply, std::move(found));
-    RAY_ASSIGN_OR_RETURN(auto pg,
-                         protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
-    return ri::Pack(ToInfo(pg));
-  }
-  RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call("get_placement_groups", ""));
-  RAY_ASSIGN_OR_RETURN(auto groups, protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(
-                                        reply, "placement groups"));
-  std::vector<ray::PlacementGroupInfo> out;
-  for (const auto& pg : groups) out.push_back(ToInfo(pg));
-  return ri::Pack(out);
-}
 
 void Raylet::SyncBundles(bool again) {
   gcs::BundleSync sync;

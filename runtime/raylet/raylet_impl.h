@@ -14,6 +14,7 @@
 //   raylet/plugin_cache.h         local copies of plugins, fetched from the GCS
 //   raylet/bundle_book.h          placement-group bundles held here, and those refused
 //   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
+//   raylet/gcs_calls.h            the API's calls the GCS answers, relayed
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
@@ -73,6 +74,7 @@
 #include "runtime/raylet/bundle_book.h"
 #include "runtime/raylet/client_table.h"
 #include "runtime/raylet/gcs_backlog.h"
+#include "runtime/raylet/gcs_calls.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/object_holds.h"
 #include "runtime/raylet/peer_holds.h"
@@ -114,6 +116,7 @@ class Raylet {
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
+        gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { SyncBundles(); }),
         reporter_(node_id_.Binary(), o.session_dir, clock_,
                   [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,
                   actors_),
@@ -162,8 +165,6 @@ class Raylet {
   // Asks leased workers to return their lease as soon as they run out of their
   // callers' tasks when queued tasks wait for what they hold (see LeasePolicy).
   void ReclaimLeases();
-  // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
-  Result<std::string> NodesReply();
   // A client's message body as a T, or nullopt after a warning naming the client
   // and what was wrong.
   template <typename T>
@@ -405,9 +406,8 @@ class Raylet {
   std::optional<std::string> OwnerNode(const ObjectId& id) const;
 
   // --- placement groups (placement_groups.cc; the GCS decides, see
-  // gcs/placement_groups.h): the calls of the API, and the bundles this node holds.
-  static bool IsPlacementGroupOp(const std::string& op);
-  Result<std::string> PlacementGroupCall(const std::string& op, const std::string& body);
+  // gcs/placement_groups.h, and gcs_calls.h relays the API's calls): the bundles this
+  // node holds, and the tasks and actors that wait for a group.
   // Tells the GCS what this node holds and reserves or releases what it is told to.
   // `again`: once more at once if that changed anything (the GCS hears it sooner).
   void SyncBundles(bool again = true);
@@ -428,8 +428,6 @@ class Raylet {
   // A GCS server started since the last heartbeat (its write-behind buffer may have
   // died with the one before): this node's object locations are reported again.
   void OnGcsRestarted();
-  // Whether call op `op` needs the GCS's answer.
-  static bool CallNeedsGcs(const std::string& op);
   void ForwardLogs(const std::string& worker, int pid, std::string_view text, bool is_stderr);
   std::string Where(int pid) const {
     return fmt::format("node {}, pid {}", options_.node_ip, pid);
@@ -497,6 +495,7 @@ class Raylet {
   // Objects to report to the GCS's directory: every shared-memory object, and on a
   // multi-node cluster every object (other nodes look small ones up there too).
   std::vector<gcs::ObjectLocation> new_locations_;
+  GcsCalls gcs_calls_;  // the API's calls the GCS answers
   TaskReporter reporter_;  // task events for the state API, batched to the GCS
   BundleBook bundles_;  // placement-group bundles reserved here, and those refused
   GpuAllocator gpus_;

@@ -1,5 +1,5 @@
 // The raylet's part of the state API: the direct calls its workers report (to the
-// task reporter), actor records for the GCS, and the node list for ray::Nodes.
+// task reporter) and actor records for the GCS.
 
 #include "runtime/raylet/raylet_impl.h"
 
@@ -20,23 +20,6 @@ void Raylet::FlushActorRecords() {
     RAY_LOG_WARN("cannot record {} actors in the GCS: {}", records.size(), st.message());
   }
   actors_.ClearRecords();
-}
-
-Result<std::string> Raylet::NodesReply() {
-  RAY_ASSIGN_OR_RETURN(auto nodes, gcs_.GetNodes());
-  std::vector<ray::NodeInfo> out;
-  for (const auto& n : nodes) {
-    ray::NodeInfo info;
-    info.node_id = ToHex(n.node_id);
-    info.address = n.address;
-    info.alive = n.state == gcs::kAlive;
-    bool self = n.node_id == node_id_.Binary();
-    info.resources_total = self ? placement_.local_total().ToDoubles() : n.total;
-    info.resources_available = self ? available_.ToDoubles() : n.available;
-    if (!info.alive) info.resources_available.clear();
-    out.push_back(std::move(info));
-  }
-  return ri::Pack(out);
 }
 
 }  // namespace ray::raylet
