@@ -152,6 +152,7 @@ void Raylet::Periodic() {
   int64_t now = clock_.MonoMillis();
   next_periodic_ms_ = now + 200;
   if (!asks_.empty()) ExpireRouteAsks();
+  for (const ObjectId& id : peers_->TakeStalledPulls()) remote_.Unlocated(id);
   if (peer_holds_.Waiting()) {
     for (const std::string& home : peer_holds_.Expire(now)) {
       RAY_LOG_WARN("node {} did not acknowledge this node's borrows within {} ms: what "

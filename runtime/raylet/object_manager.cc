@@ -259,6 +259,7 @@ void ObjectManager::HandleChunk(const std::string& sender, const std::string& fr
   std::string_view bytes(static_cast<const char*>(part.data()), part.size());
   if (Status st = pull.writer->Write(chunk->offset, bytes); !st.ok()) return fail(st);
   pull.received += bytes.size();
+  pull.last_chunk_ms = clock_.MonoMillis();
   if (pull.received < pull.writer->size()) {
     if (auto* d = DealerFor(pull.node_id)) {
       d->Send(protocol::Encode(MessageType::kChunkAck, 0, protocol::PullObject{chunk->object_id}));
@@ -307,6 +308,25 @@ void ObjectManager::NotifyFinished(const std::string& node_id,
 
 void ObjectManager::KillActor(const std::string& node_id, const protocol::ActorKill& kill) {
   Tell(node_id, MessageType::kKillActor, kill);
+}
+
+std::vector<ObjectId> ObjectManager::TakeStalledPulls() {
+  const int64_t now = clock_.MonoMillis();
+  std::vector<ObjectId> stalled;
+  for (auto it = pulls_.begin(); it != pulls_.end();) {
+    const Transfer& pull = it->second;
+    if (!pull.writer || now - pull.last_chunk_ms < kStalledPullMs) {
+      ++it;
+      continue;
+    }
+    RAY_LOG_WARN("the transfer of object {} from node {} stalled: no chunk for {} ms ({} of {} "
+                 "bytes came); dropped, to be pulled again",
+                 it->first.Hex(), ToHex(pull.node_id), now - pull.last_chunk_ms, pull.received,
+                 pull.writer->size());
+    stalled.push_back(it->first);
+    it = pulls_.erase(it);  // an unfinished segment is unlinked with its writer
+  }
+  return stalled;
 }
 
 bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {

@@ -12,7 +12,9 @@
 // most kMaxActiveServes transfers send at once, the others wait their turn in order
 // (an object read by many nodes at once would otherwise hold a window of chunks for
 // each of them). A transfer whose receiver has not acked for kStalledServeMs (it
-// dropped the pull, or is slow) no longer counts: it cannot hold up the others.
+// dropped the pull, or is slow) no longer counts: it cannot hold up the others. On
+// the receiving side, a transfer that got no chunk for kStalledPullMs is dropped and
+// its object looked for again (TakeStalledPulls).
 // Once the last chunk of an object is on its way to a node, up to kMaxActiveServes of
 // the transfers of it still waiting here are sent there instead (PullElsewhere; that
 // node serves them once its copy is complete): an object many nodes read spreads
@@ -108,6 +110,12 @@ class ObjectManager {
   // Drops a pull in flight: chunks of it that come later are ignored (and the segment
   // written so far removed).
   void CancelPull(const ObjectId& id) { pulls_.erase(id); }
+  // The pulls whose transfer began but got no chunk for kStalledPullMs (the sender
+  // stopped: it dropped the transfer, or an ack was lost), dropped as CancelPull does
+  // and returned, to be looked for again. A pull whose first chunk has not come waits
+  // for its object to exist on the node asked, however long that takes.
+  std::vector<ObjectId> TakeStalledPulls();
+  static constexpr int64_t kStalledPullMs = 30000;
   // Sends a local object to the peer that asked for it.
   void Serve(const std::string& peer, const protocol::ObjectPayload& object);
 
@@ -118,6 +126,7 @@ class ObjectManager {
     uint64_t received = 0;
     int64_t started_ms = 0;      // asked
     int64_t first_chunk_ms = 0;  // the first chunk came
+    int64_t last_chunk_ms = 0;   // ...and the last one so far
     // The node first asked, once it sent the pull on to `node_id` (PullElsewhere): it
     // serves the object after all if that node answers with an error.
     std::string first_node;
