@@ -4,6 +4,13 @@
 
 namespace ray::raylet {
 
+protocol::StartGate* Client::Gate() {
+  if (!gate && !direct_endpoint.empty()) {
+    gate = protocol::StartGate::Open(protocol::StartGatePath(direct_endpoint));
+  }
+  return gate.get();
+}
+
 Client* ClientTable::Find(const std::string& peer) {
   auto it = clients_.find(peer);
   return it == clients_.end() ? nullptr : &it->second;

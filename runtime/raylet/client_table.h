@@ -66,6 +66,11 @@ struct Client {
   bool env_bound = false;
   std::string runtime_env;
   bool Serves(const std::string& env) const { return !env_bound || runtime_env == env; }
+  // Binds it to runtime environment `env` (a no-op if bound already: it serves `env`).
+  void Bind(const std::string& env) {
+    env_bound = true;
+    runtime_env = env;
+  }
   // The direct call it runs (see running_task.h), once looked at.
   std::shared_ptr<protocol::RunningTaskSlot> running_slot;
   // Its start gate (start_gate.h; null until first needed, or if it has none: then no
@@ -73,6 +78,8 @@ struct Client {
   // `running`: running is start gate_base + 1, queued[i] gate_base + 2 + i.
   std::shared_ptr<protocol::StartGate> gate;
   uint64_t gate_base = 0;
+  // `gate`, opened on first use (null if it has none).
+  protocol::StartGate* Gate();
   // We closed its gate and its marker (RevokeTasks) may not be read yet: until it idles,
   // no task goes ahead to it and its gate is not closed again (the marker of the first
   // close reopens it: tasks sent after that marker could start though taken back).

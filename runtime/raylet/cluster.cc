@@ -8,12 +8,12 @@ namespace ray::raylet {
 void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
   std::optional<protocol::LeaseReply> reply = protocol::LeaseReply{};
-  if (msg && ValidLease(c.peer, *msg)) {
+  if (msg && LocalLeases::Valid(c.peer, *msg)) {
     ResourceSet need = scheduler::LeaseShapeOf(msg->resources);
     if (!placement_.FitsHere(need)) {
       reply = RemoteLease(c, *msg, need, req);
     } else {
-      reply = LeaseWorker(c.peer, *msg);
+      reply = leases_.Lease(c.peer, *msg);
       // Spillback: every resource of the shape is taken here, and another node has
       // room for it now: the lease is asked of that node (the answer, if not a grant,
       // is "busy", as it is here).

@@ -187,7 +187,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kTaskDone: return HandleTaskDone(c, env->body);
     case MessageType::kFreeObjects: return HandleFree(c, env->body);
     case MessageType::kTaskEvents: return HandleTaskEvents(c, env->body);
-    case MessageType::kReturnLease: return HandleReturnLease(c);
+    case MessageType::kReturnLease: return leases_.Return(c);
     case MessageType::kCall: return HandleCall(c, env->request_id, env->body);
     case MessageType::kLeaseWorker: return HandleLeaseWorker(c, env->request_id, env->body);
     case MessageType::kLeaseWanted: return HandleLeaseWanted(c, env->body);

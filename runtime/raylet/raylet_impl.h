@@ -15,6 +15,7 @@
 //   raylet/bundle_book.h          placement-group bundles held here, and those refused
 //   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/gcs_calls.h            the API's calls the GCS answers, relayed
+//   raylet/local_leases.h         workers leased to callers: grants, offers, yields
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
@@ -76,6 +77,7 @@
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gcs_calls.h"
 #include "runtime/raylet/gpu_allocator.h"
+#include "runtime/raylet/local_leases.h"
 #include "runtime/raylet/object_holds.h"
 #include "runtime/raylet/peer_holds.h"
 #include "runtime/raylet/object_manager.h"
@@ -111,6 +113,8 @@ class Raylet {
                [this] { return MappedSegments(); }),
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
+        leases_({clients_, available_, ready_, outbox_, clock_,
+                 [this](size_t n) { StartWorkers(n); }, [this] { MoveAheadToIdle(); }}),
         objects_(clock_),
         peer_holds_(node_id_.Binary()),
         plugins_(o.session_dir + "/plugins",
@@ -144,27 +148,11 @@ class Raylet {
   void HandleCall(Client& c, uint64_t req, std::string_view body);
   // Direct calls a worker ran: their events, for the state API and timeline.
   void HandleTaskEvents(Client& c, std::string_view body);
-  // Leases (see scheduling.cc): an idle worker for `caller`'s tasks of one resource
-  // shape, its return, and the leases of a caller that is gone.
-  // Whether `req` asks for resources a task may (warns, naming the caller, if not).
-  static bool ValidLease(const std::string& caller, const protocol::LeaseRequest& req);
-  // `req` is valid (ValidLease); `caller_node`: the caller's node if another than
-  // this; `granted`: set to the worker leased, if one is.
-  protocol::LeaseReply LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
-                                   const std::string& caller_node = "", Client** granted = nullptr);
-  // Leases `w` (idle, with a direct endpoint) to `caller` (on `caller_node`, if
-  // another than this) for tasks of `shape`.
-  protocol::LeaseGate GrantLease(Client& w, const std::string& caller, const ResourceSet& shape,
-                                 const JobId& job_id, const std::string& caller_node = "");
-  // A caller's calls wait behind its busy leased workers (kLeaseWanted): it is offered a
-  // lease (OfferLeases) once resources for one free up, whoever frees them.
+  // Leases (local_leases.h): a caller's calls wait behind its busy leased workers
+  // (kLeaseWanted): it is offered a lease once resources for one free up.
   void HandleLeaseWanted(Client& c, std::string_view body);
-  void OfferLeases();
-  void HandleReturnLease(Client& c);
+  // The caller is gone: its leases here and its asks of other nodes end.
   void RevokeLeasesOf(const std::string& caller);
-  // Asks leased workers to return their lease as soon as they run out of their
-  // callers' tasks when queued tasks wait for what they hold (see LeasePolicy).
-  void ReclaimLeases();
   // A client's message body as a T, or nullopt after a warning naming the client
   // and what was wrong.
   template <typename T>
@@ -267,18 +255,11 @@ class Raylet {
   // fit what is free and did not start yet go back to the ready queues (to start on a
   // free worker), taken back through its start gate.
   void MoveAheadToIdle();
-  // The worker's start gate, opened on first use (null if it has none).
-  protocol::StartGate* GateOf(Client& w);
   // Starts up to `wanted` workers, as many as scheduler/worker_starts.h allows.
   // `beyond_limit`: for an actor creation that no idle worker can take.
   void StartWorkers(size_t wanted, bool beyond_limit = false);
   // Starts a worker for a task of runtime environment `env` that no idle worker serves.
   void StartWorkerFor(const std::string& env);
-  // Binds worker `w` to environment `env` (a no-op if bound already).
-  static void Bind(Client& w, const std::string& env) {
-    w.env_bound = true;
-    w.runtime_env = env;
-  }
   void OnWorkerExit(const WorkerPool::Exit& e);
   // A worker blocked in Get or Wait (a waiter `w` not done, its request not a poll)
   // lends its CPU back, so that the tasks it waits for can run (as Ray's); it takes
@@ -451,7 +432,7 @@ class Raylet {
 
   ClientTable clients_;  // drivers and workers; the idle workers, those starting
   Outbox outbox_;  // frames to clients, sent at the end of the loop turn
-  scheduler::LeasePolicy leases_;
+  LocalLeases leases_;  // workers leased to callers here (and on other nodes)
   // The node's small objects, for its processes to read without a message.
   std::unique_ptr<object_store::ObjectIndexWriter> index_;
   ObjectTable objects_;  // and who waits for them

@@ -68,8 +68,8 @@ void Raylet::OnLeaseAsk(const protocol::LeaseAsk& ask) {
     return;
   }
   Client* w = nullptr;
-  protocol::LeaseReply local = ValidLease(ask.caller, ask.request) && !cannot_listen_tcp_
-                                   ? LeaseWorker(ask.caller, ask.request, ask.origin_node, &w)
+  protocol::LeaseReply local = LocalLeases::Valid(ask.caller, ask.request) && !cannot_listen_tcp_
+                                   ? leases_.Lease(ask.caller, ask.request, ask.origin_node, &w)
                                    : protocol::LeaseReply{};
   answer.outcome = local.outcome;
   if (local.outcome == protocol::LeaseReply::kGranted && w) {

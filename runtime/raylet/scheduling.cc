@@ -4,10 +4,6 @@ namespace ray::raylet {
 
 namespace {
 
-// How long a worker leased to a caller on another node waits for the first call
-// (the answer crosses both raylets, and the caller may have a connection to make).
-constexpr int32_t kRemoteFirstCallMs = 200;
-
 // A worker as scheduler/pipelining.h sees it.
 scheduler::AheadWorker AheadOf(const Client& c) {
   return {c.running ? &*c.running : nullptr, &c.held, c.queued.size(), c.blocked,
@@ -175,7 +171,7 @@ void Raylet::StartWorkers(size_t wanted, bool beyond_limit) {
 
 void Raylet::Dispatch() {
   if (ready_.empty()) {
-    OfferLeases();
+    leases_.Offer();
     return;
   }
   ready_.StartFitting(
@@ -197,7 +193,7 @@ void Raylet::Dispatch() {
         if (!plugins_.Ensure(t.plugin)) return false;  // the GCS is down: after it is back
         Client& w = *idle;
         clients_.TakeFirstIdle();
-        Bind(w, t.runtime_env);
+        w.Bind(t.runtime_env);
         w.held = need;
         if (auto grant = gpus_.Acquire(need.Amount("GPU"))) w.gpus = std::move(*grant);
         if (t.kind == ri::kActorCreation) {
@@ -206,7 +202,7 @@ void Raylet::Dispatch() {
           actors_.Entry(ActorOfCreation(t.task_id)).worker = w.peer;
         } else {
           w.state = Client::kBusy;
-          if (protocol::StartGate* gate = GateOf(w)) w.gate_base = gate->Starts();  // idle
+          if (protocol::StartGate* gate = w.Gate()) w.gate_base = gate->Starts();  // idle
         }
         SendExecute(w, t);
         w.running = std::move(t);
@@ -214,8 +210,8 @@ void Raylet::Dispatch() {
       });
   if (MultiNode()) SpillQueued();
   Pipeline();
-  OfferLeases();
-  ReclaimLeases();
+  leases_.Offer();
+  leases_.Reclaim();
   // Start workers for tasks that could start now if there were workers.
   StartWorkers(scheduler::WorkerStarts::ForRunnable(ready_.Runnable(available_, starts_.max_workers()),
                                                    clients_.idle().size(), clients_.starting()));
@@ -372,13 +368,6 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   MoveAheadToIdle();
 }
 
-protocol::StartGate* Raylet::GateOf(Client& w) {
-  if (!w.gate && !w.direct_endpoint.empty()) {
-    w.gate = protocol::StartGate::Open(protocol::StartGatePath(w.direct_endpoint));
-  }
-  return w.gate.get();
-}
-
 void Raylet::MoveAheadToIdle() {
   Client* busiest = nullptr;
   for (auto& [peer, w] : clients_.all()) {
@@ -430,7 +419,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   RevokeLeasesOf(e.worker_id);
   AnswerLeaseAskNotNow(c);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
-    leases_.Ended(e.worker_id, c.held);
+    leases_.WorkerGone(c);
     std::string cause = fmt::format("pid {} {}", e.pid, e.how);
     if (c.leased_from.empty()) {
       SendMsg(c.leased_to, MessageType::kLeaseGone, 0, protocol::LeaseGone{c.direct_endpoint, cause});
@@ -462,114 +451,17 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 // ---------------------------------------------------------------------------
 // Leases.
 
-bool Raylet::ValidLease(const std::string& caller, const protocol::LeaseRequest& req) {
-  Status valid = protocol::CheckResourceRequest(req.resources);
-  if (!valid.ok()) RAY_LOG_WARN("peer {}: refused a lease: {}", Hex(caller), valid.message());
-  return valid.ok();
-}
-
-protocol::LeaseReply Raylet::LeaseWorker(const std::string& caller, const protocol::LeaseRequest& req,
-                                         const std::string& caller_node, Client** granted) {
-  using protocol::LeaseReply;
-  ResourceSet need = scheduler::LeaseShapeOf(req.resources);
-  switch (leases_.Decide(need, ready_, available_)) {
-    case scheduler::LeasePolicy::Answer::kNotNow: return {};
-    case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, "", {}};
-    case scheduler::LeasePolicy::Answer::kMayGrant: break;
-  }
-  Client* idle = clients_.FirstIdle();
-  if (!idle) {
-    if (clients_.starting() == 0) StartWorkers(1);  // for the next ask
-    return {};
-  }
-  Client& w = *idle;
-  if (w.direct_endpoint.empty()) return {};
-  protocol::LeaseGate gate = GrantLease(w, caller, need, req.job_id, caller_node);
-  if (granted) *granted = &w;
-  return {LeaseReply::kGranted, w.direct_endpoint, gate};
-}
-
-protocol::LeaseGate Raylet::GrantLease(Client& w, const std::string& caller,
-                                       const ResourceSet& shape, const JobId& job_id,
-                                       const std::string& caller_node) {
-  clients_.TakeFirstIdle();  // (w is FirstIdle(""))
-  Bind(w, "");  // leased tasks have no runtime environment (see TaskSubmitter)
-  available_.Subtract(shape);
-  w.held = w.lease_shape = shape;
-  w.state = Client::kBusy;
-  w.leased_to = caller;
-  w.leased_from = caller_node;
-  leases_.Granted(w.peer, shape);
-  w.last_job = job_id;
-  w.dispatched_ms = clock_.NowMillis();
-  SendMsg(w.peer, MessageType::kLeaseGranted, 0,
-          protocol::LeaseGranted{caller, caller_node.empty() ? 0 : kRemoteFirstCallMs});
-  // Read while the worker is idle: its starts and lease count do not move until the
-  // holder's first call (read by the holder itself, the worker may have ended this lease
-  // and started the raylet's tasks meanwhile).
-  protocol::LeaseGate gate;
-  if (protocol::StartGate* g = GateOf(w)) gate = {true, g->Starts(), g->Lease()};
-  return gate;
-}
-
 void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
-  if (!msg) return;
-  if (Status valid = protocol::CheckResourceRequest(msg->resources); !valid.ok()) {
-    RAY_LOG_WARN("peer {}: refused a lease wanted: {}", Hex(c.peer), valid.message());
-    return;
-  }
+  if (!msg || !LocalLeases::Valid(c.peer, *msg)) return;
   ResourceSet need = scheduler::LeaseShapeOf(msg->resources);
   if (!placement_.FitsHere(need)) return;  // (leases on other nodes are asked for, not offered)
-  leases_.Wanted({c.peer, need, ri::Pack(*msg)});
-}
-
-void Raylet::OfferLeases() {
-  while (leases_.HasWants()) {
-    auto want = leases_.NextOffer(ready_, available_);
-    if (!want) return;
-    Client* idle = clients_.FirstIdle();
-    if (!idle || idle->direct_endpoint.empty()) {
-      if (!idle && clients_.starting() == 0) StartWorkers(1);
-      return;  // (offered once one is idle)
-    }
-    leases_.Offered(want->caller, want->shape);
-    if (!clients_.Has(want->caller)) continue;
-    auto req = ri::Unpack<protocol::LeaseRequest>(want->request.data(), want->request.size());
-    protocol::LeaseGate gate = GrantLease(*idle, want->caller, want->shape, req.job_id);
-    SendMsg(want->caller, MessageType::kLeaseOffered, 0,
-            protocol::LeaseOffer{std::move(req.resources), idle->direct_endpoint, gate});
-  }
-}
-
-void Raylet::HandleReturnLease(Client& c) {
-  if (c.leased_to.empty()) {
-    RAY_LOG_WARN("worker {} returned a lease it does not hold", Hex(c.peer));
-    return;
-  }
-  available_.Add(c.held);
-  leases_.Ended(c.peer, c.held);  // (a blocked worker's lent CPU is out of both already)
-  c.held = c.lease_shape = ResourceSet();
-  c.leased_to.clear();
-  c.leased_from.clear();
-  c.blocked = false;
-  c.blocking.clear();
-  clients_.MakeIdle(c);  // (first in line: a warm worker first)
-  MoveAheadToIdle();
+  leases_.Want(c.peer, *msg, need);
 }
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {
-  leases_.Forget(caller);
+  leases_.CallerGone(caller);
   asks_.CallerGone(caller);
-  for (auto& [peer, w] : clients_.all()) {
-    if (w.leased_to == caller) Send(peer, MessageType::kRevokeLease, 0, "");
-  }
-}
-
-void Raylet::ReclaimLeases() {
-  for (const std::string& peer : leases_.TakeToYield(ready_, available_)) {
-    Send(peer, MessageType::kYieldLease, 0, "");
-  }
 }
 
 }  // namespace ray::raylet
