@@ -11,14 +11,14 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
   if (msg && LocalLeases::Valid(c.peer, *msg)) {
     ResourceSet need = scheduler::LeaseShapeOf(msg->resources);
     if (!placement_.FitsHere(need)) {
-      reply = RemoteLease(c, *msg, need, req);
+      reply = routes_.RemoteLease(c, *msg, need, req);
     } else {
       reply = leases_.Lease(c.peer, *msg);
       // Spillback: every resource of the shape is taken here, and another node has
       // room for it now: the lease is asked of that node (the answer, if not a grant,
       // is "busy", as it is here).
       if (reply->outcome == protocol::LeaseReply::kBusy && MultiNode()) {
-        reply = RemoteLease(c, *msg, need, req, /*spillback=*/true);
+        reply = routes_.RemoteLease(c, *msg, need, req, /*spillback=*/true);
       }
     }
   }
@@ -27,9 +27,49 @@ void Raylet::HandleLeaseWorker(Client& c, uint64_t req, std::string_view body) {
 
 void Raylet::HandleActorRoute(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::ActorRouteRequest>(c.peer, body, "ActorRouteRequest");
-  auto reply = msg ? ActorRoute(c, msg->actor_id, req)
+  auto reply = msg ? routes_.ActorRoute(c, msg->actor_id, req)
                    : std::optional<protocol::ActorRouteReply>(protocol::ActorRouteReply{});
   if (reply) SendMsg(c.peer, MessageType::kActorRouteReply, req, *reply);
+}
+
+void Raylet::HandleTcpEndpoint(Client& c, std::string_view body) {
+  auto msg = DecodeFrom<protocol::TcpEndpoint>(c.peer, body, "TcpEndpoint");
+  if (!msg || c.is_driver) return;
+  routes_.OnTcpEndpoint(c, msg->endpoint);
+}
+
+// A direct call (leased, or to an actor) that left its results in the other node's
+// store is reported by its caller: this node then knows where to pull them from
+// (without asking the GCS), and keeps a normal task's lineage, as for the tasks it
+// forwards.
+void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
+  auto msg = DecodeFrom<protocol::RanElsewhere>(c.peer, body, "RanElsewhere");
+  if (!msg) return;
+  const TaskSpec& t = msg->spec;
+  // (A normal task's spec may run again here: it is checked as a submission is.)
+  Status valid = Status::Ok();
+  if (t.kind == ri::kNormalTask) {
+    valid = CheckTaskSpec(t);
+  } else if (t.kind != ri::kActorTask || t.task_id.IsNil() ||
+             t.num_returns < 1 || t.num_returns > 1000) {
+    valid = Status::InvalidArgument("not a normal task, nor an actor call with an id and returns");
+  }
+  if (!valid.ok()) {
+    RAY_LOG_WARN("peer {}: dropped a RanElsewhere: {}", Hex(c.peer), valid.message());
+    return;
+  }
+  const std::string* node = routes_.NodeOfEndpoint(msg->endpoint);
+  if (!node) {
+    RAY_LOG_WARN("peer {}: dropped a RanElsewhere naming endpoint {}, which no route or lease "
+                 "from here gave",
+                 Hex(c.peer), msg->endpoint);
+    return;
+  }
+  const std::string where = *node;
+  remote_.RanOn(std::move(msg->spec), where);
+  // Its node died before this came: its results are made again now (or fail), as for
+  // the node's other objects when it died.
+  if (!placement_.Alive(where)) RebuildObjectsOf(where);
 }
 
 void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
@@ -151,7 +191,7 @@ void Raylet::FinishJob(const JobId& job_id) {
 void Raylet::Periodic() {
   int64_t now = clock_.MonoMillis();
   next_periodic_ms_ = now + 200;
-  if (!asks_.empty()) ExpireRouteAsks();
+  routes_.ExpireAsks();
   for (const ObjectId& id : peers_->TakeStalledPulls()) remote_.Unlocated(id);
   if (peer_holds_.Waiting()) {
     for (const std::string& home : peer_holds_.Expire(now)) {
@@ -527,7 +567,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     }
   });
   for (const TaskId& creation : dead_creations) ReleaseHolds(ObjectHolds::Task(creation));
-  RemoteWorkersLost(node_id);
+  routes_.NodeDied(node_id);
   RebuildObjectsOf(node_id);
   // What it held of objects homed here goes; its acknowledgements are not waited for.
   peer_holds_.Forget(node_id);

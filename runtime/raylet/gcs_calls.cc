@@ -1,9 +1,9 @@
 #include "runtime/raylet/gcs_calls.h"
 
+#include <ray/wire.h>
+
 #include <tuple>
 #include <vector>
-
-#include <ray/wire.h>
 
 #include "runtime/base/hex.h"
 #include "runtime/gcs/gcs_records.h"
@@ -52,8 +52,8 @@ Result<std::string> GcsCalls::Answer(const std::string& op, const std::string& b
   if (op == "register_actor_name") {
     // body: msgpack [name, actor_id, ray_namespace ("": the actor's job's)]
     RAY_ASSIGN_OR_RETURN(auto args, protocol::DecodeBody<Strings3>(body, "register_actor_name"));
-    RAY_RETURN_IF_ERROR(gcs_.RegisterNamedActor(std::get<0>(args), std::get<1>(args), node_id_,
-                                                std::get<2>(args)));
+    RAY_RETURN_IF_ERROR(
+        gcs_.RegisterNamedActor(std::get<0>(args), std::get<1>(args), node_id_, std::get<2>(args)));
     return std::string();
   }
   if (op == "ship_blob") {

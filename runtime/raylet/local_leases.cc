@@ -20,9 +20,12 @@ LeaseReply LocalLeases::Lease(const std::string& caller, const protocol::LeaseRe
                               const std::string& caller_node, Client** granted) {
   ResourceSet need = scheduler::LeaseShapeOf(req.resources);
   switch (policy_.Decide(need, node_.ready, node_.available)) {
-    case scheduler::LeasePolicy::Answer::kNotNow: return {};
-    case scheduler::LeasePolicy::Answer::kBusy: return {LeaseReply::kBusy, "", {}};
-    case scheduler::LeasePolicy::Answer::kMayGrant: break;
+    case scheduler::LeasePolicy::Answer::kNotNow:
+      return {};
+    case scheduler::LeasePolicy::Answer::kBusy:
+      return {LeaseReply::kBusy, "", {}};
+    case scheduler::LeasePolicy::Answer::kMayGrant:
+      break;
   }
   Client* idle = node_.clients.FirstIdle();
   if (!idle) {
@@ -40,7 +43,7 @@ protocol::LeaseGate LocalLeases::Grant(Client& w, const std::string& caller,
                                        const ResourceSet& shape, const JobId& job_id,
                                        const std::string& caller_node) {
   node_.clients.TakeFirstIdle();  // (w is FirstIdle(""))
-  w.Bind("");  // leased tasks have no runtime environment (see TaskSubmitter)
+  w.Bind("");                     // leased tasks have no runtime environment (see TaskSubmitter)
   node_.available.Subtract(shape);
   w.held = w.lease_shape = shape;
   w.state = Client::kBusy;
@@ -75,8 +78,8 @@ void LocalLeases::Offer() {
     }
     policy_.Offered(want->caller, want->shape);
     if (!node_.clients.Has(want->caller)) continue;
-    auto req = ray::internal::Unpack<protocol::LeaseRequest>(want->request.data(),
-                                                             want->request.size());
+    auto req =
+        ray::internal::Unpack<protocol::LeaseRequest>(want->request.data(), want->request.size());
     protocol::LeaseGate gate = Grant(*idle, want->caller, want->shape, req.job_id);
     SendMsg(want->caller, MessageType::kLeaseOffered,
             protocol::LeaseOffer{std::move(req.resources), idle->direct_endpoint, gate});
@@ -102,7 +105,8 @@ void LocalLeases::Return(Client& w) {
 void LocalLeases::CallerGone(const std::string& caller) {
   policy_.Forget(caller);
   for (auto& [peer, w] : node_.clients.all()) {
-    if (w.leased_to == caller) node_.outbox.Queue(peer, protocol::Encode(MessageType::kRevokeLease, 0, std::string()));
+    if (w.leased_to == caller)
+      node_.outbox.Queue(peer, protocol::Encode(MessageType::kRevokeLease, 0, std::string()));
   }
 }
 

@@ -61,12 +61,12 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const protocol::LogsRequest& r) {
             return AnswerLogsRequest(options_.session_dir + "/logs", r);
           },
-          [this](const protocol::RouteAsk& a) { OnRouteAsk(a); },
-          [this](const protocol::RouteAnswer& a) { OnRouteAnswer(a); },
-          [this](const protocol::PeerActorGone& g) { OnPeerActorGone(g); },
-          [this](const protocol::LeaseAsk& a) { OnLeaseAsk(a); },
-          [this](const protocol::LeaseAnswer& a) { OnLeaseAnswer(a); },
-          [this](const protocol::PeerLeaseGone& g) { OnPeerLeaseGone(g); },
+          [this](const protocol::RouteAsk& a) { routes_.OnRouteAsk(a); },
+          [this](const protocol::RouteAnswer& a) { routes_.OnRouteAnswer(a); },
+          [this](const protocol::PeerActorGone& g) { routes_.OnPeerActorGone(g); },
+          [this](const protocol::LeaseAsk& a) { routes_.OnLeaseAsk(a); },
+          [this](const protocol::LeaseAnswer& a) { routes_.OnLeaseAnswer(a); },
+          [this](const protocol::PeerLeaseGone& g) { routes_.OnPeerLeaseGone(g); },
           [this](const protocol::PeerHolds& h) { OnPeerHolds(h); },
           [this](const protocol::PeerHoldsAck& a) { peer_holds_.Acked(a.from_node, a.seq); }},
       clock_);

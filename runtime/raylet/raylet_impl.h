@@ -23,14 +23,15 @@
 //   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
 //   raylet/remote_asks.h          routes and leases asked of other nodes, and granted
+//   raylet/direct_routes.h        routes to actors and leases across nodes, both sides
 // The class's own code is split by concern:
 //   raylet.cc      the loop, clients, objects and waiters
 //   lifetime.cc    who holds objects, here and on other nodes; freeing them
 //   scheduling.cc  tasks, workers and leases on this node
-//   actors.cc      actors on this node, and calls to actors elsewhere
-//   cluster.cc     calls, jobs, housekeeping, and the other nodes of the cluster
-//   remote_leases.cc  workers leased across nodes, both sides
-//   state.cc       the state API: direct calls' events, actor records, the node list
+//   actors.cc      actors on this node, and actors elsewhere killed from here
+//   cluster.cc     calls, jobs, housekeeping, the other nodes of the cluster, and
+//                  results of direct calls left on them
+//   state.cc       the state API: direct calls' events, actor records
 
 #include "runtime/raylet/raylet.h"
 
@@ -74,6 +75,7 @@
 #include "runtime/raylet/actor_directory.h"
 #include "runtime/raylet/bundle_book.h"
 #include "runtime/raylet/client_table.h"
+#include "runtime/raylet/direct_routes.h"
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gcs_calls.h"
 #include "runtime/raylet/gpu_allocator.h"
@@ -120,6 +122,8 @@ class Raylet {
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
+        routes_({node_id_.Binary(), clients_, actors_, remote_, placement_, available_, leases_,
+                 peers_, outbox_, clock_}),
         gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { SyncBundles(); }),
         reporter_(node_id_.Binary(), o.session_dir, clock_,
                   [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,
@@ -301,37 +305,8 @@ class Raylet {
   // for it or its name must be freed, else with the next FlushActorRecords().
   void RecordActor(const ActorId& actor_id, const Actor& a);
   void FlushActorRecords();
-  // Where `caller` may send calls to the actor (see actors.cc); nullopt: the answer
-  // comes later (the actor's node is asked), to request `req`.
-  std::optional<protocol::ActorRouteReply> ActorRoute(const Client& caller, const ActorId& actor_id,
-                                                      uint64_t req);
-  // Direct calls across nodes (protocol::RouteAsk), both sides.
-  void OnRouteAsk(const protocol::RouteAsk& ask);
-  void OnRouteAnswer(const protocol::RouteAnswer& answer);
-  void OnPeerActorGone(const protocol::PeerActorGone& gone);
-  // Asks unanswered for RemoteAsks::kTimeoutMs are answered as AnswerAskNotNow
-  // answers one: "through the raylet" (route asks) or "not now" (lease asks; "busy"
-  // for a spillback).
-  void ExpireRouteAsks();
-  void AnswerAskNotNow(const RemoteAsks::Ask& ask);
-  // Leases across nodes (remote_leases.cc): a caller here wants a worker of a shape
-  // this node cannot fit, or (`spillback`) one it fits but has no room for now
-  // (nullopt: a node that fits it, or has room, is asked; the reply comes later, to
-  // request `req`); the answer; a caller on another node wants one here;
-  // a worker here listens on tcp (for route and lease asks waiting for it); a
-  // worker leased to a caller here died on its node.
-  std::optional<protocol::LeaseReply> RemoteLease(const Client& caller,
-                                                  const protocol::LeaseRequest& msg,
-                                                  const ResourceSet& need, uint64_t req,
-                                                  bool spillback = false);
-  void OnLeaseAnswer(const protocol::LeaseAnswer& answer);
-  void OnLeaseAsk(const protocol::LeaseAsk& ask);
+  // Direct routes across nodes (direct_routes.h): a worker here listens on tcp.
   void HandleTcpEndpoint(Client& c, std::string_view body);
-  void OnPeerLeaseGone(const protocol::PeerLeaseGone& gone);
-  // The lease answer waiting for worker `w`'s tcp endpoint, answered "not now".
-  void AnswerLeaseAskNotNow(Client& w);
-  // Node `node_id` died: callers here hear of their leased workers there.
-  void RemoteWorkersLost(const std::string& node_id);
   // A caller's direct call left results on the node of the worker it ran on.
   void HandleRanElsewhere(Client& c, std::string_view body);
   // The typed requests of the direct-call path, answered at once.
@@ -462,11 +437,8 @@ class Raylet {
   std::string peer_address_;
   scheduler::Placement placement_;  // this node and the others, as last heard of
   RemoteNodes remote_;  // tasks and objects on other nodes, tasks from them
-  // What this node asked other nodes for its callers (routes to actors, leases), and
-  // what they granted; and whether workers here cannot listen on tcp (asks from other
-  // nodes are answered "not now").
-  RemoteAsks asks_;
-  bool cannot_listen_tcp_ = false;
+  // Direct calls past the raylets: routes to actors, leases across nodes.
+  DirectRoutes routes_;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).

@@ -417,7 +417,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   ::unlink(protocol::StartGatePath(endpoint).c_str());
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
-  AnswerLeaseAskNotNow(c);
+  routes_.WorkerGone(c);
   if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
     leases_.WorkerGone(c);
     std::string cause = fmt::format("pid {} {}", e.pid, e.how);
@@ -461,7 +461,7 @@ void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
 
 void Raylet::RevokeLeasesOf(const std::string& caller) {
   leases_.CallerGone(caller);
-  asks_.CallerGone(caller);
+  routes_.CallerGone(caller);
 }
 
 }  // namespace ray::raylet

@@ -36,7 +36,8 @@ std::optional<protocol::RunningTask> TaskReporter::RunningTaskOf(Client& c) {
   // Direct calls (to actors, or to leased workers): the worker says what it runs.
   if (c.leased_to.empty() && c.state != Client::kActor) return std::nullopt;
   if (!c.running_slot) {
-    c.running_slot = protocol::RunningTaskSlot::Open(protocol::RunningTaskPath(session_dir_, c.peer));
+    c.running_slot =
+        protocol::RunningTaskSlot::Open(protocol::RunningTaskPath(session_dir_, c.peer));
     if (!c.running_slot) return std::nullopt;
   }
   // Not one just begun: the worker reports a call of a millisecond or more at its end

@@ -36,8 +36,8 @@ class TaskReporter {
 
   using Send = std::function<Status(const std::vector<gcs::TaskEvent>&)>;
 
-  TaskReporter(const std::string& node_id, std::string session_dir, const Clock& clock,
-               Send send, ClientTable& clients, const ActorDirectory& actors)
+  TaskReporter(const std::string& node_id, std::string session_dir, const Clock& clock, Send send,
+               ClientTable& clients, const ActorDirectory& actors)
       : events_(node_id),
         session_dir_(std::move(session_dir)),
         clock_(clock),

@@ -4,6 +4,7 @@
 #include "runtime/raylet/gcs_calls.h"
 
 #include <gtest/gtest.h>
+#include <ray/wire.h>
 
 #include <atomic>
 #include <chrono>
@@ -11,8 +12,6 @@
 #include <map>
 #include <string>
 #include <thread>
-
-#include <ray/wire.h>
 
 #include "runtime/base/clock.h"
 #include "runtime/base/fs.h"
@@ -45,8 +44,7 @@ class GcsCallsTest : public ::testing::Test {
     auto endpoint = ReadFile(ready);
     ASSERT_TRUE(endpoint.ok()) << "the GCS did not start";
     client_ = std::make_unique<gcs::GcsClient>(*endpoint, kToken, 2000);
-    calls_ = std::make_unique<GcsCalls>(*client_, "self", local_, available_,
-                                        [this] { ++syncs_; });
+    calls_ = std::make_unique<GcsCalls>(*client_, "self", local_, available_, [this] { ++syncs_; });
   }
 
   void TearDown() override { StopGcs(); }
@@ -109,8 +107,8 @@ TEST_F(GcsCallsTest, ResourcesAreThisNodesNowAndTheOthersAsLastHeard) {
 
 TEST_F(GcsCallsTest, AShippedBlobMustHaveItsHash) {
   std::string bytes = "plugin bytes";
-  auto bad = calls_->Answer("ship_blob", ri::Pack(std::make_tuple(std::string("0123"),
-                                                                  std::string("lib.so"), bytes)));
+  auto bad = calls_->Answer(
+      "ship_blob", ri::Pack(std::make_tuple(std::string("0123"), std::string("lib.so"), bytes)));
   ASSERT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("lib.so"), std::string::npos) << bad.status().message();
 
@@ -125,11 +123,13 @@ TEST_F(GcsCallsTest, AShippedBlobMustHaveItsHash) {
 TEST_F(GcsCallsTest, ActorNamesAreRegisteredAndLookedUp) {
   AddNode("self", {{"CPU", 4}}, {{"CPU", 4}});
   std::string actor(16, 'a');
-  auto put = calls_->Answer("register_actor_name",
-                            ri::Pack(std::make_tuple(std::string("counter"), actor, std::string("ns"))));
+  auto put =
+      calls_->Answer("register_actor_name",
+                     ri::Pack(std::make_tuple(std::string("counter"), actor, std::string("ns"))));
   ASSERT_TRUE(put.ok()) << put.status().ToString();
-  auto got = calls_->Answer("get_actor", ri::Pack(std::make_tuple(std::string("counter"),
-                                                                  std::string("ns"), std::string())));
+  auto got = calls_->Answer(
+      "get_actor",
+      ri::Pack(std::make_tuple(std::string("counter"), std::string("ns"), std::string())));
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(*got, actor);
   auto malformed = calls_->Answer("get_actor", "\xc1");
@@ -139,8 +139,9 @@ TEST_F(GcsCallsTest, ActorNamesAreRegisteredAndLookedUp) {
 TEST_F(GcsCallsTest, CreatingOrRemovingAGroupSyncsThisNodesBundlesAtOnce) {
   AddNode("self", {{"CPU", 4}}, {{"CPU", 4}});
   std::vector<std::map<std::string, double>> bundles{{{"CPU", 1}}};
-  auto created = calls_->Answer("create_placement_group",
-                                ri::Pack(std::make_tuple(std::string("pg"), std::string("PACK"), bundles)));
+  auto created =
+      calls_->Answer("create_placement_group",
+                     ri::Pack(std::make_tuple(std::string("pg"), std::string("PACK"), bundles)));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   auto info = Unpack<ray::PlacementGroupInfo>(*created);
   EXPECT_EQ(info.name, "pg");
@@ -153,8 +154,9 @@ TEST_F(GcsCallsTest, CreatingOrRemovingAGroupSyncsThisNodesBundlesAtOnce) {
   EXPECT_FALSE(unknown.ok());
   EXPECT_EQ(syncs_, 2) << "nothing removed: nothing to sync";
 
-  auto none = calls_->Answer("get_placement_group",
-                             ri::Pack(std::make_tuple(std::string("no-such-group"), std::string())));
+  auto none =
+      calls_->Answer("get_placement_group",
+                     ri::Pack(std::make_tuple(std::string("no-such-group"), std::string())));
   ASSERT_TRUE(none.ok()) << none.status().ToString();
   EXPECT_TRUE(Unpack<ray::PlacementGroupInfo>(*none).id.empty()) << "an empty handle";
 }

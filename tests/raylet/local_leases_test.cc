@@ -19,8 +19,8 @@ using protocol::MessageType;
 class LocalLeasesTest : public ::testing::Test {
  protected:
   LocalLeasesTest()
-      : leases_({clients_, available_, ready_, outbox_, clock_,
-                 [this](size_t n) { started_ += n; }, [this] { ++freed_; }}) {}
+      : leases_({clients_, available_, ready_, outbox_, clock_, [this](size_t n) { started_ += n; },
+                 [this] { ++freed_; }}) {}
 
   void AddIdle(const std::string& peer) {
     clients_.AddStarting(peer);

@@ -22,13 +22,14 @@ using test_util::TaskNamed;
 class TaskReporterTest : public ::testing::Test {
  protected:
   TaskReporterTest()
-      : reporter_("node", dir_.path(), clock_,
-                  [this](const std::vector<gcs::TaskEvent>& events) {
-                    if (gcs_down_) return Status::Unavailable("the GCS is down");
-                    sent_.insert(sent_.end(), events.begin(), events.end());
-                    return Status::Ok();
-                  },
-                  clients_, actors_) {
+      : reporter_(
+            "node", dir_.path(), clock_,
+            [this](const std::vector<gcs::TaskEvent>& events) {
+              if (gcs_down_) return Status::Unavailable("the GCS is down");
+              sent_.insert(sent_.end(), events.begin(), events.end());
+              return Status::Ok();
+            },
+            clients_, actors_) {
     std::filesystem::create_directories(dir_.path() + "/sockets");
   }
 
