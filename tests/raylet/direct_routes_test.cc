@@ -13,6 +13,7 @@
 
 #include "runtime/base/clock.h"
 #include "runtime/transport/transport.h"
+#include "tests/raylet/sent_frames.h"
 #include "tests/test_util/named_ids.h"
 
 namespace ray::raylet {
@@ -66,29 +67,8 @@ class DirectRoutesTest : public ::testing::Test {
     return std::nullopt;
   }
 
-  // The frames queued for clients since the last call: (peer, type, request id, body).
-  struct Frame {
-    std::string peer;
-    MessageType type;
-    uint64_t req;
-    std::string body;
-  };
-  std::vector<Frame> ToClients() {
-    std::vector<Frame> out;
-    outbox_.Flush(
-        [&](const std::string& peer, const std::string& message) {
-          auto env = protocol::DecodeEnvelope(message);
-          ASSERT_TRUE(env.ok());
-          std::vector<std::string_view> frames{message};
-          if (env->type == MessageType::kBatch) frames = *protocol::DecodeBatch(env->body);
-          for (auto f : frames) {
-            auto e = protocol::DecodeEnvelope(f);
-            out.push_back({peer, e->type, e->request_id, std::string(e->body)});
-          }
-        },
-        [](const std::string&) { return true; });
-    return out;
-  }
+  // The frames queued for clients since the last call.
+  std::vector<SentFrame> ToClients() { return FlushFrames(outbox_); }
 
   const std::string self_ = NodeId::FromRandom().Binary();
   const std::string other_node_ = NodeId::FromRandom().Binary();

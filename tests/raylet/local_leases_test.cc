@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/base/clock.h"
+#include "tests/raylet/sent_frames.h"
 #include "tests/test_util/named_ids.h"
 
 namespace ray::raylet {
@@ -35,19 +36,10 @@ class LocalLeasesTest : public ::testing::Test {
   std::vector<std::pair<std::string, MessageType>> Sent() {
     std::vector<std::pair<std::string, MessageType>> out;
     bodies_.clear();
-    outbox_.Flush(
-        [&](const std::string& peer, const std::string& message) {
-          auto env = protocol::DecodeEnvelope(message);
-          ASSERT_TRUE(env.ok());
-          std::vector<std::string_view> frames{message};
-          if (env->type == MessageType::kBatch) frames = *protocol::DecodeBatch(env->body);
-          for (auto f : frames) {
-            auto e = protocol::DecodeEnvelope(f);
-            out.emplace_back(peer, e->type);
-            bodies_.emplace_back(e->body);
-          }
-        },
-        [](const std::string&) { return true; });
+    for (auto& f : FlushFrames(outbox_)) {
+      out.emplace_back(f.peer, f.type);
+      bodies_.push_back(std::move(f.body));
+    }
     return out;
   }
 
