@@ -27,7 +27,7 @@
 // and go through the raylet). If the worker dies, the raylet sends LeaseGone and the
 // tasks in flight go through the raylet, with one retry fewer. A shape this node
 // cannot fit is leased on a node that fits it (the raylets broker it: see
-// raylet/remote_leases.cc), on the worker's encrypted tcp socket; short calls queue
+// raylet/direct_routes.cc), on the worker's encrypted tcp socket; short calls queue
 // there too, but are never taken back (its start gate is on the other host).
 //
 // Results of direct calls live in the caller (ObjectClient::direct) until their ids

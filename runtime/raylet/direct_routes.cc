@@ -74,8 +74,7 @@ void DirectRoutes::OnRouteAsk(const protocol::RouteAsk& ask) {
       // Only actors called from other nodes listen on tcp: this one is asked to, and
       // the answer waits for its endpoint (or, if it never comes, the asking node's
       // timeout answers "through the raylets").
-      if (!std::exchange(w->tcp_asked, true))
-        node_.outbox.Queue(w->peer, protocol::Encode(MessageType::kListenTcp, 0, std::string()));
+      if (!std::exchange(w->tcp_asked, true)) node_.outbox.Send(w->peer, MessageType::kListenTcp);
       w->route_asks.push_back(ask);
       return;
     }
@@ -98,14 +97,14 @@ void DirectRoutes::OnRouteAnswer(const protocol::RouteAnswer& answer) {
     reply = {protocol::ActorRouteReply::kDirect, answer.endpoint, answer.max_task_retries,
              /*encrypted=*/true};
   }
-  SendMsg(pending.caller, MessageType::kActorRouteReply, pending.request, reply);
+  node_.outbox.Send(pending.caller, MessageType::kActorRouteReply, pending.request, reply);
 }
 
 void DirectRoutes::OnPeerActorGone(const protocol::PeerActorGone& gone) {
   if (Actor* a = node_.actors.Find(gone.actor_id)) a->direct_callers.erase(gone.caller);
   if (node_.clients.Has(gone.caller)) {
-    SendMsg(gone.caller, MessageType::kActorGone, 0,
-            protocol::ActorGone{gone.actor_id, gone.cause});
+    node_.outbox.Send(gone.caller, MessageType::kActorGone, 0,
+                      protocol::ActorGone{gone.actor_id, gone.cause});
   }
 }
 
@@ -130,9 +129,10 @@ void DirectRoutes::AnswerAskNotNow(const RemoteAsks::Ask& ask) {
   if (ask.lease) {
     protocol::LeaseReply reply;
     if (ask.spillback) reply.outcome = protocol::LeaseReply::kBusy;  // (as here)
-    SendMsg(ask.caller, MessageType::kLeaseReply, ask.request, reply);
+    node_.outbox.Send(ask.caller, MessageType::kLeaseReply, ask.request, reply);
   } else {
-    SendMsg(ask.caller, MessageType::kActorRouteReply, ask.request, protocol::ActorRouteReply{});
+    node_.outbox.Send(ask.caller, MessageType::kActorRouteReply, ask.request,
+                      protocol::ActorRouteReply{});
   }
 }
 
@@ -173,7 +173,7 @@ void DirectRoutes::OnLeaseAnswer(const protocol::LeaseAnswer& answer) {
   } else if (answer.outcome == protocol::LeaseReply::kBusy || pending.spillback) {
     reply.outcome = protocol::LeaseReply::kBusy;
   }
-  SendMsg(pending.caller, MessageType::kLeaseReply, pending.request, reply);
+  node_.outbox.Send(pending.caller, MessageType::kLeaseReply, pending.request, reply);
 }
 
 void DirectRoutes::OnLeaseAsk(const protocol::LeaseAsk& ask) {
@@ -195,8 +195,7 @@ void DirectRoutes::OnLeaseAsk(const protocol::LeaseAsk& ask) {
       // It listens on tcp only once a caller on another node needs it to: the answer
       // waits for its endpoint (or, if it never comes, the asking node's timeout
       // answers "not now", and the worker returns the lease once idle).
-      if (!std::exchange(w->tcp_asked, true))
-        node_.outbox.Queue(w->peer, protocol::Encode(MessageType::kListenTcp, 0, std::string()));
+      if (!std::exchange(w->tcp_asked, true)) node_.outbox.Send(w->peer, MessageType::kListenTcp);
       w->lease_answer = {ask.origin_node, answer};
       return;
     }
@@ -218,7 +217,7 @@ void DirectRoutes::OnTcpEndpoint(Client& c, const std::string& endpoint) {
       node_.peers->Tell(ask.origin_node, MessageType::kRouteAnswer,
                         protocol::RouteAnswer{ask.ask, "", 0});
     }
-    WorkerGone(c);
+    EndWaitingLeaseAnswer(c);
     return;
   }
   c.tcp_endpoint = endpoint;
@@ -235,7 +234,15 @@ void DirectRoutes::OnTcpEndpoint(Client& c, const std::string& endpoint) {
   }
 }
 
-void DirectRoutes::WorkerGone(Client& w) {
+void DirectRoutes::WorkerGone(Client& w, const std::string& cause) {
+  EndWaitingLeaseAnswer(w);
+  if (w.leased_to.empty() || w.leased_from.empty()) return;
+  // (The caller's node knows the worker by its tcp endpoint.)
+  node_.peers->Tell(w.leased_from, MessageType::kPeerLeaseGone,
+                    protocol::PeerLeaseGone{w.leased_to, {w.tcp_endpoint, cause}});
+}
+
+void DirectRoutes::EndWaitingLeaseAnswer(Client& w) {
   if (auto waiting = std::exchange(w.lease_answer, std::nullopt)) {
     auto& [node, answer] = *waiting;
     answer.outcome = protocol::LeaseReply::kNotNow;
@@ -248,7 +255,7 @@ void DirectRoutes::OnPeerLeaseGone(const protocol::PeerLeaseGone& gone) {
   // (Only for a lease granted to that caller here: else a peer could make a caller
   // drop a live worker and run its calls twice.)
   if (asks_.LeaseGone(gone.caller, gone.gone.endpoint) && node_.clients.Has(gone.caller)) {
-    SendMsg(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
+    node_.outbox.Send(gone.caller, MessageType::kLeaseGone, 0, gone.gone);
   }
 }
 
@@ -257,13 +264,12 @@ void DirectRoutes::NodeDied(const std::string& node_id) {
   for (const RemoteAsks::Ask& ask : asks_.TakeAsksTo(node_id)) AnswerAskNotNow(ask);
   // Workers leased from here to callers there work for nobody now.
   for (auto& [peer, w] : node_.clients.all()) {
-    if (w.leased_from == node_id)
-      node_.outbox.Queue(peer, protocol::Encode(MessageType::kRevokeLease, 0, std::string()));
+    if (w.leased_from == node_id) node_.outbox.Send(peer, MessageType::kRevokeLease);
   }
   for (const auto& [caller, endpoint] : asks_.TakeLeasesOn(node_id)) {
     if (!node_.clients.Has(caller)) continue;
-    SendMsg(caller, MessageType::kLeaseGone, 0,
-            protocol::LeaseGone{endpoint, "its node " + ToHex(node_id) + " died"});
+    node_.outbox.Send(caller, MessageType::kLeaseGone, 0,
+                      protocol::LeaseGone{endpoint, "its node " + ToHex(node_id) + " died"});
   }
 }
 

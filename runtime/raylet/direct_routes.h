@@ -71,8 +71,9 @@ class DirectRoutes {
   // Worker `c` listens on tcp at `endpoint` (not a tcp:// one: it cannot, and nor can
   // any worker here): the answers that waited for it go.
   void OnTcpEndpoint(Client& c, const std::string& endpoint);
-  // Worker `w` is gone: the lease answer waiting for its endpoint says "not now".
-  void WorkerGone(Client& w);
+  // Worker `w` is gone (`cause`): the lease answer waiting for its tcp endpoint says
+  // "not now", and the node of a caller it was leased to hears of it (PeerLeaseGone).
+  void WorkerGone(Client& w, const std::string& cause);
   // Node `node_id` died: asks waiting for it are answered, workers here leased to
   // callers there are revoked, callers here hear of their leased workers there.
   void NodeDied(const std::string& node_id);
@@ -86,13 +87,12 @@ class DirectRoutes {
   }
 
  private:
+  // The lease answer that waits for worker `w`'s tcp endpoint (if one does) says "not
+  // now": the worker is gone, or cannot listen on tcp.
+  void EndWaitingLeaseAnswer(Client& w);
   // Answers an ask as refused: "through the raylet" (route asks) or "not now" (lease
   // asks; "busy" for a spillback).
   void AnswerAskNotNow(const RemoteAsks::Ask& ask);
-  template <typename T>
-  void SendMsg(const std::string& peer, protocol::MessageType type, uint64_t req, const T& body) {
-    node_.outbox.Queue(peer, protocol::Encode(type, req, body));
-  }
 
   Node node_;
   RemoteAsks asks_;

@@ -2,6 +2,7 @@
 
 #include <ray/wire.h>
 
+#include <map>
 #include <tuple>
 #include <vector>
 
@@ -14,11 +15,6 @@ namespace ray::raylet {
 namespace ri = ray::internal;
 
 namespace {
-
-bool IsPlacementGroupOp(const std::string& op) {
-  return op == "create_placement_group" || op == "remove_placement_group" ||
-         op == "get_placement_group" || op == "placement_groups";
-}
 
 ray::PlacementGroupInfo ToInfo(const gcs::PlacementGroupRecord& r) {
   ray::PlacementGroupInfo info;
@@ -41,57 +37,74 @@ ray::PlacementGroupInfo ToInfo(const gcs::PlacementGroupRecord& r) {
 
 }  // namespace
 
-bool GcsCalls::Handles(const std::string& op) {
-  return op == "register_actor_name" || op == "get_actor" || op == "nodes" || op == "ship_blob" ||
-         op == "cluster_resources" || op == "available_resources" || op == "webui_url" ||
-         op == "get_namespace" || IsPlacementGroupOp(op);
+using Strings3 = std::tuple<std::string, std::string, std::string>;
+
+const std::map<std::string, GcsCalls::Handler>& GcsCalls::Ops() {
+  static const std::map<std::string, Handler> ops{
+      {"register_actor_name", &GcsCalls::RegisterActorName},
+      {"ship_blob", &GcsCalls::ShipBlob},
+      {"get_actor", &GcsCalls::GetActor},
+      {"nodes", &GcsCalls::Nodes},
+      {"cluster_resources", &GcsCalls::ClusterResources},
+      {"available_resources", &GcsCalls::AvailableResources},
+      {"get_namespace", &GcsCalls::GetNamespace},
+      {"webui_url", &GcsCalls::WebuiUrl},
+      {"create_placement_group", &GcsCalls::CreatePlacementGroup},
+      {"remove_placement_group", &GcsCalls::RemovePlacementGroup},
+      {"get_placement_group", &GcsCalls::GetPlacementGroup},
+      {"placement_groups", &GcsCalls::PlacementGroups},
+  };
+  return ops;
 }
+
+bool GcsCalls::Handles(const std::string& op) { return Ops().count(op) > 0; }
 
 Result<std::string> GcsCalls::Answer(const std::string& op, const std::string& body) {
-  using Strings3 = std::tuple<std::string, std::string, std::string>;
-  if (op == "register_actor_name") {
-    // body: msgpack [name, actor_id, ray_namespace ("": the actor's job's)]
-    RAY_ASSIGN_OR_RETURN(auto args, protocol::DecodeBody<Strings3>(body, "register_actor_name"));
-    RAY_RETURN_IF_ERROR(
-        gcs_.RegisterNamedActor(std::get<0>(args), std::get<1>(args), node_id_, std::get<2>(args)));
-    return std::string();
-  }
-  if (op == "ship_blob") {
-    // body: msgpack [content hash, name, bytes]: a task's runtime_env working_dir or
-    // plugin, stored in the GCS beside the plugins (runtime_env_ship.h).
-    RAY_ASSIGN_OR_RETURN(auto args, protocol::DecodeBody<Strings3>(body, "ship_blob"));
-    const auto& [hash, name, bytes] = args;
-    if (ContentHash(bytes) != hash) {
-      return Status::InvalidArgument("ship_blob: the bytes of " + name +
-                                     " do not have the content hash given");
-    }
-    RAY_RETURN_IF_ERROR(gcs_.PutPlugin(hash, name, bytes));
-    return std::string();
-  }
-  if (op == "get_actor") {
-    // body: msgpack [name, ray_namespace, job_id] (an empty namespace: the job's)
-    RAY_ASSIGN_OR_RETURN(auto args, protocol::DecodeBody<Strings3>(body, "get_actor"));
-    return gcs_.LookupNamedActor(std::get<0>(args), std::get<1>(args), std::get<2>(args));
-  }
-  if (op == "nodes") return Nodes();
-  if (op == "cluster_resources" || op == "available_resources") {
-    return ClusterResources(op == "cluster_resources");
-  }
-  if (op == "get_namespace") {
-    // body: the caller's job id. Its namespace (ray::GetNamespace).
-    RAY_ASSIGN_OR_RETURN(std::string ns, gcs_.Call("get_namespace", body));
-    return ri::Pack(ns);
-  }
-  if (op == "webui_url") {
-    // The dashboard's URL as it last reported it to the GCS ("": none running).
-    RAY_ASSIGN_OR_RETURN(std::string url, gcs_.Call("get_webui_url", ""));
-    return ri::Pack(url);
-  }
-  if (IsPlacementGroupOp(op)) return PlacementGroupCall(op, body);
-  return Status::InvalidArgument("unknown operation '" + op + "'");
+  auto it = Ops().find(op);
+  if (it == Ops().end()) return Status::InvalidArgument("unknown operation '" + op + "'");
+  return (this->*it->second)(body);
 }
 
-Result<std::string> GcsCalls::Nodes() {
+Result<std::string> GcsCalls::RegisterActorName(const std::string& body) {
+  // body: msgpack [name, actor_id, ray_namespace ("": the actor's job's)]
+  RAY_ASSIGN_OR_RETURN(auto args, protocol::DecodeBody<Strings3>(body, "register_actor_name"));
+  RAY_RETURN_IF_ERROR(
+      gcs_.RegisterNamedActor(std::get<0>(args), std::get<1>(args), node_id_, std::get<2>(args)));
+  return std::string();
+}
+
+Result<std::string> GcsCalls::ShipBlob(const std::string& body) {
+  // body: msgpack [content hash, name, bytes]: a task's runtime_env working_dir or
+  // plugin, stored in the GCS beside the plugins (runtime_env_ship.h).
+  RAY_ASSIGN_OR_RETURN(auto args, protocol::DecodeBody<Strings3>(body, "ship_blob"));
+  const auto& [hash, name, bytes] = args;
+  if (ContentHash(bytes) != hash) {
+    return Status::InvalidArgument("ship_blob: the bytes of " + name +
+                                   " do not have the content hash given");
+  }
+  RAY_RETURN_IF_ERROR(gcs_.PutPlugin(hash, name, bytes));
+  return std::string();
+}
+
+Result<std::string> GcsCalls::GetActor(const std::string& body) {
+  // body: msgpack [name, ray_namespace, job_id] (an empty namespace: the job's)
+  RAY_ASSIGN_OR_RETURN(auto args, protocol::DecodeBody<Strings3>(body, "get_actor"));
+  return gcs_.LookupNamedActor(std::get<0>(args), std::get<1>(args), std::get<2>(args));
+}
+
+Result<std::string> GcsCalls::GetNamespace(const std::string& body) {
+  // body: the caller's job id. Its namespace (ray::GetNamespace).
+  RAY_ASSIGN_OR_RETURN(std::string ns, gcs_.Call("get_namespace", body));
+  return ri::Pack(ns);
+}
+
+Result<std::string> GcsCalls::WebuiUrl(const std::string&) {
+  // The dashboard's URL as it last reported it to the GCS ("": none running).
+  RAY_ASSIGN_OR_RETURN(std::string url, gcs_.Call("get_webui_url", ""));
+  return ri::Pack(url);
+}
+
+Result<std::string> GcsCalls::Nodes(const std::string&) {
   // Cluster state for the API (ray::Nodes): every node the GCS knows, this one live.
   RAY_ASSIGN_OR_RETURN(auto nodes, gcs_.GetNodes());
   std::vector<ray::NodeInfo> out;
@@ -109,7 +122,7 @@ Result<std::string> GcsCalls::Nodes() {
   return ri::Pack(out);
 }
 
-Result<std::string> GcsCalls::ClusterResources(bool total) {
+Result<std::string> GcsCalls::SumResources(bool total) {
   RAY_ASSIGN_OR_RETURN(auto nodes, gcs_.GetNodes());
   scheduler::ResourceSet sum;
   for (const auto& n : nodes) {
@@ -123,29 +136,36 @@ Result<std::string> GcsCalls::ClusterResources(bool total) {
   return ri::Pack(sum.ToDoubles());
 }
 
-Result<std::string> GcsCalls::PlacementGroupCall(const std::string& op, const std::string& body) {
-  if (op == "create_placement_group") {
-    RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call(op, body));
-    RAY_ASSIGN_OR_RETURN(auto pg,
-                         protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
-    sync_bundles_();  // some of it may be for this node
-    return ri::Pack(ToInfo(pg));
-  }
-  if (op == "remove_placement_group") {
-    RAY_ASSIGN_OR_RETURN(auto id, protocol::DecodeBody<std::string>(body, "placement group id"));
-    RAY_RETURN_IF_ERROR(gcs_.Call(op, id).status());
-    sync_bundles_();  // released here at once; other nodes with their next heartbeat
-    return ri::Pack(true);
-  }
-  if (op == "get_placement_group") {
-    auto found = gcs_.Call(op, body);
-    // None: an empty handle, as Ray's GetPlacementGroup gives.
-    if (found.status().code() == StatusCode::kNotFound) return ri::Pack(ray::PlacementGroupInfo{});
-    RAY_ASSIGN_OR_RETURN(std::string reply, std::move(found));
-    RAY_ASSIGN_OR_RETURN(auto pg,
-                         protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
-    return ri::Pack(ToInfo(pg));
-  }
+Result<std::string> GcsCalls::ClusterResources(const std::string&) { return SumResources(true); }
+
+Result<std::string> GcsCalls::AvailableResources(const std::string&) { return SumResources(false); }
+
+Result<std::string> GcsCalls::CreatePlacementGroup(const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call("create_placement_group", body));
+  RAY_ASSIGN_OR_RETURN(auto pg,
+                       protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
+  sync_bundles_();  // some of it may be for this node
+  return ri::Pack(ToInfo(pg));
+}
+
+Result<std::string> GcsCalls::RemovePlacementGroup(const std::string& body) {
+  RAY_ASSIGN_OR_RETURN(auto id, protocol::DecodeBody<std::string>(body, "placement group id"));
+  RAY_RETURN_IF_ERROR(gcs_.Call("remove_placement_group", id).status());
+  sync_bundles_();  // released here at once; other nodes with their next heartbeat
+  return ri::Pack(true);
+}
+
+Result<std::string> GcsCalls::GetPlacementGroup(const std::string& body) {
+  auto found = gcs_.Call("get_placement_group", body);
+  // None: an empty handle, as Ray's GetPlacementGroup gives.
+  if (found.status().code() == StatusCode::kNotFound) return ri::Pack(ray::PlacementGroupInfo{});
+  RAY_ASSIGN_OR_RETURN(std::string reply, std::move(found));
+  RAY_ASSIGN_OR_RETURN(auto pg,
+                       protocol::DecodeBody<gcs::PlacementGroupRecord>(reply, "placement group"));
+  return ri::Pack(ToInfo(pg));
+}
+
+Result<std::string> GcsCalls::PlacementGroups(const std::string&) {
   RAY_ASSIGN_OR_RETURN(std::string reply, gcs_.Call("get_placement_groups", ""));
   RAY_ASSIGN_OR_RETURN(auto groups, protocol::DecodeBody<std::vector<gcs::PlacementGroupRecord>>(
                                         reply, "placement groups"));

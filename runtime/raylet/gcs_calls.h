@@ -10,6 +10,7 @@
 // backlog; an answer of Unavailable means the GCS went down during the call.
 
 #include <functional>
+#include <map>
 #include <string>
 
 #include "runtime/base/status.h"
@@ -36,9 +37,24 @@ class GcsCalls {
   Result<std::string> Answer(const std::string& op, const std::string& body);
 
  private:
-  Result<std::string> Nodes();
-  Result<std::string> ClusterResources(bool total);
-  Result<std::string> PlacementGroupCall(const std::string& op, const std::string& body);
+  // One call: its reply's body to `body`.
+  using Handler = Result<std::string> (GcsCalls::*)(const std::string& body);
+  static const std::map<std::string, Handler>& Ops();  // by op name
+
+  Result<std::string> RegisterActorName(const std::string& body);
+  Result<std::string> ShipBlob(const std::string& body);
+  Result<std::string> GetActor(const std::string& body);
+  Result<std::string> Nodes(const std::string& body);
+  Result<std::string> ClusterResources(const std::string& body);
+  Result<std::string> AvailableResources(const std::string& body);
+  Result<std::string> GetNamespace(const std::string& body);
+  Result<std::string> WebuiUrl(const std::string& body);
+  Result<std::string> CreatePlacementGroup(const std::string& body);
+  Result<std::string> RemovePlacementGroup(const std::string& body);
+  Result<std::string> GetPlacementGroup(const std::string& body);
+  Result<std::string> PlacementGroups(const std::string& body);
+  // The live nodes' total (or free) resources; this node's as the raylet sees them.
+  Result<std::string> SumResources(bool total);
 
   gcs::GcsClient& gcs_;
   std::string node_id_;

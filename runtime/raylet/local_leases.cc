@@ -10,9 +10,12 @@ namespace ray::raylet {
 using protocol::LeaseReply;
 using protocol::MessageType;
 
-bool LocalLeases::Valid(const std::string& caller, const protocol::LeaseRequest& req) {
+bool LocalLeases::Valid(const std::string& caller, const protocol::LeaseRequest& req,
+                        const char* what) {
   Status valid = protocol::CheckResourceRequest(req.resources);
-  if (!valid.ok()) RAY_LOG_WARN("peer {}: refused a lease: {}", ToHex(caller), valid.message());
+  if (!valid.ok()) {
+    RAY_LOG_WARN("peer {}: refused {}: {}", ToHex(caller), what, valid.message());
+  }
   return valid.ok();
 }
 
@@ -52,8 +55,8 @@ protocol::LeaseGate LocalLeases::Grant(Client& w, const std::string& caller,
   policy_.Granted(w.peer, shape);
   w.last_job = job_id;
   w.dispatched_ms = node_.clock.NowMillis();
-  SendMsg(w.peer, MessageType::kLeaseGranted,
-          protocol::LeaseGranted{caller, caller_node.empty() ? 0 : kRemoteFirstCallMs});
+  node_.outbox.Send(w.peer, MessageType::kLeaseGranted, 0,
+                    protocol::LeaseGranted{caller, caller_node.empty() ? 0 : kRemoteFirstCallMs});
   // Read while the worker is idle: its starts and lease count do not move until the
   // holder's first call (read by the holder itself, the worker may have ended this lease
   // and started the raylet's tasks meanwhile).
@@ -81,8 +84,8 @@ void LocalLeases::Offer() {
     auto req =
         ray::internal::Unpack<protocol::LeaseRequest>(want->request.data(), want->request.size());
     protocol::LeaseGate gate = Grant(*idle, want->caller, want->shape, req.job_id);
-    SendMsg(want->caller, MessageType::kLeaseOffered,
-            protocol::LeaseOffer{std::move(req.resources), idle->direct_endpoint, gate});
+    node_.outbox.Send(want->caller, MessageType::kLeaseOffered, 0,
+                      protocol::LeaseOffer{std::move(req.resources), idle->direct_endpoint, gate});
   }
 }
 
@@ -102,17 +105,25 @@ void LocalLeases::Return(Client& w) {
   node_.worker_freed();
 }
 
+void LocalLeases::WorkerGone(const Client& w, const std::string& cause) {
+  if (w.leased_to.empty()) return;
+  policy_.Ended(w.peer, w.held);
+  if (w.leased_from.empty()) {
+    node_.outbox.Send(w.leased_to, MessageType::kLeaseGone, 0,
+                      protocol::LeaseGone{w.direct_endpoint, cause});
+  }
+}
+
 void LocalLeases::CallerGone(const std::string& caller) {
   policy_.Forget(caller);
   for (auto& [peer, w] : node_.clients.all()) {
-    if (w.leased_to == caller)
-      node_.outbox.Queue(peer, protocol::Encode(MessageType::kRevokeLease, 0, std::string()));
+    if (w.leased_to == caller) node_.outbox.Send(peer, MessageType::kRevokeLease);
   }
 }
 
 void LocalLeases::Reclaim() {
   for (const std::string& peer : policy_.TakeToYield(node_.ready, node_.available)) {
-    node_.outbox.Queue(peer, protocol::Encode(MessageType::kYieldLease, 0, std::string()));
+    node_.outbox.Send(peer, MessageType::kYieldLease);
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Workers of this node leased to callers (drivers and workers here, or, through
-// remote_leases.cc, on other nodes), which then send them their tasks directly (see
+// direct_routes.h, on other nodes), which then send them their tasks directly (see
 // TaskSubmitter): a lease is granted when LeasePolicy allows it and a worker is idle;
 // a caller whose calls wait behind its busy leased workers is offered one once
 // resources for it free up, whoever frees them; a leased worker is asked to yield its
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "runtime/base/clock.h"
 #include "runtime/ids/ids.h"
@@ -44,8 +45,10 @@ class LocalLeases {
 
   explicit LocalLeases(Node node) : node_(std::move(node)) {}
 
-  // Whether `req` asks for resources a task may (warns, naming the caller, if not).
-  static bool Valid(const std::string& caller, const protocol::LeaseRequest& req);
+  // Whether `req` asks for resources a task may (warns, naming the caller and `what`
+  // was refused, if not).
+  static bool Valid(const std::string& caller, const protocol::LeaseRequest& req,
+                    const char* what = "a lease");
   // A lease of an idle worker for `caller`'s tasks of req's shape (`req` is Valid), or
   // "not now" / "busy" (LeasePolicy). `caller_node`: the caller's node if another than
   // this; `granted`: set to the worker leased, if one is.
@@ -59,8 +62,9 @@ class LocalLeases {
   void Offer();
   // Worker `w` returned its lease: it is idle, its resources free.
   void Return(Client& w);
-  // Worker `w`, leased, is gone: its lease ended with it.
-  void WorkerGone(const Client& w) { policy_.Ended(w.peer, w.held); }
+  // Worker `w` is gone (`cause`): a lease it held ended with it, and a caller here is
+  // told (kLeaseGone; one on another node hears through DirectRoutes::WorkerGone).
+  void WorkerGone(const Client& w, const std::string& cause);
   // `caller` is gone: its wants go, its leased workers are told to end their leases.
   void CallerGone(const std::string& caller);
   // Asks leased workers to return their lease as soon as they run out of their
@@ -74,11 +78,6 @@ class LocalLeases {
   // Leases `w` (idle, with a direct endpoint) to `caller` for tasks of `shape`.
   protocol::LeaseGate Grant(Client& w, const std::string& caller, const ResourceSet& shape,
                             const JobId& job_id, const std::string& caller_node = "");
-  template <typename T>
-  void SendMsg(const std::string& peer, protocol::MessageType type, const T& body) {
-    node_.outbox.Queue(peer, protocol::Encode(type, 0, body));
-  }
-
   Node node_;
   scheduler::LeasePolicy policy_;
 };

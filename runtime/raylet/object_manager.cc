@@ -244,6 +244,13 @@ void ObjectManager::HandleChunk(const std::string& sender, const std::string& fr
         ray::internal::kSystem, "ObjectTransferError", st.message(), "", ""});
     handlers_.object_arrived(payload, from);
   };
+  if (!pull.writer && chunk->offset != 0) {
+    // A later chunk of an earlier transfer of it, which this node dropped as stalled
+    // (TakeStalledPulls) and asked for again: the sender sent it before it read the
+    // new ask, whose chunks follow from the first.
+    RAY_LOG_DEBUG("dropped a stale chunk of object {} from node {}", id.Hex(), ToHex(sender));
+    return;
+  }
   if (!pull.writer) {
     auto w = object_store::SegmentWriter::Create(object_store::SegmentName(store_tag_, id),
                                                  chunk->total);

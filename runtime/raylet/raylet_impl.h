@@ -29,8 +29,9 @@
 //   lifetime.cc    who holds objects, here and on other nodes; freeing them
 //   scheduling.cc  tasks, workers and leases on this node
 //   actors.cc      actors on this node, and actors elsewhere killed from here
-//   cluster.cc     calls, jobs, housekeeping, the other nodes of the cluster, and
-//                  results of direct calls left on them
+//   cluster.cc     the direct-call path's requests (leases, routes, plugin paths, tcp
+//                  endpoints), calls, jobs, housekeeping, and the other nodes of the
+//                  cluster (results of direct calls left on them included)
 //   state.cc       the state API: direct calls' events, actor records
 
 #include "runtime/raylet/raylet.h"
@@ -115,10 +116,10 @@ class Raylet {
                [this] { return MappedSegments(); }),
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
-        leases_({clients_, available_, ready_, outbox_, clock_,
-                 [this](size_t n) { StartWorkers(n); }, [this] { MoveAheadToIdle(); }}),
         objects_(clock_),
         peer_holds_(node_id_.Binary()),
+        leases_({clients_, available_, ready_, outbox_, clock_,
+                 [this](size_t n) { StartWorkers(n); }, [this] { MoveAheadToIdle(); }}),
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
@@ -171,11 +172,11 @@ class Raylet {
   // Frames to clients wait in an outbox until the end of the loop turn, so that a
   // burst to one client (tasks, replies) leaves as one batch.
   void Send(const std::string& peer, MessageType type, uint64_t req, const std::string& body) {
-    outbox_.Queue(peer, protocol::Encode(type, req, body));
+    outbox_.Send(peer, type, req, body);
   }
   template <typename T>
   void SendMsg(const std::string& peer, MessageType type, uint64_t req, const T& body) {
-    outbox_.Queue(peer, protocol::Encode(type, req, body));
+    outbox_.Send(peer, type, req, body);
   }
   void FlushOutbox();
 
@@ -407,7 +408,6 @@ class Raylet {
 
   ClientTable clients_;  // drivers and workers; the idle workers, those starting
   Outbox outbox_;  // frames to clients, sent at the end of the loop turn
-  LocalLeases leases_;  // workers leased to callers here (and on other nodes)
   // The node's small objects, for its processes to read without a message.
   std::unique_ptr<object_store::ObjectIndexWriter> index_;
   ObjectTable objects_;  // and who waits for them
@@ -420,6 +420,7 @@ class Raylet {
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> restoring_;
   // Tasks whose arguments are ready, waiting for resources and a worker.
   scheduler::LocalTaskQueue ready_;
+  LocalLeases leases_;  // workers leased to callers here (and on other nodes)
   // How long the functions of the tasks run here take (which may go ahead: Pipeline).
   scheduler::TaskDurations durations_;
   ActorDirectory actors_;  // and their records waiting for the GCS

@@ -417,17 +417,10 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   ::unlink(protocol::StartGatePath(endpoint).c_str());
   ::unlink(protocol::RunningTaskPath(options_.session_dir, e.worker_id).c_str());
   RevokeLeasesOf(e.worker_id);
-  routes_.WorkerGone(c);
-  if (!c.leased_to.empty()) {  // its caller sends the tasks in flight again
-    leases_.WorkerGone(c);
-    std::string cause = fmt::format("pid {} {}", e.pid, e.how);
-    if (c.leased_from.empty()) {
-      SendMsg(c.leased_to, MessageType::kLeaseGone, 0, protocol::LeaseGone{c.direct_endpoint, cause});
-    } else {  // (it knows the worker by its tcp endpoint)
-      peers_->Tell(c.leased_from, MessageType::kPeerLeaseGone,
-                   protocol::PeerLeaseGone{c.leased_to, {c.tcp_endpoint, cause}});
-    }
-  }
+  // Its lease's caller, here or on another node, sends the tasks in flight again.
+  const std::string cause = fmt::format("pid {} {}", e.pid, e.how);
+  leases_.WorkerGone(c, cause);
+  routes_.WorkerGone(c, cause);
   if (c.state == Client::kActor) {
     OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
     return;
@@ -453,7 +446,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
 
 void Raylet::HandleLeaseWanted(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::LeaseRequest>(c.peer, body, "LeaseRequest");
-  if (!msg || !LocalLeases::Valid(c.peer, *msg)) return;
+  if (!msg || !LocalLeases::Valid(c.peer, *msg, "a lease wanted")) return;
   ResourceSet need = scheduler::LeaseShapeOf(msg->resources);
   if (!placement_.FitsHere(need)) return;  // (leases on other nodes are asked for, not offered)
   leases_.Want(c.peer, *msg, need);

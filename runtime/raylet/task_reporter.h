@@ -13,6 +13,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/base/clock.h"
 #include "runtime/base/status.h"

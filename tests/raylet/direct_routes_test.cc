@@ -193,6 +193,16 @@ TEST_F(DirectRoutesTest, ALeaseAskFromAnotherNodeLeasesAWorkerHere) {
   EXPECT_EQ(w2.leased_to, "their caller");
   EXPECT_EQ(w2.leased_from, other_node_);
 
+  // The worker dies: its caller's node hears of it, by the worker's tcp endpoint.
+  routes_.WorkerGone(w2, "pid 42 killed");
+  auto gone = ToOtherNode(MessageType::kPeerLeaseGone);
+  ASSERT_TRUE(gone.has_value());
+  auto news = protocol::DecodeBody<protocol::PeerLeaseGone>(*gone, "PeerLeaseGone");
+  ASSERT_TRUE(news.ok());
+  EXPECT_EQ(news->caller, "their caller");
+  EXPECT_EQ(news->gone.endpoint, "tcp://127.0.0.1:6001");
+  EXPECT_EQ(news->gone.cause, "pid 42 killed");
+
   // That node dies: the worker leased to its caller is revoked.
   ToClients();
   routes_.NodeDied(other_node_);
@@ -200,6 +210,65 @@ TEST_F(DirectRoutesTest, ALeaseAskFromAnotherNodeLeasesAWorkerHere) {
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].peer, "w2");
   EXPECT_EQ(sent[0].type, MessageType::kRevokeLease);
+}
+
+TEST_F(DirectRoutesTest, ALeaseThisNodeCannotFitIsAskedOfANodeThatCan) {
+  placement_.UpdateNode(other_node_, true, true, ResourceSet::FromDoubles({{"custom", 1}}),
+                        ResourceSet::FromDoubles({{"custom", 1}}), clock_.MonoMillis());
+  protocol::LeaseRequest req{{{"custom", 1}}, test_util::JobNamed("job")};
+  EXPECT_FALSE(
+      routes_
+          .RemoteLease(*clients_.Find("caller"), req, ResourceSet::FromDoubles({{"custom", 1}}), 3)
+          .has_value());
+  auto asked = ToOtherNode(MessageType::kLeaseAsk);
+  ASSERT_TRUE(asked.has_value());
+  auto ask = protocol::DecodeBody<protocol::LeaseAsk>(*asked, "LeaseAsk");
+  ASSERT_TRUE(ask.ok());
+  EXPECT_EQ(ask->caller, "caller");
+
+  routes_.OnLeaseAnswer({ask->ask, protocol::LeaseReply::kGranted, "tcp://10.0.0.2:7001"});
+  auto sent = ToClients();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].type, MessageType::kLeaseReply);
+  EXPECT_EQ(sent[0].req, 3u);
+  auto reply = protocol::DecodeBody<protocol::LeaseReply>(sent[0].body, "LeaseReply");
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->outcome, protocol::LeaseReply::kGranted);
+  EXPECT_TRUE(reply->encrypted);
+
+  // Only news of that lease reaches the caller: a forged one (another endpoint, or
+  // another caller) is dropped.
+  routes_.OnPeerLeaseGone({"caller", {"tcp://10.0.0.9:1", "forged"}});
+  routes_.OnPeerLeaseGone({"someone else", {"tcp://10.0.0.2:7001", "forged"}});
+  EXPECT_TRUE(ToClients().empty());
+  routes_.OnPeerLeaseGone({"caller", {"tcp://10.0.0.2:7001", "pid 9 killed"}});
+  sent = ToClients();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].peer, "caller");
+  EXPECT_EQ(sent[0].type, MessageType::kLeaseGone);
+}
+
+TEST_F(DirectRoutesTest, WorkersThatCannotListenOnTcpSendOtherNodesThroughTheRaylets) {
+  LocalActor();
+  routes_.OnRouteAsk({5, actor_id_, "their caller", other_node_});
+  ToClients();                                      // (kListenTcp)
+  routes_.OnTcpEndpoint(*clients_.Find("w1"), "");  // it could not listen
+  auto answered = ToOtherNode(MessageType::kRouteAnswer);
+  ASSERT_TRUE(answered.has_value());
+  auto answer = protocol::DecodeBody<protocol::RouteAnswer>(*answered, "RouteAnswer");
+  ASSERT_TRUE(answer.ok());
+  EXPECT_TRUE(answer->endpoint.empty()) << "through the raylets";
+
+  // Nor does any other worker here: a lease ask is answered "not now", nothing leased.
+  clients_.AddStarting("w2");
+  clients_.Register(*clients_.Find("w2"), 42, "ipc://w2");
+  routes_.OnLeaseAsk({8, {{{"CPU", 1}}, test_util::JobNamed("job")}, "their caller", other_node_});
+  auto lease = ToOtherNode(MessageType::kLeaseAnswer);
+  ASSERT_TRUE(lease.has_value());
+  auto lease_answer = protocol::DecodeBody<protocol::LeaseAnswer>(*lease, "LeaseAnswer");
+  ASSERT_TRUE(lease_answer.ok());
+  EXPECT_EQ(lease_answer->outcome, protocol::LeaseReply::kNotNow);
+  EXPECT_TRUE(clients_.Find("w2")->leased_to.empty());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <ray/wire.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -86,7 +87,7 @@ std::map<std::string, double> Unpacked(const std::string& body) {
 
 TEST_F(GcsCallsTest, ResourcesAreThisNodesNowAndTheOthersAsLastHeard) {
   // The GCS's row for this node is stale: the raylet's own view counts.
-  AddNode("self", {{"CPU", 4}}, {{"CPU", 4}});
+  AddNode("self", {{"CPU", 8}}, {{"CPU", 8}});
   AddNode("other", {{"CPU", 2}, {"GPU", 1}}, {{"CPU", 2}});
   auto total = calls_->Answer("cluster_resources", "");
   ASSERT_TRUE(total.ok()) << total.status().ToString();
@@ -99,10 +100,11 @@ TEST_F(GcsCallsTest, ResourcesAreThisNodesNowAndTheOthersAsLastHeard) {
   ASSERT_TRUE(nodes.ok());
   auto infos = Unpack<std::vector<ray::NodeInfo>>(*nodes);
   ASSERT_EQ(infos.size(), 2u);
-  for (const auto& info : infos) {
-    if (info.node_id != ToHex("self")) continue;
-    EXPECT_EQ(info.resources_available, (std::map<std::string, double>{{"CPU", 1}}));
-  }
+  auto self = std::find_if(infos.begin(), infos.end(),
+                           [](const ray::NodeInfo& n) { return n.node_id == ToHex("self"); });
+  ASSERT_NE(self, infos.end());
+  EXPECT_EQ(self->resources_total, (std::map<std::string, double>{{"CPU", 4}}));
+  EXPECT_EQ(self->resources_available, (std::map<std::string, double>{{"CPU", 1}}));
 }
 
 TEST_F(GcsCallsTest, AShippedBlobMustHaveItsHash) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,7 @@ TEST_F(LocalLeasesTest, AGoneCallersWorkersAreRevokedAndItsWantsDropped) {
   AddIdle("w1");
   AddIdle("w2");
   AddIdle("w3");
+  clients_.AddDriver("gone", 7, test_util::JobNamed("job"));  // (still connected: its want counts)
   ASSERT_EQ(leases_.Lease("gone", Ask(1)).outcome, LeaseReply::kGranted);
   ASSERT_EQ(leases_.Lease("stays", Ask(1)).outcome, LeaseReply::kGranted);
   leases_.Want("gone", Ask(1), ResourceSet::FromDoubles({{"CPU", 1}}));
@@ -192,6 +194,27 @@ TEST_F(LocalLeasesTest, LeasedWorkersYieldWhenQueuedTasksWaitForTheirCpus) {
   auto sent = Sent();
   ASSERT_FALSE(sent.empty());
   for (const auto& [peer, type] : sent) EXPECT_EQ(type, MessageType::kYieldLease);
+}
+
+TEST_F(LocalLeasesTest, ALeasedWorkerThatDiesIsReportedToItsCallerHere) {
+  AddIdle("w1");
+  AddIdle("w2");
+  AddIdle("w3");
+  ASSERT_EQ(leases_.Lease("caller", Ask(1)).outcome, LeaseReply::kGranted);
+  ASSERT_EQ(leases_.Lease("far caller", Ask(1), "nodeB").outcome, LeaseReply::kGranted);
+  Sent();
+  for (const char* peer : {"w1", "w2"}) {
+    std::optional<Client> gone = clients_.Take(peer);
+    available_.Add(gone->held);  // (the raylet gives its resources back)
+    leases_.WorkerGone(*gone, std::string(peer) + " killed");
+  }
+  auto sent = Sent();
+  ASSERT_EQ(sent.size(), 1u) << "the caller on another node hears through its node";
+  EXPECT_EQ(sent[0], std::make_pair(std::string("caller"), MessageType::kLeaseGone));
+  auto news = protocol::DecodeBody<protocol::LeaseGone>(bodies_[0], "LeaseGone");
+  ASSERT_TRUE(news.ok());
+  EXPECT_EQ(news->endpoint, "ipc://w1");
+  EXPECT_EQ(news->cause, "w1 killed");
 }
 
 }  // namespace

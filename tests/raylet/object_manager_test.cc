@@ -47,12 +47,13 @@ class StalledPullTest : public ::testing::Test {
     return "";
   }
 
-  // Sends the first chunk of a shared-memory object of two chunks to `peer`.
-  void SendFirstChunk(const std::string& peer, const ObjectId& id) {
+  // Sends chunk `index` of a shared-memory object of `chunks` chunks to `peer`.
+  void SendChunk(const std::string& peer, const ObjectId& id, uint64_t index, uint64_t chunks) {
     protocol::ObjectChunk chunk;
     chunk.object_id = id;
     chunk.state = static_cast<uint8_t>(protocol::ObjectState::kShared);
-    chunk.total = 2 * protocol::kChunkBytes;
+    chunk.total = chunks * protocol::kChunkBytes;
+    chunk.offset = index * protocol::kChunkBytes;
     auto bytes = std::make_shared<std::string>(protocol::kChunkBytes, 'x');
     ASSERT_TRUE(sender_.SendWithPayload(peer, protocol::Encode(MessageType::kObjectChunk, 0, chunk),
                                         bytes->data(), bytes->size(), bytes));
@@ -74,7 +75,7 @@ TEST_F(StalledPullTest, ATransferThatStopsIsDroppedToBePulledAgain) {
   ASSERT_TRUE(manager_->Pull(id, sender_node_));
   std::string peer = AwaitFromPuller(MessageType::kPullObject);
   ASSERT_FALSE(peer.empty()) << "the pull was not asked";
-  SendFirstChunk(peer, id);
+  SendChunk(peer, id, 0, 2);
   ASSERT_FALSE(AwaitFromPuller(MessageType::kChunkAck).empty()) << "the first chunk was not taken";
   EXPECT_TRUE(SegmentExists(id));
 
@@ -86,7 +87,31 @@ TEST_F(StalledPullTest, ATransferThatStopsIsDroppedToBePulledAgain) {
   EXPECT_EQ(stalled[0], id);
   EXPECT_FALSE(manager_->Pulling(id));
   EXPECT_FALSE(SegmentExists(id)) << "the part written is removed";
-  EXPECT_TRUE(manager_->Pull(id, sender_node_)) << "it can be pulled again";
+  ASSERT_TRUE(manager_->Pull(id, sender_node_)) << "it can be pulled again";
+  ASSERT_FALSE(AwaitFromPuller(MessageType::kPullObject).empty());
+
+  // The sender wakes up: the rest of the old transfer comes before the new one.
+  SendChunk(peer, id, 1, 2);
+  SendChunk(peer, id, 0, 2);
+  ASSERT_FALSE(AwaitFromPuller(MessageType::kChunkAck).empty()) << "the new transfer's chunk";
+  EXPECT_TRUE(manager_->Pulling(id)) << "the stale chunk did not fail the pull";
+  EXPECT_TRUE(SegmentExists(id));
+}
+
+TEST_F(StalledPullTest, EachChunkThatComesPutsTheDeadlineOff) {
+  ObjectId id = ObjectId::ForTaskReturn(test_util::TaskNamed("slow"), 1);
+  ASSERT_TRUE(manager_->Pull(id, sender_node_));
+  std::string peer = AwaitFromPuller(MessageType::kPullObject);
+  ASSERT_FALSE(peer.empty());
+  SendChunk(peer, id, 0, 3);
+  ASSERT_FALSE(AwaitFromPuller(MessageType::kChunkAck).empty());
+  clock_.Advance(ObjectManager::kStalledPullMs - 1000);
+  SendChunk(peer, id, 1, 3);
+  ASSERT_FALSE(AwaitFromPuller(MessageType::kChunkAck).empty());
+  clock_.Advance(ObjectManager::kStalledPullMs - 1000);
+  EXPECT_TRUE(manager_->TakeStalledPulls().empty()) << "measured from the last chunk";
+  clock_.Advance(1000);
+  EXPECT_EQ(manager_->TakeStalledPulls().size(), 1u);
 }
 
 TEST_F(StalledPullTest, APullNotBegunWaitsForItsObjectHoweverLong) {

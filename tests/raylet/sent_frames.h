@@ -27,7 +27,11 @@ inline std::vector<SentFrame> FlushFrames(Outbox& outbox) {
         auto env = protocol::DecodeEnvelope(message);
         ASSERT_TRUE(env.ok());
         std::vector<std::string_view> frames{message};
-        if (env->type == protocol::MessageType::kBatch) frames = *protocol::DecodeBatch(env->body);
+        if (env->type == protocol::MessageType::kBatch) {
+          auto batch = protocol::DecodeBatch(env->body);
+          ASSERT_TRUE(batch.ok());
+          frames = *batch;
+        }
         for (auto f : frames) {
           auto e = protocol::DecodeEnvelope(f);
           ASSERT_TRUE(e.ok());
