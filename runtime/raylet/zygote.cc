@@ -1,6 +1,7 @@
 #include "runtime/raylet/zygote.h"
 
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -67,6 +68,10 @@ std::string RecvWithFds(int socket, int fds[2]) {
 
 std::optional<std::string> ServeZygote(int fd) {
   const pid_t raylet = ::getppid();
+  // Loaded once here, not in every worker: a worker's ZeroMQ context looks a protocol
+  // up (libpgm's init), which loads the name service's modules by searching the
+  // library path.
+  (void)::getprotobyname("pgm");
   while (true) {
     int fds[2] = {-1, -1};
     std::string id = RecvWithFds(fd, fds);
