@@ -66,7 +66,7 @@ struct Client {
   bool env_bound = false;
   std::string runtime_env;
   bool Serves(const std::string& env) const { return !env_bound || runtime_env == env; }
-  // Binds it to runtime environment `env` (a no-op if bound already: it serves `env`).
+  // Binds it to runtime environment `env`, which it serves (see Serves).
   void Bind(const std::string& env) {
     env_bound = true;
     runtime_env = env;

@@ -42,16 +42,21 @@ std::vector<ObjectId> ObjectManager::ForgetPeer(const std::string& node_id) {
   std::erase_if(outgoing_, [&](const auto& o) { return o.first.first.rfind(node_id, 0) == 0; });
   std::erase_if(waiting_serves_, [&](const auto& w) { return w.first.rfind(node_id, 0) == 0; });
   ServeWaiting();
-  std::vector<ObjectId> lost;
+  return TakePullsIf([&](const ObjectId&, const Transfer& pull) { return pull.node_id == node_id; });
+}
+
+template <typename Pred>
+std::vector<ObjectId> ObjectManager::TakePullsIf(Pred&& pred) {
+  std::vector<ObjectId> taken;
   for (auto it = pulls_.begin(); it != pulls_.end();) {
-    if (it->second.node_id == node_id) {
-      lost.push_back(it->first);
+    if (pred(it->first, it->second)) {
+      taken.push_back(it->first);
       it = pulls_.erase(it);  // an unfinished segment is unlinked with its writer
     } else {
       ++it;
     }
   }
-  return lost;
+  return taken;
 }
 
 transport::Dealer* ObjectManager::DealerFor(const std::string& node_id) {
@@ -319,21 +324,14 @@ void ObjectManager::KillActor(const std::string& node_id, const protocol::ActorK
 
 std::vector<ObjectId> ObjectManager::TakeStalledPulls() {
   const int64_t now = clock_.MonoMillis();
-  std::vector<ObjectId> stalled;
-  for (auto it = pulls_.begin(); it != pulls_.end();) {
-    const Transfer& pull = it->second;
-    if (!pull.writer || now - pull.last_chunk_ms < kStalledPullMs) {
-      ++it;
-      continue;
-    }
+  return TakePullsIf([&](const ObjectId& id, const Transfer& pull) {
+    if (!pull.writer || now - pull.last_chunk_ms < kStalledPullMs) return false;
     RAY_LOG_WARN("the transfer of object {} from node {} stalled: no chunk for {} ms ({} of {} "
                  "bytes came); dropped, to be pulled again",
-                 it->first.Hex(), ToHex(pull.node_id), now - pull.last_chunk_ms, pull.received,
+                 id.Hex(), ToHex(pull.node_id), now - pull.last_chunk_ms, pull.received,
                  pull.writer->size());
-    stalled.push_back(it->first);
-    it = pulls_.erase(it);  // an unfinished segment is unlinked with its writer
-  }
-  return stalled;
+    return true;
+  });
 }
 
 bool ObjectManager::Pull(const ObjectId& id, const std::string& node_id) {

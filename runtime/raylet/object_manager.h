@@ -131,6 +131,9 @@ class ObjectManager {
     // serves the object after all if that node answers with an error.
     std::string first_node;
   };
+  // The pulls for which pred(id, transfer) holds, dropped (CancelPull), their ids.
+  template <typename Pred>
+  std::vector<ObjectId> TakePullsIf(Pred&& pred);
   static constexpr size_t kMaxActiveServes = 4;
   static constexpr int64_t kStalledServeMs = 1000;
   // The transfers sending now whose receiver acked within kStalledServeMs.
