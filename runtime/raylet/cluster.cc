@@ -521,7 +521,7 @@ bool Raylet::RefreshCluster() {
   // A node joined a single-node cluster (the autoscaler added it): tasks sent ahead
   // to busy workers come back to the queue, from which they may spill to it.
   if (was_single && MultiNode()) {
-    for (auto& [peer, c] : clients_.all()) TakeBackTasksAhead(c);
+    for (auto& [peer, c] : clients_.all()) ahead_.TakeBack(c);
   }
   // Jobs that ended elsewhere end here too (checked with the heartbeat).
   if (now < next_jobs_check_ms_) return true;

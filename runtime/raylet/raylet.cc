@@ -194,7 +194,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kActorRoute: return HandleActorRoute(c, env->request_id, env->body);
     case MessageType::kTcpEndpoint: return HandleTcpEndpoint(c, env->body);
     case MessageType::kRanElsewhere: return HandleRanElsewhere(c, env->body);
-    case MessageType::kAbandoned: return HandleAbandoned(c, env->request_id);
+    case MessageType::kAbandoned: return lending_.Abandoned(c, env->request_id);
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
@@ -398,7 +398,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       protocol::GetReply reply;
       for (const auto& id : w->ids) reply.objects.push_back(PayloadOf(id));
       SendMsg(w->peer, MessageType::kGetReply, w->request_id, reply);
-      EndBlocking(w->peer, w->request_id);
+      lending_.Answered(w->peer, w->request_id);
       break;
     }
     case Waiter::kPeerPull:
@@ -410,7 +410,7 @@ void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
       protocol::WaitReply reply;
       for (const auto& id : w->ids) reply.ready.push_back(Ready(id) ? 1 : 0);
       SendMsg(w->peer, MessageType::kWaitReply, w->request_id, reply);
-      EndBlocking(w->peer, w->request_id);
+      lending_.Answered(w->peer, w->request_id);
       break;
     }
     case Waiter::kTask:
@@ -434,7 +434,7 @@ void Raylet::ExpireWaiters() {
 void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::GetRequest>(c.peer, body, "GetRequest");
   if (!msg) return;
-  TakeBackTasksAhead(c);
+  ahead_.TakeBack(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kGet;
   w->peer = c.peer;
@@ -443,42 +443,13 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   if (placement_.Alive(msg->from_node)) w->origin = msg->from_node;
   AddWaiter(w);
-  if (msg->timeout_ms != 0) LendCpuWhileBlocked(c, w);
-}
-
-void Raylet::LendCpuWhileBlocked(Client& c, const std::shared_ptr<Waiter>& w) {
-  if (w->done || c.is_driver || c.state != Client::kBusy) return;
-  c.blocking[w->request_id] = w;
-  if (c.blocked) return;
-  ResourceSet cpu = c.held.CpuOnly();
-  available_.Add(cpu);
-  c.held.Subtract(cpu);
-  if (!c.leased_to.empty()) leases_.Lent(cpu);
-  c.blocked = true;
-  MoveAheadToIdle();  // (a free CPU)
-}
-
-void Raylet::EndBlocking(const std::string& peer, uint64_t request_id) {
-  Client* client = clients_.Find(peer);
-  if (!client) return;
-  Client& c = *client;
-  c.blocking.erase(request_id);
-  if (c.blocking.empty() && c.blocked) Unblock(c);
-}
-
-void Raylet::Unblock(Client& c) {
-  c.blocked = false;
-  if (!c.running && c.leased_to.empty()) return;
-  ResourceSet cpu = (c.running ? ResourcesOf(*c.running) : c.lease_shape).CpuOnly();
-  available_.Subtract(cpu);
-  c.held.Add(cpu);
-  if (!c.leased_to.empty()) leases_.Reacquired(cpu);
+  if (msg->timeout_ms != 0) lending_.Blocked(c, w);
 }
 
 void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::WaitRequest>(c.peer, body, "WaitRequest");
   if (!msg) return;
-  TakeBackTasksAhead(c);
+  ahead_.TakeBack(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kWait;
   w->peer = c.peer;
@@ -487,14 +458,7 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   AddWaiter(w);
-  if (msg->timeout_ms != 0) LendCpuWhileBlocked(c, w);
-}
-
-void Raylet::HandleAbandoned(Client& c, uint64_t request_id) {
-  auto it = c.blocking.find(request_id);
-  if (it == c.blocking.end()) return;  // answered already (its reply is dropped there)
-  if (auto w = it->second.lock()) w->done = true;  // (the table skips it from now on)
-  EndBlocking(c.peer, request_id);
+  if (msg->timeout_ms != 0) lending_.Blocked(c, w);
 }
 
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {

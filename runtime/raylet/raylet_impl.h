@@ -5,7 +5,7 @@
 //   scheduler/local_task_queue.h  ready tasks by resource shape; which start now
 //   scheduler/placement.h         the other nodes' resources; where a task runs or spills
 //   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
-//   scheduler/pipelining.h        which tasks go ahead to busy workers
+//   scheduler/pipelining.h        which tasks go ahead to busy workers (tasks_ahead.h sends them)
 //   scheduler/infeasible_hold.h   work no node fits, held for the autoscaler or a group
 //   scheduler/worker_starts.h     how many worker processes start, and when
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
@@ -16,6 +16,8 @@
 //   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/gcs_calls.h            the API's calls the GCS answers, relayed
 //   raylet/local_leases.h         workers leased to callers: grants, offers, yields
+//   raylet/tasks_ahead.h          tasks sent ahead to busy workers, and taken back
+//   raylet/cpu_lending.h          CPUs lent back by workers blocked in a Get or Wait
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
@@ -76,6 +78,7 @@
 #include "runtime/raylet/actor_directory.h"
 #include "runtime/raylet/bundle_book.h"
 #include "runtime/raylet/client_table.h"
+#include "runtime/raylet/cpu_lending.h"
 #include "runtime/raylet/direct_routes.h"
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gcs_calls.h"
@@ -90,6 +93,7 @@
 #include "runtime/raylet/remote_asks.h"
 #include "runtime/raylet/remote_nodes.h"
 #include "runtime/raylet/task_reporter.h"
+#include "runtime/raylet/tasks_ahead.h"
 
 namespace ray::raylet {
 
@@ -119,7 +123,14 @@ class Raylet {
         objects_(clock_),
         peer_holds_(node_id_.Binary()),
         leases_({clients_, available_, ready_, outbox_, clock_,
-                 [this](size_t n) { StartWorkers(n); }, [this] { MoveAheadToIdle(); }}),
+                 [this](size_t n) { StartWorkers(n); }, [this] { ahead_.MoveToIdle(); }}),
+        ahead_({clients_, ready_, available_, outbox_,
+                [this] {
+                  if (!MultiNode()) RefreshCluster();
+                  return MultiNode();
+                },
+                [this](Client& w, const TaskSpec& t) { SendExecute(w, t, /*ahead=*/true); }}),
+        lending_({clients_, available_, leases_, [this] { ahead_.MoveToIdle(); }}),
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
@@ -250,30 +261,12 @@ class Raylet {
   bool GpusFit(const ResourceSet& need) const;
   // Sends a task to a worker; it counts as running from now unless `ahead`.
   void SendExecute(Client& w, const TaskSpec& t, bool ahead = false);
-  // When every CPU is taken, sends waiting tasks ahead to busy workers (see
-  // scheduler/pipelining.h).
-  void Pipeline();
-  // A worker calling Get or Wait may wait for the tasks sent ahead to it: they go
-  // back to the ready queues, and none go ahead to it until its running task ends.
-  void TakeBackTasksAhead(Client& w);
-  // A CPU is free: the tasks sent ahead to the busy worker with the most of them that
-  // fit what is free and did not start yet go back to the ready queues (to start on a
-  // free worker), taken back through its start gate.
-  void MoveAheadToIdle();
   // Starts up to `wanted` workers, as many as scheduler/worker_starts.h allows.
   // `beyond_limit`: for an actor creation that no idle worker can take.
   void StartWorkers(size_t wanted, bool beyond_limit = false);
   // Starts a worker for a task of runtime environment `env` that no idle worker serves.
   void StartWorkerFor(const std::string& env);
   void OnWorkerExit(const WorkerPool::Exit& e);
-  // A worker blocked in Get or Wait (a waiter `w` not done, its request not a poll)
-  // lends its CPU back, so that the tasks it waits for can run (as Ray's); it takes
-  // it again when the last of its blocking requests is answered or abandoned.
-  void LendCpuWhileBlocked(Client& c, const std::shared_ptr<Waiter>& w);
-  void EndBlocking(const std::string& peer, uint64_t request_id);
-  void Unblock(Client& c);
-  // The client stopped waiting for request `request_id` (kAbandoned).
-  void HandleAbandoned(Client& c, uint64_t request_id);
 
   // --- actors
   void SubmitActorTask(TaskSpec t);
@@ -421,8 +414,8 @@ class Raylet {
   // Tasks whose arguments are ready, waiting for resources and a worker.
   scheduler::LocalTaskQueue ready_;
   LocalLeases leases_;  // workers leased to callers here (and on other nodes)
-  // How long the functions of the tasks run here take (which may go ahead: Pipeline).
-  scheduler::TaskDurations durations_;
+  TasksAhead ahead_;     // tasks sent ahead to busy workers
+  CpuLending lending_;   // CPUs lent back by workers blocked in a Get or Wait
   ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<JobId> finished_jobs_;
   // Local copies of plugins, fetched from the GCS when missing: while it cannot be

@@ -2,16 +2,6 @@
 
 namespace ray::raylet {
 
-namespace {
-
-// A worker as scheduler/pipelining.h sees it.
-scheduler::AheadWorker AheadOf(const Client& c) {
-  return {c.running ? &*c.running : nullptr, &c.held, c.queued.size(), c.blocked,
-          c.no_pipelining};
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------
 // Tasks.
 
@@ -209,7 +199,7 @@ void Raylet::Dispatch() {
         return true;
       });
   if (MultiNode()) SpillQueued();
-  Pipeline();
+  ahead_.Pipeline();
   leases_.Offer();
   leases_.Reclaim();
   // Start workers for tasks that could start now if there were workers.
@@ -233,39 +223,6 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
                                 /*caller_node=*/std::string()));
 }
 
-void Raylet::Pipeline() {
-  bool looked = false;
-  bool multi_node = false;
-  std::vector<Client*> busy;
-  ready_.ForEachShape([&](const ResourceSet& need, size_t) {
-    if (!scheduler::ShapeMayGoAhead(need, available_)) return;
-    if (!looked) {  // a node may have joined since the last look
-      looked = true;
-      if (!MultiNode()) RefreshCluster();
-      multi_node = MultiNode();
-    }
-    busy.clear();
-    for (auto& [peer, c] : clients_.all()) {
-      if (c.state == Client::kBusy && c.gate && !c.marker_due &&
-          scheduler::WorkerTakesAhead(AheadOf(c), need)) {
-        busy.push_back(&c);
-      }
-    }
-    for (bool sent = true; sent;) {  // round robin
-      sent = false;
-      for (Client* w : busy) {
-        TaskSpec* t = ready_.Front(need);
-        if (!t) return;
-        if (!scheduler::TaskMayGoAhead(*t, AheadOf(*w), multi_node, durations_)) continue;
-        if (!w->Serves(t->runtime_env)) continue;
-        SendExecute(*w, *t, /*ahead=*/true);
-        w->queued.push_back(ready_.PopFront(need));
-        sent = true;
-      }
-    }
-  });
-}
-
 void Raylet::NoteOwner(const TaskSpec& creation) {
   Client* owner = clients_.Find(creation.caller);
   if (!owner || owner->is_driver) return;
@@ -276,28 +233,15 @@ void Raylet::NoteOwner(const TaskSpec& creation) {
   owned.push_back(ActorOfCreation(creation.task_id));  // (placed again: listed twice, harmless)
 }
 
-void Raylet::TakeBackTasksAhead(Client& w) {
-  if (w.is_driver || w.state != Client::kBusy) return;
-  w.no_pipelining = true;
-  // (After MoveAheadToIdle closed its gate, the tasks left ahead are those that had
-  // started: the Get may be an earlier one's, read late. None is taken back.)
-  if (w.queued.empty() || w.marker_due) return;
-  protocol::RevokeTasks revoke;
-  for (const auto& t : w.queued) revoke.task_ids.push_back(t.task_id);
-  SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
-  ready_.Requeue(std::move(w.queued));
-  w.queued.clear();
-}
-
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TaskDone>(c.peer, body, "TaskDone");
   if (!msg) return;
   StoreHolding(msg->returns, msg->contained_refs);
   NotifyOrigin(msg->task_id, msg->returns);
   if (const TaskSpec* spec = CurrentTask(c, actors_); spec && spec->task_id == msg->task_id) {
-    // (Only a cluster's raylet sends tasks ahead by how long they run: see Pipeline.)
+    // (Only a cluster's raylet sends tasks ahead by how long they run: see tasks_ahead.h.)
     if (msg->run_us >= 0 && spec->kind == ri::kNormalTask && MultiNode()) {
-      durations_.Record(scheduler::DurationKey(*spec), static_cast<double>(msg->run_us) / 1000.0);
+      ahead_.Ran(*spec, static_cast<double>(msg->run_us) / 1000.0);
     }
     bool failed = std::any_of(msg->returns.begin(), msg->returns.end(), [](const auto& r) {
       return r.state == static_cast<uint8_t>(ObjectState::kError);
@@ -345,12 +289,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   c.no_pipelining = false;
   ++c.gate_base;
   int calls = ++c.calls[done.function];
-  if (!c.queued.empty()) {  // the next task sent ahead starts now, on the same resources
-    c.running = std::move(c.queued.front());
-    c.queued.pop_front();
-    c.dispatched_ms = clock_.NowMillis();
-    return;
-  }
+  if (ahead_.StartNext(c, clock_.NowMillis())) return;
   available_.Add(c.held);
   c.held = ResourceSet();
   gpus_.Release(c.gpus);
@@ -365,35 +304,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
     return;
   }
   clients_.MakeIdle(c);  // (first in line: a warm worker first)
-  MoveAheadToIdle();
-}
-
-void Raylet::MoveAheadToIdle() {
-  Client* busiest = nullptr;
-  for (auto& [peer, w] : clients_.all()) {
-    if (w.state != Client::kBusy || !w.gate || w.marker_due || w.queued.empty() ||
-        !available_.Contains(w.held)) {
-      continue;
-    }
-    if (w.gate->Starts() <= w.gate_base) continue;  // its running task has not started
-    if (!busiest || w.queued.size() > busiest->queued.size()) busiest = &w;
-  }
-  if (!busiest) return;
-  Client& w = *busiest;
-  // Starts after gate_base: the running task, then the tasks ahead, in order. Only the
-  // raylet closes the gate of a worker it sends tasks ahead to (it is in no lease).
-  uint64_t starts = w.gate->Close();
-  w.marker_due = true;
-  size_t started_ahead = starts > w.gate_base + 1 ? starts - w.gate_base - 1 : 0;
-  started_ahead = std::min(started_ahead, w.queued.size());
-  std::deque<TaskSpec> back(std::make_move_iterator(w.queued.begin() + started_ahead),
-                            std::make_move_iterator(w.queued.end()));
-  w.queued.erase(w.queued.begin() + started_ahead, w.queued.end());
-  // The marker: the worker drops these (and any not started) and reopens the gate.
-  protocol::RevokeTasks revoke;
-  for (const auto& t : back) revoke.task_ids.push_back(t.task_id);
-  SendMsg(w.peer, MessageType::kRevokeTasks, 0, revoke);
-  ready_.Requeue(std::move(back));
+  ahead_.MoveToIdle();
 }
 
 void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
