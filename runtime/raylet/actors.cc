@@ -54,7 +54,7 @@ void Raylet::PumpActor(Actor& a) {
       waiter->task.kind = ri::kActorTask;
       waiter->task.actor_id = head.actor_id;
       a.head_waiter = waiter;
-      AddWaiter(waiter);
+      reads_.Await(waiter);
       return;
     }
     SendExecute(*w, head);

@@ -450,7 +450,7 @@ void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
   w->kind = Waiter::kPeerPull;
   w->peer = peer;
   w->ids = {id};
-  AddWaiter(w);
+  reads_.Await(w);
 }
 
 void Raylet::Locate(const ObjectId& id, const std::string& hint) {

@@ -103,7 +103,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       HandleFrame(in->peer, in->frame);
     }
     peers_->Poll();
-    if (store_.IoPending()) OnStoreIo();
+    if (store_.IoPending()) reads_.OnStoreIo();
     // Worker output, and exits (which close a worker's pipes), when its pipes say
     // so; exits are also looked for every 50 ms. The rest of the time a turn makes
     // no system call for them.
@@ -114,7 +114,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       for (const auto& e : pool_->Reap()) OnWorkerExit(e);
       next_reap_ms = clock_.MonoMillis() + 50;
     }
-    ExpireWaiters();
+    reads_.ExpireDeadlines();
     Dispatch();
     FlushOutbox();  // replies first: Periodic may wait on the GCS
     if (clock_.MonoMillis() >= next_periodic_ms_) {
@@ -276,7 +276,7 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   remote_.Stored(id);
   // Made here while a pull of it runs (made again here, say): the pull is dropped.
   if (!copy && peers_->Pulling(id)) peers_->CancelPull(id);
-  objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
+  objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { reads_.Complete(w); });
 }
 
 void Raylet::OnObjectPulled(const ObjectPayload& p, const std::string& from) {
@@ -331,104 +331,21 @@ std::unordered_set<std::string> Raylet::MappedSegments() const {
   return mapped;
 }
 
-ObjectPayload Raylet::PayloadOf(const ObjectId& id) {
-  ObjectPayload p;
-  p.id = id;
-  const StoredObject* o = objects_.Find(id);
-  if (!o) return p;  // kMissing
-  if (o->state == ObjectState::kShared) {
-    Status restored = store_.Restore(id);
-    DropEvicted();
-    o = objects_.Find(id);  // restoring may have evicted others, never this one
-    if (!restored.ok()) {
-      p.state = static_cast<uint8_t>(ObjectState::kError);
-      p.data = ri::Pack(ri::ErrorInfo{
-          ri::kSystem, "ObjectStoreFullError",
-          "cannot restore spilled object " + id.Hex() + ": " + restored.message(), "", ""});
-      return p;
-    }
-    store_.Touch(id);
+void Raylet::ArgsReady(Waiter& w) {
+  if (w.task.kind != ri::kActorTask) {
+    OnArgsReady(std::move(w.task));
+    return;
   }
-  p.state = static_cast<uint8_t>(o->state);
-  p.data = o->data;
-  p.shm_name = o->segment;
-  p.size = o->size;
-  return p;
-}
-
-void Raylet::AddWaiter(const std::shared_ptr<Waiter>& w) {
-  bool complete = objects_.AddWaiter(w, [&](const ObjectId& id) { Locate(id, w->origin); });
-  if (complete) CompleteWaiter(w);
-}
-
-bool Raylet::AwaitRestore(const std::shared_ptr<Waiter>& w) {
-  if (w->kind == Waiter::kWait) return false;  // (it reads no object)
-  bool pending = false;
-  for (const ObjectId& id : w->ids) {
-    const StoredObject* o = objects_.Find(id);
-    if (!o || o->state != ObjectState::kShared || !store_.Spilled(id)) continue;
-    Status st = store_.StartRestore(id);
-    DropEvicted();
-    if (st.code() != StatusCode::kUnavailable) continue;  // here now, or PayloadOf says why not
-    restoring_[id].push_back(w);
-    pending = true;
-  }
-  return pending;
-}
-
-void Raylet::OnStoreIo() {
-  for (const auto& r : store_.CompleteIo()) {
-    if (!r.status.ok()) {
-      RAY_LOG_WARN("restoring object {} failed: {}", r.id.Hex(), r.status.message());
-    }
-    auto it = restoring_.find(r.id);
-    if (it == restoring_.end()) continue;
-    auto waiters = std::move(it->second);
-    restoring_.erase(it);
-    for (const auto& w : waiters) CompleteWaiter(w);
+  if (Actor* a = actors_.Find(ActorId::FromBinary(w.task.actor_id))) {
+    a->head_waiter.reset();
+    PumpActor(*a);
   }
 }
 
-void Raylet::CompleteWaiter(const std::shared_ptr<Waiter>& w) {
-  if (w->done) return;
-  if (AwaitRestore(w)) return;  // completed again once its objects are back
-  w->done = true;
-  switch (w->kind) {
-    case Waiter::kGet: {
-      protocol::GetReply reply;
-      for (const auto& id : w->ids) reply.objects.push_back(PayloadOf(id));
-      SendMsg(w->peer, MessageType::kGetReply, w->request_id, reply);
-      lending_.Answered(w->peer, w->request_id);
-      break;
-    }
-    case Waiter::kPeerPull:
-      // (A peer's identity begins with its node id: told to drop the copy when it is freed.)
-      remote_.Served(w->ids[0], w->peer.substr(0, NodeId::kSize));
-      peers_->Serve(w->peer, PayloadOf(w->ids[0]));
-      break;
-    case Waiter::kWait: {
-      protocol::WaitReply reply;
-      for (const auto& id : w->ids) reply.ready.push_back(Ready(id) ? 1 : 0);
-      SendMsg(w->peer, MessageType::kWaitReply, w->request_id, reply);
-      lending_.Answered(w->peer, w->request_id);
-      break;
-    }
-    case Waiter::kTask:
-      if (w->task.kind == ri::kActorTask) {
-        if (Actor* a = actors_.Find(ActorId::FromBinary(w->task.actor_id))) {
-          a->head_waiter.reset();
-          PumpActor(*a);
-        }
-      } else {
-        OnArgsReady(std::move(w->task));
-      }
-      break;
-  }
-}
-
-void Raylet::ExpireWaiters() {
-  // Each replies with what is ready so far.
-  objects_.ExpireWaiters([&](const std::shared_ptr<Waiter>& w) { CompleteWaiter(w); });
+void Raylet::ServePull(Waiter& w) {
+  // (A peer's identity begins with its node id: told to drop the copy when it is freed.)
+  remote_.Served(w.ids[0], w.peer.substr(0, NodeId::kSize));
+  peers_->Serve(w.peer, reads_.PayloadOf(w.ids[0]));
 }
 
 void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
@@ -442,7 +359,7 @@ void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   if (placement_.Alive(msg->from_node)) w->origin = msg->from_node;
-  AddWaiter(w);
+  reads_.Await(w);
   if (msg->timeout_ms != 0) lending_.Blocked(c, w);
 }
 
@@ -457,7 +374,7 @@ void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   w->task.num_returns = msg->num;
   w->ids = std::move(msg->ids);
   w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
-  AddWaiter(w);
+  reads_.Await(w);
   if (msg->timeout_ms != 0) lending_.Blocked(c, w);
 }
 

@@ -18,6 +18,8 @@
 //   raylet/local_leases.h         workers leased to callers: grants, offers, yields
 //   raylet/tasks_ahead.h          tasks sent ahead to busy workers, and taken back
 //   raylet/cpu_lending.h          CPUs lent back by workers blocked in a Get or Wait
+//   raylet/object_reads.h         Gets, Waits, pulls and task arguments answered, spilled
+//                                 objects restored first
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
@@ -87,6 +89,7 @@
 #include "runtime/raylet/object_holds.h"
 #include "runtime/raylet/peer_holds.h"
 #include "runtime/raylet/object_manager.h"
+#include "runtime/raylet/object_reads.h"
 #include "runtime/raylet/object_table.h"
 #include "runtime/raylet/outbox.h"
 #include "runtime/raylet/plugin_cache.h"
@@ -131,6 +134,9 @@ class Raylet {
                 },
                 [this](Client& w, const TaskSpec& t) { SendExecute(w, t, /*ahead=*/true); }}),
         lending_({clients_, available_, leases_, [this] { ahead_.MoveToIdle(); }}),
+        reads_({objects_, store_, outbox_, lending_, [this] { DropEvicted(); },
+                [this](const ObjectId& id, const std::string& hint) { Locate(id, hint); },
+                [this](Waiter& w) { ArgsReady(w); }, [this](Waiter& w) { ServePull(w); }}),
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
@@ -205,17 +211,11 @@ class Raylet {
   void OnObjectPulled(const ObjectPayload& p, const std::string& from);
   void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                 const std::string& message);
-  // The object as a reader gets it; a spilled object is restored first (an error
-  // payload if that fails), waiting for the disk: readers that can wait for it in the
-  // background do so first (AwaitRestore). Counts as a use of the object.
-  ObjectPayload PayloadOf(const ObjectId& id);
-  // Starts restoring the waiter's spilled objects in the background (the store's
-  // thread): true if it must wait for that (it is completed again once they are
-  // back, OnStoreIo), false if they are all in memory (or cannot be restored: its
-  // payloads say why).
-  bool AwaitRestore(const std::shared_ptr<Waiter>& w);
-  // Background spills and restores ended: waiters on restored objects go on.
-  void OnStoreIo();
+  // The arguments of a task (kTask waiter `w`) are here: a normal task or actor
+  // creation goes to the ready queue, an actor's queue goes on.
+  void ArgsReady(Waiter& w);
+  // The object another node pulls (kPeerPull waiter `w`) is here: it is sent.
+  void ServePull(Waiter& w);
   bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
   // --- who holds objects (lifetime.cc; object_holds.h, peer_holds.h)
   // Frees an object whose home is here (one not here yet is dropped when it comes),
@@ -247,9 +247,6 @@ class Raylet {
   // Sends `reply` once every borrow said to other nodes so far is acknowledged (a
   // client that then lets go of what held the refs cannot free them too early).
   void ReplyAfterBorrows(const std::string& peer, uint64_t req, protocol::CallReply reply);
-  void AddWaiter(const std::shared_ptr<Waiter>& w);
-  void CompleteWaiter(const std::shared_ptr<Waiter>& w);
-  void ExpireWaiters();
 
   // --- tasks and workers
   // Runs the task here, or (may_forward) on the node that should run it.
@@ -409,13 +406,12 @@ class Raylet {
   // Copies evicted from the store: a reader that cannot find them elsewhere is told
   // they are lost.
   std::unordered_set<ObjectId, IdHash> evicted_;
-  // Waiters for objects being restored from disk (see AwaitRestore).
-  std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> restoring_;
   // Tasks whose arguments are ready, waiting for resources and a worker.
   scheduler::LocalTaskQueue ready_;
   LocalLeases leases_;  // workers leased to callers here (and on other nodes)
   TasksAhead ahead_;     // tasks sent ahead to busy workers
   CpuLending lending_;   // CPUs lent back by workers blocked in a Get or Wait
+  ObjectReads reads_;    // readers of objects, answered once their objects are here
   ActorDirectory actors_;  // and their records waiting for the GCS
   std::set<JobId> finished_jobs_;
   // Local copies of plugins, fetched from the GCS when missing: while it cannot be

@@ -111,7 +111,7 @@ void Raylet::Enqueue(TaskSpec t) {
     if (a.is_ref) w->ids.push_back(ObjectId::FromBinary(a.data));
   }
   w->task = std::move(t);
-  AddWaiter(w);
+  reads_.Await(w);
 }
 
 void Raylet::OnArgsReady(TaskSpec t) {
@@ -210,7 +210,7 @@ void Raylet::Dispatch() {
 void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
   std::vector<ObjectPayload> resolved;
   for (const auto& a : t.args) {
-    if (a.is_ref) resolved.push_back(PayloadOf(ObjectId::FromBinary(a.data)));
+    if (a.is_ref) resolved.push_back(reads_.PayloadOf(ObjectId::FromBinary(a.data)));
   }
   std::vector<int32_t> gpu_ids;
   for (int id : w.gpus.ids()) gpu_ids.push_back(id);
