@@ -596,23 +596,18 @@ void Raylet::RebuildObjectsOf(const std::string& node_id) {
     // Lineage reconstruction: the task that made it runs again (its arguments lost
     // with the node are made again the same way), as long as it has retries left.
     TaskSpec* t = remote_.LineageOf(id);
-    if (t && !id.IsPut() && t->max_retries != 0) {
+    scheduler::Recovery r = scheduler::RecoverFromDeadNode(id, t, node_id);
+    if (r.action == scheduler::Recovery::kRunAgain) {
       ++rebuilt;
       if (!rerun.insert(t->task_id).second) continue;
-      if (t->max_retries > 0) --t->max_retries;
       RAY_LOG_INFO("object {} was lost with node {}: running task {} ({}) again to make it",
                    id.Hex(), Hex(node_id), t->task_id.Hex(), t->function);
-      RunAgain(*t);
+      RunAgainToMake(*t);
       continue;
     }
     ++gone;
-    std::string why = t && !id.IsPut() ? ", and its task " + t->function + " has no retries left"
-                      : id.IsPut()     ? " (a put object: it cannot be made again)"
-                                       : " (its task was not submitted on this node)";
     StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
-                                 "object " + id.Hex() + " was only on node " + Hex(node_id) +
-                                     ", which died" + why,
-                                 "", ""});
+                                 "object " + id.Hex() + " " + r.why, "", ""});
   }
   RAY_LOG_WARN("node {} died with {} objects known here: {} being made again, {} lost",
                Hex(node_id), lost.size(), rebuilt, gone);
@@ -623,51 +618,42 @@ void Raylet::RunAgain(TaskSpec t) {
   Place(std::move(t), /*may_forward=*/true);
 }
 
+void Raylet::RunAgainToMake(TaskSpec& lineage) {
+  if (lineage.max_retries > 0) --lineage.max_retries;
+  RunAgain(lineage);
+}
+
 std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_gone) {
-  const TaskId task = id.Task();
-  if (remote_.IsRebuilding(task)) return std::nullopt;  // being made again
-  // Its lineage is here: made again, lazily, now that someone waits for it. (Its
-  // arguments, if they have no copy left either, are made again in turn when the task
-  // waits for them here, or pulls them from here.)
-  if (TaskSpec* t = id.IsPut() ? nullptr : remote_.LineageOf(id)) {
-    if (t->max_retries == 0) {
-      return "has no copy left on a live node, and its task " + t->function +
-             " has no retries left to make it again";
-    }
-    if (t->max_retries > 0) --t->max_retries;
-    RAY_LOG_INFO("object {} has no copy left on a live node: running task {} ({}) again to make it",
-                 id.Hex(), t->task_id.Hex(), t->function);
-    RunAgain(*t);
-    return std::nullopt;
+  scheduler::ObjectFacts facts;
+  facts.self = node_id_.Binary();
+  facts.rebuilding = remote_.IsRebuilding(id.Task());
+  TaskSpec* lineage = remote_.LineageOf(id);
+  facts.lineage = lineage;
+  if (id.IsPut()) {
+    facts.putter = placement_.NodeWithPrefix(HomeTag(id));
+    if (facts.putter && !placement_.Known(*facts.putter)) facts.putter.reset();
+  } else {
+    facts.owner = OwnerNode(id);
   }
-  // A put of a process on a node now dead (its id carries that node) is lost for good.
-  if (auto putter = id.IsPut() ? placement_.NodeWithPrefix(HomeTag(id)) : std::nullopt;
-      putter && placement_.Known(*putter) && !placement_.Alive(*putter)) {
-    return "was put by a task on node " + Hex(*putter) +
-           ", which died; a put object cannot be made again";
-  }
-  // A result whose task was submitted on a node now dead: that node (its owner) kept
-  // its lineage, so nobody can make it again (Ray's OwnerDiedError).
-  if (auto owner = OwnerNode(id); owner && *owner != node_id_.Binary()) {
-    if (!placement_.Alive(*owner)) {
-      return "was made by a task submitted on node " + Hex(*owner) +
-             ", its owner, which died: no live node holds a copy and its lineage died with "
-             "that node";
-    }
-    // Its owner lives and keeps its lineage: once its copies are known to be gone
-    // (a copy evicted here included), it is pulled from there, where it is made again
-    // if need be.
-    if (copies_gone || evicted_.count(id)) {
-      if (peers_->Pull(id, *owner)) {
+  facts.putter_alive = facts.putter && placement_.Alive(*facts.putter);
+  facts.owner_alive = facts.owner && placement_.Alive(*facts.owner);
+  facts.copies_gone = copies_gone;
+  facts.evicted_here = evicted_.count(id) > 0;
+  scheduler::Recovery r = scheduler::RecoverObject(id, facts);
+  switch (r.action) {
+    case scheduler::Recovery::kWait: return std::nullopt;
+    case scheduler::Recovery::kLost: return std::move(r.why);
+    case scheduler::Recovery::kRunAgain:
+      RAY_LOG_INFO("object {} has no copy left on a live node: running task {} ({}) again to make it",
+                   id.Hex(), lineage->task_id.Hex(), lineage->function);
+      RunAgainToMake(*lineage);
+      return std::nullopt;
+    case scheduler::Recovery::kAskOwner:
+      if (peers_->Pull(id, *facts.owner)) {
         RAY_LOG_INFO("object {} has no copy left on a live node: asking its owner, node {}",
-                     id.Hex(), Hex(*owner));
+                     id.Hex(), Hex(*facts.owner));
       }
       return std::nullopt;
-    }
-  }
-  if (evicted_.count(id)) {
-    return "was evicted from node " + node_id_.Hex() +
-           "'s full object store and no other node holds it";
   }
   return std::nullopt;
 }

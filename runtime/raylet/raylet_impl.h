@@ -7,6 +7,8 @@
 //   scheduler/lease_policy.h      whether a lease is granted; which leased workers yield
 //   scheduler/pipelining.h        which tasks go ahead to busy workers (tasks_ahead.h sends them)
 //   scheduler/infeasible_hold.h   work no node fits, held for the autoscaler or a group
+//   scheduler/lost_objects.h      objects with no copy left: made again, asked of the
+//                                 owner, or lost for good (and why)
 //   scheduler/worker_starts.h     how many worker processes start, and when
 //   raylet/object_table.h         objects held here, frees pending, waiters and deadlines
 //   raylet/client_table.h         drivers and workers connected here; idle and starting ones
@@ -69,6 +71,7 @@
 #include "runtime/scheduler/infeasible_hold.h"
 #include "runtime/scheduler/lease_policy.h"
 #include "runtime/scheduler/local_task_queue.h"
+#include "runtime/scheduler/lost_objects.h"
 #include "runtime/scheduler/pipelining.h"
 #include "runtime/scheduler/placement.h"
 #include "runtime/scheduler/resources.h"
@@ -338,14 +341,13 @@ class Raylet {
   // Runs task `t`, sent from here before, again to make results that were lost (it is
   // not run again for them until it ends or goes to a node: RemoteNodes::Rebuilding).
   void RunAgain(TaskSpec t);
-  // Object `id`, awaited here, has no copy on a live node (as the GCS knows): its task
-  // runs again if this node keeps its lineage and it has retries left (lazy lineage
-  // reconstruction, recursive through its arguments as they are awaited in turn).
-  // A result whose owner is another live node is pulled from there once its copies
-  // are known to be gone (`copies_gone`: the GCS listed only dead nodes, or a node
-  // answered that it lost its copy; or this node evicted its own): the owner makes it
-  // again if need be, and serves it when it exists. Returns why it is lost for good,
-  // or nullopt while it may still come (it is being made, or its owner may make it).
+  // Runs the task of `lineage` (kept in remote_) again to make its lost results, one
+  // retry used.
+  void RunAgainToMake(TaskSpec& lineage);
+  // Object `id`, awaited here, has no copy on a live node (as the GCS knows): carries
+  // out what scheduler/lost_objects.h decides (its task runs again, its owner is asked
+  // for it). `copies_gone`: the GCS listed only dead nodes, or a node answered that it
+  // lost its copy. Returns why it is lost for good, or nullopt while it may still come.
   std::optional<std::string> NoCopyLeft(const ObjectId& id, bool copies_gone);
   // The node that submitted the task that makes `id` (a result's owner, which keeps
   // its lineage): this node, or another it knows of; nullopt for puts and unknown
