@@ -601,8 +601,7 @@ void TaskSubmitter::OnActorGone(const protocol::ActorGone& gone) {
   std::sort(lost.begin(), lost.end(),
             [](const DirectCall& a, const DirectCall& b) { return a.seq < b.seq; });
   for (DirectCall& call : lost) {
-    if (call.spec && call.spec->max_retries != 0) {
-      if (call.spec->max_retries > 0) --call.spec->max_retries;
+    if (call.spec && protocol::TakeRetry(*call.spec)) {
       Resubmit(std::move(call));
       continue;
     }
@@ -625,8 +624,7 @@ void TaskSubmitter::OnLeaseGone(const protocol::LeaseGone& gone) {
   auto lost = std::move(peer.inflight);
   peer.inflight.clear();
   for (auto& [task, call] : lost) {
-    if (call.spec && call.spec->max_retries != 0) {
-      if (call.spec->max_retries > 0) --call.spec->max_retries;
+    if (call.spec && protocol::TakeRetry(*call.spec)) {
       RAY_LOG_WARN("the worker running {} died ({}); retrying ({} retries left)", call.function,
                    gone.cause, call.spec->max_retries);
       Resubmit(std::move(call));

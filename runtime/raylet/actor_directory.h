@@ -49,6 +49,17 @@ struct Actor {
   // Whether calls of `caller` wait here, queued or in flight. A caller's calls run in
   // the order made, so it may call the actor directly only once none do.
   bool HasCallsFrom(const std::string& caller) const;
+
+  // The calls that fail when it dies: those it was running, and those queued.
+  struct Lost {
+    std::vector<protocol::TaskSpec> running, queued;
+  };
+  // Its worker (or node) died, for `cause`. `restart`: it restarts (one restart used,
+  // kRestarting): the calls in flight with retries left (max_task_retries) go back to
+  // the head of the queue, in their order, one retry used, to run first on the
+  // restarted actor. Else it is kDead, with `cause` unless a kill said why already, and
+  // every call fails. Returns the calls that fail; its worker and head waiter are gone.
+  Lost Die(bool restart, const std::string& cause);
 };
 
 class ActorDirectory {

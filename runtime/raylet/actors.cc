@@ -69,43 +69,24 @@ void Raylet::OnActorDied(const ActorId& actor_id, const std::string& cause) {
   Actor& a = *found;
   if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
   NotifyDirectCallers(actor_id, a, cause);
-  bool job_over = JobOver(a.creation);
-  bool restarts = !job_over && a.MayRestart();
-  // Calls that were running or sent: run again on the restarted actor, first and in
-  // their order, while they have retries left (max_task_retries); else they fail.
-  std::deque<TaskSpec> again;
-  for (auto& t : a.inflight) {
-    if (restarts && t.max_retries != 0) {
-      if (t.max_retries > 0) --t.max_retries;
-      again.push_back(std::move(t));
-      continue;
-    }
+  // Calls that were running or sent run again on the restarted actor while they have
+  // retries left; the others fail.
+  Actor::Lost lost = a.Die(/*restart=*/!JobOver(a.creation) && a.MayRestart(), cause);
+  for (const auto& t : lost.running) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} did not finish: {}", t.function, cause));
   }
-  a.inflight.clear();
-  a.queue.insert(a.queue.begin(), std::make_move_iterator(again.begin()),
-                 std::make_move_iterator(again.end()));
-  a.worker.clear();
-  if (a.head_waiter) a.head_waiter->done = true;
-  a.head_waiter.reset();
-  if (restarts) {
-    ++a.restarts;
-    a.state = Actor::kRestarting;
+  if (a.state == Actor::kRestarting) {
     RAY_LOG_WARN("restarting actor {} ({} of {}): {}", actor_id.Hex(), a.restarts,
                  a.creation.max_restarts, cause);
     OnArgsReady(a.creation);
     return;
   }
-  a.state = Actor::kDead;
-  // (A kill may have said why already.)
-  if (!a.killed || a.death_cause.empty()) a.death_cause = cause;
   ReleaseHolds(ObjectHolds::Task(CreationTaskOf(actor_id)));  // its constructor's arguments
-  for (const auto& t : a.queue) {
+  for (const auto& t : lost.queued) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} cannot run: {}", t.function, cause));
   }
-  a.queue.clear();
   RecordActor(actor_id, a);
 }
 

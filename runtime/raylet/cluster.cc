@@ -544,8 +544,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     std::string why = "node " + Hex(node_id) + " died while running " + t.function;
     if (t.kind == ri::kActorTask) {
       FailTask(t, ri::kActorDied, "ActorDiedError", why);
-    } else if (t.kind == ri::kNormalTask && t.max_retries != 0) {
-      if (t.max_retries > 0) --t.max_retries;
+    } else if (t.kind == ri::kNormalTask && protocol::TakeRetry(t)) {
       RunAgain(std::move(t));
     } else if (t.kind == ri::kNormalTask) {
       FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError", why + "; no retries are left");
@@ -619,7 +618,7 @@ void Raylet::RunAgain(TaskSpec t) {
 }
 
 void Raylet::RunAgainToMake(TaskSpec& lineage) {
-  if (lineage.max_retries > 0) --lineage.max_retries;
+  protocol::TakeRetry(lineage);  // (the policy checked that one is left)
   RunAgain(lineage);
 }
 

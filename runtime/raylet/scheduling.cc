@@ -338,8 +338,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   }
   if (!c.running) return;
   TaskSpec t = std::move(*c.running);
-  if (t.max_retries != 0) {
-    if (t.max_retries > 0) --t.max_retries;
+  if (protocol::TakeRetry(t)) {
     RAY_LOG_WARN("worker pid {} died ({}) running {}; retrying ({} retries left)", e.pid, e.how,
                  t.function, t.max_retries);
     OnArgsReady(std::move(t));

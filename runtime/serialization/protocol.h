@@ -248,6 +248,13 @@ struct TaskSpec : ray::internal::TaskRequest {
 // Nothing relies on the sender for this.
 Status CheckTaskSpec(const TaskSpec& t);
 
+// Uses one of task `t`'s retries (max_retries; -1: no limit): false if none is left.
+inline bool TakeRetry(TaskSpec& t) {
+  if (t.max_retries == 0) return false;
+  if (t.max_retries > 0) --t.max_retries;
+  return true;
+}
+
 // Why a resource request (a task's, an actor's, a lease's) is refused, or Ok. Ray's
 // rules: a name is not empty; an amount is finite and not negative; an amount above 1
 // is a whole number; a fraction is at least 0.0001 (the unit resources count in). A

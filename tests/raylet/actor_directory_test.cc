@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace ray::raylet {
 namespace {
 
@@ -37,6 +41,66 @@ TEST(ActorTest, CallsFromACallerQueuedOrInFlight) {
   a.inflight.clear();
   a.queue.push_back(Call("me"));
   EXPECT_TRUE(a.HasCallsFrom("me"));
+}
+
+protocol::TaskSpec Method(std::string name, int max_retries) {
+  protocol::TaskSpec t;
+  t.function = std::move(name);
+  t.max_retries = max_retries;
+  return t;
+}
+
+std::vector<std::string> Names(const std::vector<protocol::TaskSpec>& calls) {
+  std::vector<std::string> out;
+  for (const auto& t : calls) out.push_back(t.function);
+  return out;
+}
+
+TEST(ActorTest, ARestartRunsTheCallsInFlightWithRetriesLeftFirst) {
+  Actor a;
+  a.state = Actor::kAlive;
+  a.worker = "w";
+  a.head_waiter = std::make_shared<Waiter>();
+  auto waiter = a.head_waiter;
+  a.inflight = {Method("once", 1), Method("never", 0), Method("always", -1)};
+  a.queue = {Method("queued", 0)};
+  Actor::Lost lost = a.Die(/*restart=*/true, "crashed");
+  EXPECT_EQ(Names(lost.running), std::vector<std::string>{"never"});
+  EXPECT_TRUE(lost.queued.empty());
+  EXPECT_EQ(a.state, Actor::kRestarting);
+  EXPECT_EQ(a.restarts, 1);
+  ASSERT_EQ(a.queue.size(), 3u);
+  EXPECT_EQ(a.queue[0].function, "once");
+  EXPECT_EQ(a.queue[0].max_retries, 0) << "a retry used";
+  EXPECT_EQ(a.queue[1].function, "always");
+  EXPECT_EQ(a.queue[1].max_retries, -1);
+  EXPECT_EQ(a.queue[2].function, "queued");
+  EXPECT_TRUE(a.inflight.empty());
+  EXPECT_TRUE(a.worker.empty());
+  EXPECT_EQ(a.head_waiter, nullptr);
+  EXPECT_TRUE(waiter->done) << "the object table skips it";
+  EXPECT_TRUE(a.death_cause.empty());
+}
+
+TEST(ActorTest, ADeathForGoodFailsEveryCallAndKeepsAKillsCause) {
+  Actor a;
+  a.state = Actor::kAlive;
+  a.inflight = {Method("running", 3)};
+  a.queue = {Method("queued", 3)};
+  Actor::Lost lost = a.Die(/*restart=*/false, "crashed");
+  EXPECT_EQ(Names(lost.running), std::vector<std::string>{"running"});
+  EXPECT_EQ(Names(lost.queued), std::vector<std::string>{"queued"});
+  EXPECT_EQ(lost.running[0].max_retries, 3) << "no retry used";
+  EXPECT_EQ(a.state, Actor::kDead);
+  EXPECT_EQ(a.death_cause, "crashed");
+  EXPECT_TRUE(a.queue.empty());
+  EXPECT_EQ(a.restarts, 0);
+
+  Actor killed;
+  killed.killed = true;
+  killed.death_cause = "killed by its owner";
+  killed.Die(/*restart=*/false, "its worker exited");
+  EXPECT_EQ(killed.death_cause, "killed by its owner");
 }
 
 TEST(ActorDirectoryTest, EntriesAreMadeOnceAndFound) {
