@@ -73,7 +73,7 @@ class CoreClient {
   // What this process's submissions inherit unless they set their own (the runtime
   // environment, the placement group that captures them): the job's (drivers), the
   // running task's or hosted actor's (workers).
-  void SetInherited(TaskSubmitter::Inherited inherited) {
+  void SetInherited(Inherited inherited) {
     submitter_->SetInherited(std::move(inherited));
   }
   // Drivers: says goodbye so the raylet frees the job's actors and objects.

@@ -6,9 +6,9 @@
 
 #include "runtime/api/runtime_env.h"
 #include "runtime/api/runtime_env_ship.h"
+#include "runtime/api/task_spec_rules.h"
 #include "runtime/base/clock.h"
 #include "runtime/base/logging.h"
-#include "runtime/scheduler/bundle_resources.h"
 #include "runtime/transport/curve.h"
 
 namespace ray::core {
@@ -34,9 +34,6 @@ constexpr int64_t kLeaseMaybeReturnedMs = 5;
 // A direct route to an actor is used at most this long after the raylet's frames were
 // last read: a worker that died since is known before a call is sent to it.
 constexpr int64_t kRouteFreshMs = 1;
-// The most threads a concurrent actor runs calls on (max_concurrency).
-constexpr int32_t kMaxActorConcurrency = 1000;
-
 }  // namespace
 
 TaskSubmitter::TaskSubmitter(RayletConnection* raylet, ObjectClient* objects,
@@ -71,77 +68,20 @@ TaskSubmitter::TaskSubmitter(RayletConnection* raylet, ObjectClient* objects,
        }});
 }
 
-Status TaskSubmitter::InPlacementGroup(protocol::TaskSpec& spec) {
-  const std::string& pg = spec.placement_group_id;
-  if (pg.size() != 36 || pg.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    return Status::InvalidArgument(
-        fmt::format("{}: placement group id '{}' is not 36 hex characters", spec.function, pg));
-  }
-  if (spec.bundle_index < -1) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: bundle index {} of placement group {} (-1: any bundle)", spec.function,
-        spec.bundle_index, pg));
-  }
-  std::map<std::string, double> request = spec.resources;
-  for (const auto& [name, amount] : request) {
-    if (scheduler::IsBundleResourceName(name)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: resource '{}' is a placement group's; ask for it with SetPlacementGroup",
-          spec.function, name));
-    }
-  }
-  // Ray's default of one CPU for a task is taken from the bundle too.
-  if (spec.kind == ri::kNormalTask && !request.count("CPU")) request["CPU"] = 1;
-  spec.resources = scheduler::BundleRequest(request, pg, spec.bundle_index);
-  return Status::Ok();
-}
-
 Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
                                                     std::string_view request) {
   auto req = protocol::DecodeBody<ri::TaskRequest>(request, "TaskRequest");
   if (!req.ok()) return req.status();
-  if (req->num_returns == 0 || req->num_returns > 1000) {
-    return Status::InvalidArgument("num_returns must be between 1 and 1000");
-  }
   protocol::TaskSpec spec;
   static_cast<ri::TaskRequest&>(spec) = std::move(req).value();  // the spec embeds it
+  // (Checked before anything is put or registered for it.)
+  const bool own_env = spec.kind != ri::kActorTask && !spec.runtime_env.empty();
+  RAY_RETURN_IF_ERROR(CompleteSpec(spec, inherited_));
   const TaskId task = NewTaskId(job_, node_);
   spec.task_id = task;
   spec.job_id = job_;
   spec.plugin = plugin;
-  spec.actors_detached = inherited_.actors_detached;
-  if (spec.kind == ri::kActorCreation && !spec.lifetime_set) spec.detached = spec.actors_detached;
-  if (Status valid = protocol::CheckResourceRequest(spec.resources); !valid.ok()) {
-    return Status::InvalidArgument(
-        fmt::format("{} {}: {}", spec.kind == ri::kActorCreation ? "actor" : "task",
-                    spec.function, valid.message()));
-  }
-  if (spec.placement_group_id.empty() && spec.kind != ri::kActorTask &&
-      !inherited_.capture_group.empty()) {
-    spec.placement_group_id = inherited_.capture_group;  // its parent's group captures it
-    spec.bundle_index = -1;
-    spec.placement_group_capture_child_tasks = true;
-  }
-  if (!spec.placement_group_id.empty() && spec.kind != ri::kActorTask) {
-    RAY_RETURN_IF_ERROR(InPlacementGroup(spec));
-  }
-  // (Checked before anything is put or registered for it.)
-  if (spec.kind == ri::kActorCreation && spec.max_retries < -1) {
-    return Status::InvalidArgument(fmt::format(
-        "actor {}: max_task_retries is {}; it is -1 (no limit) or more", spec.function,
-        spec.max_retries));
-  }
-  if (spec.kind == ri::kActorCreation &&
-      (spec.max_concurrency < 1 || spec.max_concurrency > kMaxActorConcurrency)) {
-    return Status::InvalidArgument(fmt::format(
-        "actor {}: max_concurrency is {}; it is between 1 and {}", spec.function,
-        spec.max_concurrency, kMaxActorConcurrency));
-  }
-  if (spec.kind == ri::kActorTask) {
-    spec.runtime_env.clear();  // it runs in its actor's
-  } else if (spec.runtime_env.empty()) {
-    spec.runtime_env = inherited_.runtime_env;  // the job's (or parent's), canonical already
-  } else {
+  if (own_env) {
     std::string what = fmt::format("{} {}", spec.kind == ri::kActorCreation ? "actor" : "task",
                                    spec.function);
     RAY_ASSIGN_OR_RETURN(RuntimeEnv own, Shipped(spec.runtime_env, what));
@@ -149,9 +89,6 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
     spec.runtime_env = Canonical(Merge(parent, own));
   }
   for (const auto& arg : spec.args) {
-    if (arg.is_ref && arg.data.size() != ObjectId::kSize) {
-      return Status::InvalidArgument("an ObjectRef argument is not a valid object id");
-    }
     if (arg.is_ref) refs_->RefEscaped(ObjectId::FromBinary(arg.data));
   }
   // What the task holds while pending: refs passed (as arguments or inside them), and

@@ -44,6 +44,7 @@
 #include "runtime/api/raylet_connection.h"
 #include "runtime/api/reference_counter.h"
 #include "runtime/api/runtime_env.h"
+#include "runtime/api/task_spec_rules.h"
 #include "runtime/ids/ids.h"
 #include "runtime/scheduler/task_durations.h"
 #include "runtime/serialization/protocol.h"
@@ -60,14 +61,7 @@ class TaskSubmitter {
 
   // Tasks from now on belong to `job`.
   void SetJob(const JobId& job) { job_ = job; }
-  // What this process's submissions inherit unless they set their own: the runtime
-  // environment (canonical; "": none) and the placement group that captures them
-  // (TaskRequest::placement_group_capture_child_tasks; "": none).
-  struct Inherited {
-    std::string runtime_env;
-    std::string capture_group;
-    bool actors_detached = false;  // the job's default_actor_lifetime is DETACHED
-  };
+  // What this process's submissions inherit unless they set their own.
   void SetInherited(Inherited inherited) { inherited_ = std::move(inherited); }
   // Submits a plugin's TaskRequest (msgpack) for the plugin with content hash
   // `plugin`; returns the ids of the task's results.
@@ -79,9 +73,6 @@ class TaskSubmitter {
   // process for each environment: a working_dir changed after its first use is not
   // shipped again. `what` names the task for errors.
   Result<RuntimeEnv> Shipped(const std::string& runtime_env, const std::string& what);
-  // A task or actor in a placement group: checks its group and bundle and renames its
-  // resources to the bundle's (scheduler/bundle_resources.h).
-  static Status InPlacementGroup(protocol::TaskSpec& spec);
   struct DirectCall {
     std::string function;
     std::vector<ObjectId> returns;
