@@ -1,20 +1,43 @@
 #include "runtime/raylet/bundle_book.h"
 
+#include "runtime/scheduler/bundle_resources.h"
+
 namespace ray::raylet {
 
-bool BundleBook::HoldsGroup(const std::string& pg_id) const {
-  for (const auto& [key, resources] : held_) {
-    if (key.first == pg_id) return true;
+bool BundleBook::LastOfGroup(const Key& key) const {
+  for (const auto& [other, resources] : held_) {
+    if (other.first == key.first && other != key) return false;
   }
-  return false;
+  return true;
 }
 
-std::optional<scheduler::ResourceSet> BundleBook::Release(const Key& key) {
+bool BundleBook::Reserve(const Key& key, const ResourceSet& resources, ResourceSet& total,
+                         ResourceSet& available) {
+  if (!available.Contains(resources)) {
+    Refused(key);
+    return false;
+  }
+  available.Subtract(resources);
+  ResourceSet renamed = scheduler::BundleReservation(resources, key.first, key.second);
+  total.Add(renamed);
+  available.Add(renamed);
+  held_[key] = resources;
+  return true;
+}
+
+std::optional<scheduler::ResourceSet> BundleBook::Release(const Key& key, ResourceSet& total,
+                                                          ResourceSet& available) {
   auto it = held_.find(key);
   if (it == held_.end()) return std::nullopt;
-  ResourceSet resources = std::move(it->second);
+  ResourceSet original = std::move(it->second);
   held_.erase(it);
-  return resources;
+  ResourceSet renamed = scheduler::BundleReservation(original, key.first, key.second);
+  total.Subtract(renamed);
+  total.DropZerosOf(renamed);
+  available.Subtract(renamed);
+  available.Add(original);
+  available.DropZerosOf(renamed);
+  return original;
 }
 
 std::vector<BundleBook::Key> BundleBook::Held() const {

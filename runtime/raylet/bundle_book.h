@@ -3,9 +3,10 @@
 // resources as its group asked (the node's total and free resources carry their
 // renamed form, see scheduler/bundle_resources.h), the bundles it was asked to hold
 // but could not (the GCS places them again), and the version of the GCS's groups it
-// last heard. The raylet reserves and releases the resources; this keeps the book.
+// last heard. Reserving and releasing a bundle moves the node's resources (its total
+// and free ones, which the raylet keeps) between their plain and renamed forms.
 //
-// Pure bookkeeping: no sockets, no clock; the raylet owns one (not thread-safe).
+// Pure: no sockets, no clock; the raylet owns one (not thread-safe).
 
 #include <cstdint>
 #include <map>
@@ -25,12 +26,18 @@ class BundleBook {
   using ResourceSet = scheduler::ResourceSet;
 
   bool Holds(const Key& key) const { return held_.count(key) > 0; }
-  // Whether a bundle of group `pg_id` is held.
-  bool HoldsGroup(const std::string& pg_id) const;
-  void Reserved(const Key& key, ResourceSet resources) { held_[key] = std::move(resources); }
-  // The bundle's resources as its group asked, and it is held no more; nullopt if it
-  // was not held.
-  std::optional<ResourceSet> Release(const Key& key);
+  // Whether releasing `key` (held) leaves no bundle of its group here.
+  bool LastOfGroup(const Key& key) const;
+  // Reserves bundle `key` (not held) of `resources` on a node with resources `total`,
+  // `available` free: they leave `available`, and their renamed form joins both. If
+  // `available` does not hold them, nothing changes and the bundle is refused (taken
+  // meanwhile: the GCS places it again): false.
+  bool Reserve(const Key& key, const ResourceSet& resources, ResourceSet& total,
+               ResourceSet& available);
+  // Releases bundle `key`: its renamed form leaves `total` and `available` (what the
+  // workers in it held is back in `available` already), and its resources as its
+  // group asked return to `available`. Returns those; nullopt if it was not held.
+  std::optional<ResourceSet> Release(const Key& key, ResourceSet& total, ResourceSet& available);
   // The bundles held, in key order; those held that `wanted` does not name.
   std::vector<Key> Held() const;
   std::vector<Key> NotIn(const std::map<Key, ResourceSet>& wanted) const;

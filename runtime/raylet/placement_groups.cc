@@ -3,6 +3,7 @@
 // API's calls), and the tasks and actors that wait for a group.
 
 #include "runtime/raylet/raylet_impl.h"
+#include "runtime/raylet/group_tasks.h"
 #include "runtime/scheduler/bundle_resources.h"
 
 namespace ray::raylet {
@@ -34,17 +35,9 @@ void Raylet::SyncBundles(bool again) {
   for (const auto& [key, resources] : wanted) {
     if (bundles_.Holds(key)) continue;
     changed = true;
-    if (!available_.Contains(resources)) {
-      bundles_.Refused(key);  // taken meanwhile: the GCS places it again
-      continue;
-    }
-    available_.Subtract(resources);
-    ResourceSet renamed = scheduler::BundleReservation(resources, key.first, key.second);
     ResourceSet total = placement_.local_total();
-    total.Add(renamed);
+    if (!bundles_.Reserve(key, resources, total, available_)) continue;  // refused
     placement_.SetLocalTotal(std::move(total));
-    available_.Add(renamed);
-    bundles_.Reserved(key, resources);
     RAY_LOG_INFO("reserved bundle {} of placement group {}: {}", key.second, key.first,
                  resources.ToString());
   }
@@ -55,13 +48,10 @@ void Raylet::SyncBundles(bool again) {
 }
 
 void Raylet::ReleaseBundle(const BundleKey& key) {
-  std::optional<ResourceSet> held = bundles_.Release(key);
-  if (!held) return;
-  const ResourceSet original = std::move(*held);
-  ResourceSet renamed = scheduler::BundleReservation(original, key.first, key.second);
+  if (!bundles_.Holds(key)) return;
   RAY_LOG_INFO("released bundle {} of placement group {}", key.second, key.first);
   std::deque<TaskSpec> again;  // placed once the bundle's resources are gone
-  if (!bundles_.HoldsGroup(key.first)) {
+  if (bundles_.LastOfGroup(key)) {
     // The group is gone from this node: what runs in it dies (Ray kills the actors
     // and fails the tasks of a removed group), what waits for it waits again.
     std::string why = "its placement group " + key.first + " was removed";
@@ -94,12 +84,8 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
     });
   }
   ResourceSet total = placement_.local_total();
-  total.Subtract(renamed);
-  total.DropZerosOf(renamed);
+  bundles_.Release(key, total, available_);
   placement_.SetLocalTotal(std::move(total));
-  available_.Subtract(renamed);
-  available_.Add(original);
-  available_.DropZerosOf(renamed);
   for (auto& t : again) Place(std::move(t), /*may_forward=*/true);
 }
 
@@ -124,47 +110,12 @@ void Raylet::CheckGroupTasks() {
   for (const auto& pg : *groups) by_id[pg.pg_id] = &pg;
   // Those whose group is gone, or whose bundle cannot hold them, fail and go.
   infeasible_.EraseIf([&](const TaskSpec& t) {
-    const std::string& id = t.placement_group_id;
-    if (id.empty()) return false;
-    bool actor = t.kind == ri::kActorCreation;
-    std::string what = fmt::format("{} {}", actor ? "actor" : "task", t.function);
-    auto it = by_id.find(id);
-    if (it == by_id.end() || it->second->state == gcs::kPgRemoved) {
-      FailUnplaceable(t, actor ? "ActorPlacementGroupRemoved" : "TaskPlacementGroupRemoved",
-                      it == by_id.end()
-                          ? fmt::format("{} cannot run: no placement group {}", what, id)
-                          : fmt::format("{} cannot run: its placement group {} was removed ({})",
-                                        what, id, it->second->detail));
-      return true;
-    }
-    const auto& pg = *it->second;
-    if (t.bundle_index >= static_cast<int32_t>(pg.bundles.size())) {
-      FailUnplaceable(t, actor ? "ActorUnschedulableError" : "TaskUnschedulableError",
-                      fmt::format("{}: bundle index {} is out of range (placement group {} has "
-                                  "{} bundles)",
-                                  what, t.bundle_index, id, pg.bundles.size()));
-      return true;
-    }
-    // What it asks of the bundle must fit the bundle (any bundle, for index -1).
-    ResourceSet ask = ResourceSet::FromDoubles(
-        scheduler::RequestInBundle(t.resources, id, t.bundle_index));
-    bool fits = false;
-    for (size_t i = 0; i < pg.bundles.size(); ++i) {
-      if (t.bundle_index >= 0 && static_cast<size_t>(t.bundle_index) != i) continue;
-      fits |= ResourceSet::FromDoubles(pg.bundles[i]).Contains(ask);
-    }
-    if (!fits) {
-      std::string bundle = t.bundle_index >= 0
-                               ? fmt::format("bundle {} ({})", t.bundle_index,
-                                             ResourceSet::FromDoubles(pg.bundles[t.bundle_index])
-                                                 .ToString())
-                               : std::string("any of its bundles");
-      FailUnplaceable(t, actor ? "ActorUnschedulableError" : "TaskUnschedulableError",
-                      fmt::format("{} requires {}, more than {} of placement group {} reserves",
-                                  what, ask.ToString(), bundle, id));
-      return true;
-    }
-    return false;
+    if (t.placement_group_id.empty()) return false;
+    auto it = by_id.find(t.placement_group_id);
+    auto never = WhyNeverInGroup(t, it == by_id.end() ? nullptr : it->second);
+    if (!never) return false;
+    FailUnplaceable(t, never->type, never->why);
+    return true;
   });
 }
 
