@@ -36,6 +36,33 @@ void Raylet::SubmitActorTask(TaskSpec t) {
   PumpActor(*a);
 }
 
+void Raylet::OnActorTaskDone(Client& w, const protocol::TaskDone& done) {
+  Actor* a = actors_.Find(w.actor_id);
+  if (!a) return;
+  Actor& actor = *a;
+  if (actor.state != Actor::kAlive) {  // the creation task finished
+    bool failed = !done.returns.empty() &&
+                  done.returns[0].state == static_cast<uint8_t>(ObjectState::kError);
+    w.running.reset();
+    if (failed) {
+      const StoredObject* o = objects_.Find(done.returns[0].id);
+      std::string why = o ? ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message : "";
+      OnActorDied(w.actor_id, "the actor's constructor failed: " + why);
+      pool_->Kill(w.peer);
+      w.state = Client::kStarting;  // never reused; its exit is not the actor's death again
+      return;
+    }
+    actor.state = Actor::kAlive;
+    RecordActor(w.actor_id, actor);
+    PumpActor(actor);
+    return;
+  }
+  // (A concurrent actor's calls may end out of order.)
+  auto call = std::find_if(actor.inflight.begin(), actor.inflight.end(),
+                           [&](const TaskSpec& t) { return t.task_id == done.task_id; });
+  if (call != actor.inflight.end()) actor.inflight.erase(call);
+}
+
 void Raylet::PumpActor(Actor& a) {
   if (a.state != Actor::kAlive || a.head_waiter) return;
   Client* w = clients_.Find(a.worker);

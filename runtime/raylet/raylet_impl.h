@@ -270,6 +270,9 @@ class Raylet {
 
   // --- actors
   void SubmitActorTask(TaskSpec t);
+  // Actor worker `w` ran `done`: its creation task (the actor is alive, or its
+  // constructor failed) or one of its calls.
+  void OnActorTaskDone(Client& w, const protocol::TaskDone& done);
   void PumpActor(Actor& a);
   void OnActorDied(const ActorId& actor_id, const std::string& cause);
   // The actors a dead worker created (its `owned_actors`, here or on other nodes)

@@ -252,34 +252,9 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
 
   if (c.state == Client::kActor) {
-    Actor* a = actors_.Find(c.actor_id);
-    if (!a) return;
-    Actor& actor = *a;
-    if (actor.state != Actor::kAlive) {  // the creation task finished
-      bool failed = !msg->returns.empty() &&
-                    msg->returns[0].state == static_cast<uint8_t>(ObjectState::kError);
-      c.running.reset();
-      if (failed) {
-        const StoredObject* o = objects_.Find(msg->returns[0].id);
-        std::string why =
-            o ? ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message : "";
-        OnActorDied(c.actor_id, "the actor's constructor failed: " + why);
-        pool_->Kill(c.peer);
-        c.state = Client::kStarting;  // never reused; its exit is not the actor's death again
-        return;
-      }
-      actor.state = Actor::kAlive;
-      RecordActor(c.actor_id, actor);
-      PumpActor(actor);
-      return;
-    }
-    // (A concurrent actor's calls may end out of order.)
-    auto done = std::find_if(actor.inflight.begin(), actor.inflight.end(),
-                             [&](const TaskSpec& t) { return t.task_id == msg->task_id; });
-    if (done != actor.inflight.end()) actor.inflight.erase(done);
+    OnActorTaskDone(c, *msg);
     return;
   }
-
   if (!c.running || c.running->task_id != msg->task_id) {
     RAY_LOG_WARN("worker {} reported task {} it was not running", Hex(c.peer), msg->task_id.Hex());
     return;
