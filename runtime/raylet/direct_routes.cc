@@ -45,7 +45,7 @@ std::optional<protocol::ActorRouteReply> DirectRoutes::ActorRoute(const Client& 
     }
     uint64_t ask =
         asks_.Open({caller.peer, req, actor_id, a.remote_node, node_.clock.MonoMillis()});
-    node_.peers->Tell(a.remote_node, MessageType::kRouteAsk,
+    Tell(a.remote_node, MessageType::kRouteAsk,
                       protocol::RouteAsk{ask, actor_id, caller.peer, node_.node_id});
     return std::nullopt;
   }
@@ -79,7 +79,7 @@ void DirectRoutes::OnRouteAsk(const protocol::RouteAsk& ask) {
       return;
     }
   }
-  node_.peers->Tell(ask.origin_node, MessageType::kRouteAnswer, answer);
+  Tell(ask.origin_node, MessageType::kRouteAnswer, answer);
 }
 
 void DirectRoutes::OnRouteAnswer(const protocol::RouteAnswer& answer) {
@@ -154,7 +154,7 @@ std::optional<protocol::LeaseReply> DirectRoutes::RemoteLease(const Client& call
   // (Counted against the node's room until its reports show the lease: one caller's
   // asks in a burst, or several callers', do not all go to one node on one report.)
   node_.placement.Charge(*node, need, now, "lease " + std::to_string(ask));
-  node_.peers->Tell(*node, MessageType::kLeaseAsk,
+  Tell(*node, MessageType::kLeaseAsk,
                     protocol::LeaseAsk{ask, msg, caller.peer, node_.node_id});
   return std::nullopt;
 }
@@ -201,7 +201,7 @@ void DirectRoutes::OnLeaseAsk(const protocol::LeaseAsk& ask) {
     }
     answer.endpoint = w->tcp_endpoint;
   }
-  node_.peers->Tell(ask.origin_node, MessageType::kLeaseAnswer, answer);
+  Tell(ask.origin_node, MessageType::kLeaseAnswer, answer);
 }
 
 void DirectRoutes::OnTcpEndpoint(Client& c, const std::string& endpoint) {
@@ -214,7 +214,7 @@ void DirectRoutes::OnTcpEndpoint(Client& c, const std::string& endpoint) {
           "nodes go through the raylets");
     }
     for (const auto& ask : std::exchange(c.route_asks, {})) {
-      node_.peers->Tell(ask.origin_node, MessageType::kRouteAnswer,
+      Tell(ask.origin_node, MessageType::kRouteAnswer,
                         protocol::RouteAnswer{ask.ask, "", 0});
     }
     EndWaitingLeaseAnswer(c);
@@ -230,7 +230,7 @@ void DirectRoutes::OnTcpEndpoint(Client& c, const std::string& endpoint) {
     } else {
       answer.outcome = protocol::LeaseReply::kNotNow;  // that lease is over: ask again
     }
-    node_.peers->Tell(node, MessageType::kLeaseAnswer, answer);
+    Tell(node, MessageType::kLeaseAnswer, answer);
   }
 }
 
@@ -238,7 +238,7 @@ void DirectRoutes::WorkerGone(Client& w, const std::string& cause) {
   EndWaitingLeaseAnswer(w);
   if (w.leased_to.empty() || w.leased_from.empty()) return;
   // (The caller's node knows the worker by its tcp endpoint.)
-  node_.peers->Tell(w.leased_from, MessageType::kPeerLeaseGone,
+  Tell(w.leased_from, MessageType::kPeerLeaseGone,
                     protocol::PeerLeaseGone{w.leased_to, {w.tcp_endpoint, cause}});
 }
 
@@ -247,7 +247,7 @@ void DirectRoutes::EndWaitingLeaseAnswer(Client& w) {
     auto& [node, answer] = *waiting;
     answer.outcome = protocol::LeaseReply::kNotNow;
     answer.endpoint.clear();
-    node_.peers->Tell(node, MessageType::kLeaseAnswer, answer);
+    Tell(node, MessageType::kLeaseAnswer, answer);
   }
 }
 

@@ -7,11 +7,11 @@
 // flight and what they granted.
 //
 // The raylet loop owns one (not thread-safe). It reads and updates the raylet's
-// clients, actors and placement, leases local workers through LocalLeases, talks to
-// other nodes through the ObjectManager, and queues replies in the outbox.
+// clients, actors and placement, leases local workers through LocalLeases, tells
+// other nodes through Node::tell (the peer link), and queues replies in the outbox.
 
 #include <cstdint>
-#include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -20,7 +20,6 @@
 #include "runtime/raylet/actor_directory.h"
 #include "runtime/raylet/client_table.h"
 #include "runtime/raylet/local_leases.h"
-#include "runtime/raylet/object_manager.h"
 #include "runtime/raylet/outbox.h"
 #include "runtime/raylet/remote_asks.h"
 #include "runtime/raylet/remote_nodes.h"
@@ -40,7 +39,9 @@ class DirectRoutes {
     scheduler::Placement& placement;
     const ResourceSet& available;
     LocalLeases& leases;
-    std::unique_ptr<ObjectManager>& peers;  // set once the raylet listens
+    // Sends a frame to node `node_id` over the peer link (ObjectManager::Tell); false
+    // (dropped) if its address is unknown.
+    std::function<bool(const std::string& node_id, const std::string& frame)> tell;
     Outbox& outbox;
     const Clock& clock;
   };
@@ -93,6 +94,10 @@ class DirectRoutes {
   // Answers an ask as refused: "through the raylet" (route asks) or "not now" (lease
   // asks; "busy" for a spillback).
   void AnswerAskNotNow(const RemoteAsks::Ask& ask);
+  template <typename T>
+  bool Tell(const std::string& node_id, protocol::MessageType type, const T& body) {
+    return node_.tell(node_id, protocol::Encode(type, 0, body));
+  }
 
   Node node_;
   RemoteAsks asks_;

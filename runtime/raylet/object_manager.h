@@ -100,8 +100,12 @@ class ObjectManager {
   // kPeerActorGone, kPeerHolds, ...); false (dropped) if the peer's address is unknown.
   template <typename T>
   bool Tell(const std::string& node_id, protocol::MessageType type, const T& body) {
+    return TellFrame(node_id, protocol::Encode(type, 0, body));
+  }
+  // The same, with the frame encoded already.
+  bool TellFrame(const std::string& node_id, const std::string& frame) {
     auto* d = DealerFor(node_id);
-    if (d) d->Send(protocol::Encode(type, 0, body));
+    if (d) d->Send(frame);
     return d != nullptr;
   }
   // Starts pulling `id` from `node_id`; false if a pull of it is already running.

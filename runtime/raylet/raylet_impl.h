@@ -144,7 +144,10 @@ class Raylet {
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
         placement_(ResourceSet::FromDoubles(o.resources)),
         routes_({node_id_.Binary(), clients_, actors_, remote_, placement_, available_, leases_,
-                 peers_, outbox_, clock_}),
+                 [this](const std::string& node, const std::string& frame) {
+                   return peers_->TellFrame(node, frame);
+                 },
+                 outbox_, clock_}),
         gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { SyncBundles(); }),
         reporter_(node_id_.Binary(), o.session_dir, clock_,
                   [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,

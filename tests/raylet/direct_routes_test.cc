@@ -1,18 +1,17 @@
-// DirectRoutes on the raylet's real tables; a ZeroMQ ROUTER in the test plays the
-// other node (what this node tells it arrives over a real ObjectManager connection).
+// DirectRoutes on the raylet's real tables; what it tells other nodes is kept, in
+// order, as the peer link would send it.
 
 #include "runtime/raylet/direct_routes.h"
 
 #include <gtest/gtest.h>
 
-#include <memory>
+#include <deque>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "runtime/base/clock.h"
-#include "runtime/transport/transport.h"
 #include "tests/raylet/sent_frames.h"
 #include "tests/test_util/named_ids.h"
 
@@ -22,23 +21,19 @@ namespace {
 using protocol::ActorRouteReply;
 using protocol::MessageType;
 
-constexpr const char* kToken = "routes-token";
-
 class DirectRoutesTest : public ::testing::Test {
  protected:
   DirectRoutesTest()
       : leases_({clients_, available_, ready_, outbox_, clock_, [](size_t) {}, [] {}}),
-        routes_({self_, clients_, actors_, remote_, placement_, available_, leases_, peers_,
+        routes_({self_, clients_, actors_, remote_, placement_, available_, leases_,
+                 [this](const std::string& node, const std::string& frame) {
+                   if (node != other_node_) return false;  // (no address known)
+                   told_.push_back(frame);
+                   return true;
+                 },
                  outbox_, clock_}) {}
 
-  void SetUp() override {
-    auto endpoint = other_.Bind("tcp://127.0.0.1:*");
-    ASSERT_TRUE(endpoint.ok());
-    peers_ = std::make_unique<ObjectManager>(NodeId::FromBinary(self_), kToken, "t",
-                                             ObjectManager::Handlers{}, clock_);
-    peers_->SetPeerAddress(other_node_, *endpoint);
-    clients_.AddDriver("caller", 7, test_util::JobNamed("job"));
-  }
+  void SetUp() override { clients_.AddDriver("caller", 7, test_util::JobNamed("job")); }
 
   // An actor alive here on worker "w1" (which listens on `tcp`, if given).
   Actor& LocalActor(const std::string& tcp = "") {
@@ -55,14 +50,15 @@ class DirectRoutesTest : public ::testing::Test {
     return a;
   }
 
-  // The next frame of type `type` the other node received (others skipped), or
-  // nullopt after 5 s.
+  // The body of the next frame of type `type` told to the other node (those before
+  // it skipped), or nullopt if none was.
   std::optional<std::string> ToOtherNode(MessageType type) {
-    for (int i = 0; i < 50; ++i) {
-      while (auto in = other_.Recv(100)) {
-        auto env = protocol::DecodeEnvelope(in->frame);
-        if (env.ok() && env->type == type) return std::string(env->body);
-      }
+    while (!told_.empty()) {
+      std::string frame = std::move(told_.front());
+      told_.pop_front();
+      auto env = protocol::DecodeEnvelope(frame);
+      EXPECT_TRUE(env.ok());
+      if (env.ok() && env->type == type) return std::string(env->body);
     }
     return std::nullopt;
   }
@@ -81,8 +77,7 @@ class DirectRoutesTest : public ::testing::Test {
   scheduler::Placement placement_{ResourceSet::FromDoubles({{"CPU", 2}})};
   scheduler::LocalTaskQueue ready_;
   Outbox outbox_;
-  std::unique_ptr<ObjectManager> peers_;
-  transport::Router other_;
+  std::deque<std::string> told_;  // frames told to the other node, oldest first
   LocalLeases leases_;
   DirectRoutes routes_;
 };
