@@ -72,10 +72,14 @@ Status CompleteSpec(protocol::TaskSpec& spec, const Inherited& inherited) {
   }
   if (spec.kind == ri::kActorTask) {
     spec.runtime_env.clear();  // it runs in its actor's
-  } else if (spec.runtime_env.empty()) {
+  } else if (!HasOwnRuntimeEnv(spec)) {
     spec.runtime_env = inherited.runtime_env;  // the job's (or parent's), canonical already
   }
   return Status::Ok();
+}
+
+bool HasOwnRuntimeEnv(const protocol::TaskSpec& spec) {
+  return spec.kind != ri::kActorTask && !spec.runtime_env.empty();
 }
 
 }  // namespace ray::core

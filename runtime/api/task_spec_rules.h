@@ -26,9 +26,13 @@ struct Inherited {
 // completes it: the job's actor lifetime, the group that captures it, its resources
 // renamed to its bundle's (scheduler/bundle_resources.h). An actor call runs in its
 // actor's runtime environment, a task or actor without its own in the inherited one;
-// one with its own is left for the caller to ship and merge. The error names the task
-// and what is wrong; nothing is changed that the caller must undo.
+// one with its own (HasOwnRuntimeEnv) is left for the caller to ship and merge. The
+// error says what is wrong (and names the task, where it is one task's setting).
 Status CompleteSpec(protocol::TaskSpec& spec, const Inherited& inherited);
+
+// Whether `spec`, as the plugin asked for it, sets its own runtime environment (an
+// actor call never does: it runs in its actor's).
+bool HasOwnRuntimeEnv(const protocol::TaskSpec& spec);
 
 // A task or actor in a placement group: checks its group id and bundle index and
 // renames its resources to the bundle's.

@@ -75,7 +75,7 @@ Result<std::vector<ObjectId>> TaskSubmitter::Submit(const std::string& plugin,
   protocol::TaskSpec spec;
   static_cast<ri::TaskRequest&>(spec) = std::move(req).value();  // the spec embeds it
   // (Checked before anything is put or registered for it.)
-  const bool own_env = spec.kind != ri::kActorTask && !spec.runtime_env.empty();
+  const bool own_env = HasOwnRuntimeEnv(spec);
   RAY_RETURN_IF_ERROR(CompleteSpec(spec, inherited_));
   const TaskId task = NewTaskId(job_, node_);
   spec.task_id = task;

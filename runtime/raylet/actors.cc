@@ -98,12 +98,15 @@ void Raylet::OnActorDied(const ActorId& actor_id, const std::string& cause) {
   NotifyDirectCallers(actor_id, a, cause);
   // Calls that were running or sent run again on the restarted actor while they have
   // retries left; the others fail.
-  Actor::Lost lost = a.Die(/*restart=*/!JobOver(a.creation) && a.MayRestart(), cause);
+  // (The calls fail once the actor's state says it restarts or died: a failed call's
+  // result may be an argument of a call queued on it.)
+  const bool restart = !JobOver(a.creation) && a.MayRestart();
+  Actor::Lost lost = a.Die(restart, cause);
   for (const auto& t : lost.running) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} did not finish: {}", t.function, cause));
   }
-  if (a.state == Actor::kRestarting) {
+  if (restart) {
     RAY_LOG_WARN("restarting actor {} ({} of {}): {}", actor_id.Hex(), a.restarts,
                  a.creation.max_restarts, cause);
     OnArgsReady(a.creation);

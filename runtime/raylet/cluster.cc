@@ -584,32 +584,27 @@ void Raylet::RebuildObjectsOf(const std::string& node_id) {
   std::vector<std::string> bins;
   for (const ObjectId& id : lost) bins.push_back(id.Binary());
   auto where = gcs_.GetObjectLocations(bins);
-  std::set<TaskId> rerun;
-  size_t rebuilt = 0, gone = 0;
+  scheduler::LostObjects nowhere;
   for (size_t i = 0; i < lost.size(); ++i) {
     const ObjectId& id = lost[i];
     if (where.ok() && i < where->size() && !(*where)[i].empty()) {
       if (objects_.Awaited(id)) remote_.Unlocated(id);
       continue;
     }
-    // Lineage reconstruction: the task that made it runs again (its arguments lost
-    // with the node are made again the same way), as long as it has retries left.
-    TaskSpec* t = remote_.LineageOf(id);
-    scheduler::Recovery r = scheduler::RecoverFromDeadNode(id, t, node_id);
-    if (r.action == scheduler::Recovery::kRunAgain) {
-      ++rebuilt;
-      if (!rerun.insert(t->task_id).second) continue;
-      RAY_LOG_INFO("object {} was lost with node {}: running task {} ({}) again to make it",
-                   id.Hex(), Hex(node_id), t->task_id.Hex(), t->function);
-      RunAgainToMake(*t);
-      continue;
-    }
-    ++gone;
-    StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
-                                 "object " + id.Hex() + " " + r.why, "", ""});
+    nowhere.emplace_back(id, remote_.LineageOf(id));
   }
-  RAY_LOG_WARN("node {} died with {} objects known here: {} being made again, {} lost",
-               Hex(node_id), lost.size(), rebuilt, gone);
+  // Lineage reconstruction: the tasks that made them run again (their arguments lost
+  // with the node are made again the same way), as long as they have retries left.
+  scheduler::DeadNodeRecovery r = scheduler::RecoverFromDeadNode(nowhere, node_id);
+  for (const auto& [id, lineage] : r.run_again) {
+    RunAgainToMake(id, "was lost with node " + Hex(node_id), *remote_.LineageOf(id));
+  }
+  for (const auto& [id, why] : r.lost) {
+    StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError", "object " + id.Hex() + " " + why,
+                                 "", ""});
+  }
+  RAY_LOG_WARN("node {} died with {} objects known here: {} made again, {} lost",
+               Hex(node_id), lost.size(), nowhere.size() - r.lost.size(), r.lost.size());
 }
 
 void Raylet::RunAgain(TaskSpec t) {
@@ -617,7 +612,9 @@ void Raylet::RunAgain(TaskSpec t) {
   Place(std::move(t), /*may_forward=*/true);
 }
 
-void Raylet::RunAgainToMake(TaskSpec& lineage) {
+void Raylet::RunAgainToMake(const ObjectId& id, const std::string& why, TaskSpec& lineage) {
+  RAY_LOG_INFO("object {} {}: running task {} ({}) again to make it", id.Hex(), why,
+               lineage.task_id.Hex(), lineage.function);
   protocol::TakeRetry(lineage);  // (the policy checked that one is left)
   RunAgain(lineage);
 }
@@ -626,7 +623,7 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
   scheduler::ObjectFacts facts;
   facts.self = node_id_.Binary();
   facts.rebuilding = remote_.IsRebuilding(id.Task());
-  TaskSpec* lineage = remote_.LineageOf(id);
+  TaskSpec* lineage = id.IsPut() ? nullptr : remote_.LineageOf(id);
   facts.lineage = lineage;
   if (id.IsPut()) {
     facts.putter = placement_.NodeWithPrefix(HomeTag(id));
@@ -643,9 +640,7 @@ std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_go
     case scheduler::Recovery::kWait: return std::nullopt;
     case scheduler::Recovery::kLost: return std::move(r.why);
     case scheduler::Recovery::kRunAgain:
-      RAY_LOG_INFO("object {} has no copy left on a live node: running task {} ({}) again to make it",
-                   id.Hex(), lineage->task_id.Hex(), lineage->function);
-      RunAgainToMake(*lineage);
+      RunAgainToMake(id, "has no copy left on a live node", *lineage);
       return std::nullopt;
     case scheduler::Recovery::kAskOwner:
       if (peers_->Pull(id, *facts.owner)) {

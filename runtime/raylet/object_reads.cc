@@ -1,5 +1,7 @@
 #include "runtime/raylet/object_reads.h"
 
+#include <algorithm>
+
 #include "runtime/base/logging.h"
 
 namespace ray::raylet {
@@ -53,11 +55,12 @@ bool ObjectReads::AwaitRestore(const std::shared_ptr<Waiter>& w) {
   for (const ObjectId& id : w->ids) {
     const StoredObject* o = node_.objects.Find(id);
     if (!o || o->state != ObjectState::kShared || !node_.store.Spilled(id)) continue;
-    if (id == failed_restore_) continue;  // PayloadOf says why
+    if (unrestorable_.count(id)) continue;  // PayloadOf says why
     Status st = node_.store.StartRestore(id);
     node_.drop_evicted();
     if (st.code() != StatusCode::kUnavailable) continue;  // here now, or PayloadOf says why not
-    restoring_[id].push_back(w);
+    auto& readers = restoring_[id];
+    if (std::find(readers.begin(), readers.end(), w) == readers.end()) readers.push_back(w);
     pending = true;
   }
   return pending;
@@ -67,15 +70,13 @@ void ObjectReads::OnStoreIo() {
   for (const auto& r : node_.store.CompleteIo()) {
     if (!r.status.ok()) {
       RAY_LOG_WARN("restoring object {} failed: {}", r.id.Hex(), r.status.message());
-      failed_restore_ = r.id;  // its readers get the error, not another restore
+      unrestorable_.insert(r.id);  // its readers get the error, not another restore
     }
     auto it = restoring_.find(r.id);
-    if (it != restoring_.end()) {
-      auto readers = std::move(it->second);
-      restoring_.erase(it);
-      for (const auto& w : readers) Complete(w);
-    }
-    failed_restore_.reset();
+    if (it == restoring_.end()) continue;
+    auto readers = std::move(it->second);
+    restoring_.erase(it);
+    for (const auto& w : readers) Complete(w);
   }
 }
 
@@ -88,6 +89,7 @@ ObjectPayload ObjectReads::PayloadOf(const ObjectId& id) {
     Status restored = node_.store.Restore(id);
     node_.drop_evicted();
     o = node_.objects.Find(id);  // restoring may have evicted others, never this one
+    if (restored.ok()) unrestorable_.erase(id);
     if (!restored.ok()) {
       p.state = static_cast<uint8_t>(ObjectState::kError);
       p.data = ri::Pack(ri::ErrorInfo{

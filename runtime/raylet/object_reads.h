@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -71,9 +71,9 @@ class ObjectReads {
   Node node_;
   // Readers of objects being restored from disk, by object.
   std::unordered_map<ObjectId, std::vector<std::shared_ptr<Waiter>>, IdHash> restoring_;
-  // The object whose restore just failed, while its readers are answered (with the
-  // error: a restore that failed is not started again for them).
-  std::optional<ObjectId> failed_restore_;
+  // Objects whose background restore failed: their readers are answered with the
+  // error (PayloadOf tries once more, in the loop), not left to restore them again.
+  std::unordered_set<ObjectId, IdHash> unrestorable_;
 };
 
 }  // namespace ray::raylet

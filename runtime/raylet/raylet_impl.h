@@ -31,7 +31,7 @@
 //   raylet/remote_asks.h          routes and leases asked of other nodes, and granted
 //   raylet/direct_routes.h        routes to actors and leases across nodes, both sides
 // The class's own code is split by concern:
-//   raylet.cc      the loop, clients, objects and waiters
+//   raylet.cc      the loop, clients, objects stored here, Get, Wait and Put
 //   lifetime.cc    who holds objects, here and on other nodes; freeing them
 //   scheduling.cc  tasks, workers and leases on this node
 //   actors.cc      actors on this node, and actors elsewhere killed from here
@@ -347,9 +347,9 @@ class Raylet {
   // Runs task `t`, sent from here before, again to make results that were lost (it is
   // not run again for them until it ends or goes to a node: RemoteNodes::Rebuilding).
   void RunAgain(TaskSpec t);
-  // Runs the task of `lineage` (kept in remote_) again to make its lost results, one
-  // retry used.
-  void RunAgainToMake(TaskSpec& lineage);
+  // Runs the task of `lineage` (kept in remote_) again to make its lost result `id`
+  // (which `why`, logged), one retry used.
+  void RunAgainToMake(const ObjectId& id, const std::string& why, TaskSpec& lineage);
   // Object `id`, awaited here, has no copy on a live node (as the GCS knows): carries
   // out what scheduler/lost_objects.h decides (its task runs again, its owner is asked
   // for it). `copies_gone`: the GCS listed only dead nodes, or a node answered that it

@@ -1,5 +1,7 @@
 #include "runtime/scheduler/lost_objects.h"
 
+#include <unordered_set>
+
 #include "runtime/base/hex.h"
 
 namespace ray::scheduler {
@@ -8,6 +10,11 @@ namespace {
 
 Recovery Lost(std::string why) { return {Recovery::kLost, std::move(why)}; }
 
+// Whether `lineage` (the task that makes `id`, kept here) can make `id` again.
+bool HasLineage(const ObjectId& id, const protocol::TaskSpec* lineage) {
+  return lineage && !id.IsPut();
+}
+
 }  // namespace
 
 Recovery RecoverObject(const ObjectId& id, const ObjectFacts& f) {
@@ -15,7 +22,7 @@ Recovery RecoverObject(const ObjectId& id, const ObjectFacts& f) {
   // Its lineage is here: made again, lazily, now that someone waits for it. (Its
   // arguments, if they have no copy left either, are made again in turn when the task
   // waits for them, or another node pulls them from here.)
-  if (f.lineage && !id.IsPut()) {
+  if (HasLineage(id, f.lineage)) {
     if (f.lineage->max_retries == 0) {
       return Lost("has no copy left on a live node, and its task " + f.lineage->function +
                   " has no retries left to make it again");
@@ -46,14 +53,23 @@ Recovery RecoverObject(const ObjectId& id, const ObjectFacts& f) {
   return {};
 }
 
-Recovery RecoverFromDeadNode(const ObjectId& id, const protocol::TaskSpec* lineage,
-                             const std::string& dead) {
-  if (lineage && !id.IsPut() && lineage->max_retries != 0) return {Recovery::kRunAgain, ""};
-  std::string why = lineage && !id.IsPut()
-                        ? ", and its task " + lineage->function + " has no retries left"
-                    : id.IsPut() ? " (a put object: it cannot be made again)"
-                                 : " (its task was not submitted on this node)";
-  return Lost("was only on node " + ToHex(dead) + ", which died" + why);
+DeadNodeRecovery RecoverFromDeadNode(const LostObjects& objects, const std::string& dead) {
+  DeadNodeRecovery out;
+  std::unordered_set<TaskId, IdHash> again;
+  for (const auto& [id, lineage] : objects) {
+    if (HasLineage(id, lineage) && again.count(lineage->task_id)) continue;  // runs already
+    if (HasLineage(id, lineage) && lineage->max_retries != 0) {
+      again.insert(lineage->task_id);
+      out.run_again.emplace_back(id, lineage);
+      continue;
+    }
+    std::string why = HasLineage(id, lineage)
+                          ? ", and its task " + lineage->function + " has no retries left"
+                      : id.IsPut() ? " (a put object: it cannot be made again)"
+                                   : " (its task was not submitted on this node)";
+    out.lost.emplace_back(id, "was only on node " + ToHex(dead) + ", which died" + why);
+  }
+  return out;
 }
 
 }  // namespace ray::scheduler

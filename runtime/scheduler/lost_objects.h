@@ -10,6 +10,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/ids/ids.h"
 #include "runtime/serialization/protocol.h"
@@ -50,9 +52,16 @@ struct Recovery {
 // The decision for object `id`, awaited here, that has no copy on a live node.
 Recovery RecoverObject(const ObjectId& id, const ObjectFacts& facts);
 
-// The decision for object `id`, whose only copy was on node `dead` (it died), when no
-// other node holds one: kRunAgain or kLost (why, after "object <id> ").
-Recovery RecoverFromDeadNode(const ObjectId& id, const protocol::TaskSpec* lineage,
-                             const std::string& dead);
+// Objects whose only copies were on node `dead` (it died), each with the task that
+// makes it if that is kept here (null if not).
+using LostObjects = std::vector<std::pair<ObjectId, const protocol::TaskSpec*>>;
+struct DeadNodeRecovery {
+  // The tasks that run again, each once however many of its results were lost (one
+  // retry used), with the first of those results.
+  LostObjects run_again;
+  // The objects lost for good, and why (after "object <id> ").
+  std::vector<std::pair<ObjectId, std::string>> lost;
+};
+DeadNodeRecovery RecoverFromDeadNode(const LostObjects& objects, const std::string& dead);
 
 }  // namespace ray::scheduler

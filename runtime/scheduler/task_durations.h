@@ -2,7 +2,7 @@
 // How long a function's tasks run, as the workers that ran them report it
 // (TaskDone::run_us): whether its tasks are short enough to queue behind a busy
 // worker's running task instead of waiting for a free one. A caller keeps one per
-// lease shape (TaskSubmitter), a raylet one for the tasks it sends ahead (Pipeline).
+// lease shape (TaskSubmitter), a raylet one for the tasks it sends ahead (raylet/tasks_ahead.h).
 //
 // The estimate is a moving average that follows a faster run more quickly than a
 // slower one: a fresh worker's first run (page faults, lazy binding) does not keep a

@@ -119,7 +119,6 @@ TEST_F(CpuLendingTest, ALeasedWorkerTakesBackItsLeasesShape) {
   W().held = ResourceSet();
   available_ = kOneCpu;
   lending_.Blocked(W(), Request(2));
-  W().held = ResourceSet();
   lending_.Answered("w1", 2);
   EXPECT_EQ(Cpus(W().held), 0);
 }

@@ -217,5 +217,26 @@ TEST_F(ObjectReadsTest, AnObjectThatCannotBeRestoredIsAnErrorForItsReader) {
       << error.message;
 }
 
+TEST_F(ObjectReadsTest, AReaderOfObjectsOneOfWhichCannotBeRestoredGetsTheOthers) {
+  Put(Obj("a"), 100, 'a');
+  Put(Obj("b"), 100, 'b');  // spills a
+  Put(Obj("c"), 100, 'c');  // spills b
+  Settle();
+  ASSERT_TRUE(store_.Spilled(Obj("a")));
+  ASSERT_TRUE(store_.Spilled(Obj("b")));
+  ::unlink(object_store::SpillPath(dir_.path() + "/spill", store_.tag(), Obj("a")).c_str());
+  Get(Reader(Waiter::kGet, {Obj("a"), Obj("b")}));
+  Settle();
+  auto replies = GetReplies();
+  ASSERT_EQ(replies.size(), 1u) << "answered once, after b is back";
+  ASSERT_EQ(replies[0].objects.size(), 2u);
+  EXPECT_EQ(replies[0].objects[0].state, static_cast<uint8_t>(ObjectState::kError));
+  const protocol::ObjectPayload& b = replies[0].objects[1];
+  ASSERT_EQ(b.state, static_cast<uint8_t>(ObjectState::kShared));
+  auto mapped = object_store::MapSegment(b.shm_name, 100);
+  ASSERT_TRUE(mapped.ok());
+  EXPECT_EQ(std::string((*mapped)->data(), 100), std::string(100, 'b'));
+}
+
 }  // namespace
 }  // namespace ray::raylet

@@ -179,6 +179,24 @@ TEST_F(TasksAheadTest, AFreeCpuTakesBackTheBusiestWorkersTasksNotStarted) {
   EXPECT_TRUE(Revoked().empty()) << "its marker is due: its gate is not closed again";
 }
 
+TEST_F(TasksAheadTest, WhenEveryTaskAheadStartedTheMarkerStillReopensTheGate) {
+  W("w2").held = ResourceSet::FromDoubles({{"CPU", 2}});  // (takes none ahead)
+  for (const char* name : {"a", "b", "c"}) ready_.Push(kOneCpu, TaskOf(name));
+  ahead_.Pipeline();
+  Client& w1 = W("w1");
+  ASSERT_EQ(w1.queued.size(), 3u);
+  StartGate& worker = *worker_gates_["w1"];
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(worker.TryStart());  // all of them started
+  available_ = kOneCpu;
+  ahead_.MoveToIdle();
+  EXPECT_TRUE(w1.marker_due);
+  EXPECT_EQ(w1.queued.size(), 3u) << "none taken back";
+  auto revoked = Revoked();
+  ASSERT_EQ(revoked.count("w1"), 1u) << "the marker goes all the same: the gate is closed";
+  EXPECT_TRUE(revoked["w1"].empty());
+  EXPECT_EQ(ready_.num_ready(), 0u);
+}
+
 TEST_F(TasksAheadTest, TheNextTaskAheadRunsWhenTheRunningOneEnds) {
   ready_.Push(kOneCpu, TaskOf("a"));
   W("w2").held = ResourceSet::FromDoubles({{"CPU", 2}});

@@ -89,18 +89,33 @@ TEST(LostObjectsTest, ACopyEvictedHereWithNoOwnerElsewhereIsLost) {
   EXPECT_EQ(RecoverObject(kResult, f).action, Recovery::kWait);
 }
 
-TEST(LostObjectsTest, AnObjectOnlyOnADeadNodeIsMadeAgainOrLostWithTheReason) {
+TEST(LostObjectsTest, ObjectsOnlyOnADeadNodeAreMadeAgainOrLostWithTheReason) {
   protocol::TaskSpec t = Lineage(1);
-  EXPECT_EQ(RecoverFromDeadNode(kResult, &t, "\x0f").action, Recovery::kRunAgain);
+  DeadNodeRecovery r = RecoverFromDeadNode({{kResult, &t}}, "\x0f");
+  ASSERT_EQ(r.run_again.size(), 1u);
+  EXPECT_EQ(r.run_again[0].first, kResult);
+  EXPECT_TRUE(r.lost.empty());
+
   t.max_retries = 0;
-  Recovery r = RecoverFromDeadNode(kResult, &t, "\x0f");
-  ASSERT_EQ(r.action, Recovery::kLost);
-  EXPECT_EQ(r.why, "was only on node 0f, which died, and its task make has no retries left");
-  EXPECT_EQ(RecoverFromDeadNode(kResult, nullptr, "\x0f").why,
+  const ObjectId other = ObjectId::ForTaskReturn(test_util::TaskNamed("elsewhere"), 1);
+  r = RecoverFromDeadNode({{kResult, &t}, {other, nullptr}, {kPut, &t}}, "\x0f");
+  EXPECT_TRUE(r.run_again.empty());
+  ASSERT_EQ(r.lost.size(), 3u);
+  EXPECT_EQ(r.lost[0].second,
+            "was only on node 0f, which died, and its task make has no retries left");
+  EXPECT_EQ(r.lost[1].second,
             "was only on node 0f, which died (its task was not submitted on this node)");
-  t.max_retries = 1;
-  EXPECT_EQ(RecoverFromDeadNode(kPut, &t, "\x0f").why,
+  EXPECT_EQ(r.lost[2].second,
             "was only on node 0f, which died (a put object: it cannot be made again)");
+}
+
+TEST(LostObjectsTest, ATaskWhoseResultsWereLostRunsOnceForAllOfThem) {
+  protocol::TaskSpec t = Lineage(/*max_retries=*/1);
+  const ObjectId second = ObjectId::ForTaskReturn(t.task_id, 2);
+  DeadNodeRecovery r = RecoverFromDeadNode({{kResult, &t}, {second, &t}}, "\x0f");
+  ASSERT_EQ(r.run_again.size(), 1u) << "one run makes both";
+  EXPECT_EQ(r.run_again[0].first, kResult);
+  EXPECT_TRUE(r.lost.empty()) << "its one retry covers every result";
 }
 
 }  // namespace
