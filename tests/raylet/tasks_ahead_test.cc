@@ -68,6 +68,13 @@ class TasksAheadTest : public ::testing::Test {
   }
 
   Client& W(const std::string& peer) { return *clients_.Find(peer); }
+  // Tasks "a", "b" and "c" sent ahead to w1 (w2 runs another shape).
+  Client& ThreeAheadOnW1() {
+    W("w2").held = ResourceSet::FromDoubles({{"CPU", 2}});
+    for (const char* name : {"a", "b", "c"}) ready_.Push(kOneCpu, TaskOf(name));
+    ahead_.Pipeline();
+    return W("w1");
+  }
 
   test_util::TempDir dir_;
   ClientTable clients_;
@@ -150,10 +157,7 @@ TEST_F(TasksAheadTest, AGetTakesBackTheWorkersTasksAheadAndStopsMore) {
 }
 
 TEST_F(TasksAheadTest, AFreeCpuTakesBackTheBusiestWorkersTasksNotStarted) {
-  W("w2").held = ResourceSet::FromDoubles({{"CPU", 2}});  // (takes none ahead)
-  for (const char* name : {"a", "b", "c"}) ready_.Push(kOneCpu, TaskOf(name));
-  ahead_.Pipeline();
-  Client& w1 = W("w1");
+  Client& w1 = ThreeAheadOnW1();
   ASSERT_EQ(w1.queued.size(), 3u);
   StartGate& worker = *worker_gates_["w1"];
 
@@ -180,10 +184,7 @@ TEST_F(TasksAheadTest, AFreeCpuTakesBackTheBusiestWorkersTasksNotStarted) {
 }
 
 TEST_F(TasksAheadTest, WhenEveryTaskAheadStartedTheMarkerStillReopensTheGate) {
-  W("w2").held = ResourceSet::FromDoubles({{"CPU", 2}});  // (takes none ahead)
-  for (const char* name : {"a", "b", "c"}) ready_.Push(kOneCpu, TaskOf(name));
-  ahead_.Pipeline();
-  Client& w1 = W("w1");
+  Client& w1 = ThreeAheadOnW1();
   ASSERT_EQ(w1.queued.size(), 3u);
   StartGate& worker = *worker_gates_["w1"];
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(worker.TryStart());  // all of them started
