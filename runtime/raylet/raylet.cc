@@ -351,31 +351,30 @@ void Raylet::ServePull(Waiter& w) {
 void Raylet::HandleGet(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::GetRequest>(c.peer, body, "GetRequest");
   if (!msg) return;
-  ahead_.TakeBack(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kGet;
-  w->peer = c.peer;
-  w->request_id = req;
-  w->ids = std::move(msg->ids);
-  w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
   if (placement_.Alive(msg->from_node)) w->origin = msg->from_node;
-  reads_.Await(w);
-  if (msg->timeout_ms != 0) lending_.Blocked(c, w);
+  Read(c, req, std::move(w), std::move(msg->ids), msg->timeout_ms);
 }
 
 void Raylet::HandleWait(Client& c, uint64_t req, std::string_view body) {
   auto msg = DecodeFrom<protocol::WaitRequest>(c.peer, body, "WaitRequest");
   if (!msg) return;
-  ahead_.TakeBack(c);
   auto w = std::make_shared<Waiter>();
   w->kind = Waiter::kWait;
+  w->task.num_returns = msg->num;
+  Read(c, req, std::move(w), std::move(msg->ids), msg->timeout_ms);
+}
+
+void Raylet::Read(Client& c, uint64_t req, std::shared_ptr<Waiter> w, std::vector<ObjectId> ids,
+                  int64_t timeout_ms) {
+  ahead_.TakeBack(c);
   w->peer = c.peer;
   w->request_id = req;
-  w->task.num_returns = msg->num;
-  w->ids = std::move(msg->ids);
-  w->deadline_ms = msg->timeout_ms < 0 ? -1 : clock_.MonoMillis() + msg->timeout_ms;
+  w->ids = std::move(ids);
+  w->deadline_ms = timeout_ms < 0 ? -1 : clock_.MonoMillis() + timeout_ms;
   reads_.Await(w);
-  if (msg->timeout_ms != 0) lending_.Blocked(c, w);
+  if (timeout_ms != 0) lending_.Blocked(c, w);
 }
 
 void Raylet::HandlePut(Client& c, uint64_t req, std::string_view body) {

@@ -168,6 +168,12 @@ class Raylet {
   void HandleSubmit(const std::string& peer, std::string_view body);
   void HandleGet(Client& c, uint64_t req, std::string_view body);
   void HandleWait(Client& c, uint64_t req, std::string_view body);
+  // Client `c`'s Get or Wait (request `req`, waiter `w` of its kind) of `ids`: the
+  // tasks sent ahead to it come back (it may wait for them), it is answered once its
+  // objects are here or `timeout_ms` passed (-1: never), and its CPU is lent meanwhile
+  // (unless it is a poll, timeout 0).
+  void Read(Client& c, uint64_t req, std::shared_ptr<Waiter> w, std::vector<ObjectId> ids,
+            int64_t timeout_ms);
   void HandlePut(Client& c, uint64_t req, std::string_view body);
   void HandleTaskDone(Client& c, std::string_view body);
   // What the client holds changed: objects it borrows, lets go of, or (owner) no
