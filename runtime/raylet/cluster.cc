@@ -69,7 +69,7 @@ void Raylet::HandleRanElsewhere(Client& c, std::string_view body) {
   remote_.RanOn(std::move(msg->spec), where);
   // Its node died before this came: its results are made again now (or fail), as for
   // the node's other objects when it died.
-  if (!placement_.Alive(where)) RebuildObjectsOf(where);
+  if (!placement_.Alive(where)) locator_.RecoverObjectsOf(where);
 }
 
 void Raylet::HandlePluginPath(Client& c, uint64_t req, std::string_view body) {
@@ -256,7 +256,7 @@ void Raylet::Periodic() {
     if (!st.ok()) RAY_LOG_WARN("cannot report object locations: {}", st.message());
     if (st.code() != StatusCode::kUnavailable) new_locations_.clear();  // else sent later
   }
-  LocateUnlocated();
+  locator_.LocateInBulk();
 }
 
 void Raylet::OnGcsRestarted() {
@@ -369,7 +369,7 @@ void Raylet::Forward(TaskSpec t, const std::string& node_id) {
   // fetched as soon as they exist there.
   for (uint32_t i = 1; i <= returns; ++i) {
     ObjectId id = ObjectId::ForTaskReturn(tid, i);
-    if (objects_.Awaited(id)) Locate(id, "");
+    if (objects_.Awaited(id)) locator_.Locate(id, "");
   }
   for (auto& call : calls) Forward(std::move(call), node_id);
 }
@@ -387,7 +387,7 @@ void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
   }
   // Arguments missing here are pulled from the origin, which knows where they are.
   for (const auto& a : t.spec.args) {
-    if (a.is_ref) Locate(ObjectId::FromBinary(a.data), t.origin_node);
+    if (a.is_ref) locator_.Locate(ObjectId::FromBinary(a.data), t.origin_node);
   }
   Place(std::move(t.spec), /*may_forward=*/false);
 }
@@ -453,53 +453,6 @@ void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {
   reads_.Await(w);
 }
 
-void Raylet::Locate(const ObjectId& id, const std::string& hint) {
-  if (Ready(id) || peers_->Pulling(id)) return;
-  std::string from;
-  if (const std::string* known = remote_.NodeOf(id)) {
-    from = *known;
-  } else if (hint != node_id_.Binary()) {
-    from = hint;
-  }
-  if (!from.empty() && peers_->Pull(id, from)) return;
-  // Produced here, or somewhere the GCS will know of; or on a node this one cannot
-  // reach yet (its address not heard of: a node that just joined). The heartbeat's
-  // LocateUnlocated asks the GCS and pulls it then.
-  if (!from.empty() || MultiNode()) remote_.Unlocated(id);
-}
-
-void Raylet::LocateUnlocated() {
-  std::vector<std::string> ids = remote_.ToLocate([&](const ObjectId& id) {
-    return Ready(id) || peers_->Pulling(id) || !objects_.Awaited(id);
-  });
-  if (ids.empty()) return;
-  auto where = gcs_.GetObjectLocations(ids);
-  if (!where.ok()) return;
-  std::vector<std::pair<ObjectId, std::string>> lost;  // and why
-  for (size_t i = 0; i < ids.size() && i < where->size(); ++i) {
-    ObjectId id = ObjectId::FromBinary(ids[i]);
-    bool elsewhere = false;
-    for (const auto& node : (*where)[i]) {
-      if (node == node_id_.Binary() || !placement_.Alive(node)) continue;
-      if (remote_.WasLostAt(id, node)) continue;  // evicted there
-      elsewhere = true;
-      if (peers_->Pull(id, node)) remote_.Located(id);
-      break;
-    }
-    if (elsewhere) continue;
-    // (Listed on no node: maybe made but not reported yet. Listed on dead nodes or
-    // this one only: its copies are gone.)
-    if (auto why = NoCopyLeft(id, /*copies_gone=*/!(*where)[i].empty())) {
-      lost.push_back({id, std::move(*why)});
-    }
-  }
-  for (const auto& [id, why] : lost) {
-    remote_.Located(id);
-    StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
-                                 "object " + id.Hex() + " " + why, "", ""});
-  }
-}
-
 bool Raylet::RefreshCluster() {
   // At most every 10 ms: a burst of unplaceable tasks asks the GCS once.
   int64_t now = clock_.MonoMillis();
@@ -545,7 +498,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
     if (t.kind == ri::kActorTask) {
       FailTask(t, ri::kActorDied, "ActorDiedError", why);
     } else if (t.kind == ri::kNormalTask && protocol::TakeRetry(t)) {
-      RunAgain(std::move(t));
+      locator_.RunAgain(std::move(t));
     } else if (t.kind == ri::kNormalTask) {
       FailTask(t, ri::kWorkerCrashed, "WorkerCrashedError", why + "; no retries are left");
     }
@@ -567,96 +520,10 @@ void Raylet::OnNodeDead(const std::string& node_id) {
   });
   for (const TaskId& creation : dead_creations) ReleaseHolds(ObjectHolds::Task(creation));
   routes_.NodeDied(node_id);
-  RebuildObjectsOf(node_id);
+  locator_.RecoverObjectsOf(node_id);
   // What it held of objects homed here goes; its acknowledgements are not waited for.
   peer_holds_.Forget(node_id);
   ReleaseHolds(ObjectHolds::Node(node_id));
-}
-
-void Raylet::RebuildObjectsOf(const std::string& node_id) {
-  std::vector<ObjectId> lost;
-  for (const ObjectId& id : remote_.TakeObjectsOn(node_id)) {
-    if (!Ready(id)) lost.push_back(id);  // (a copy here is as good)
-  }
-  if (lost.empty()) return;
-  // Copies on live nodes are fetched from there when asked for. (The GCS forgets the
-  // dead node's copies; if it does not answer, none are assumed.)
-  std::vector<std::string> bins;
-  for (const ObjectId& id : lost) bins.push_back(id.Binary());
-  auto where = gcs_.GetObjectLocations(bins);
-  scheduler::LostObjects nowhere;
-  for (size_t i = 0; i < lost.size(); ++i) {
-    const ObjectId& id = lost[i];
-    if (where.ok() && i < where->size() && !(*where)[i].empty()) {
-      if (objects_.Awaited(id)) remote_.Unlocated(id);
-      continue;
-    }
-    nowhere.emplace_back(id, remote_.LineageOf(id));
-  }
-  // Lineage reconstruction: the tasks that made them run again (their arguments lost
-  // with the node are made again the same way), as long as they have retries left.
-  scheduler::DeadNodeRecovery r = scheduler::RecoverFromDeadNode(nowhere, node_id);
-  for (const auto& [id, lineage] : r.run_again) {
-    RunAgainToMake(id, "was lost with node " + Hex(node_id), *remote_.LineageOf(id));
-  }
-  for (const auto& [id, why] : r.lost) {
-    StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError", "object " + id.Hex() + " " + why,
-                                 "", ""});
-  }
-  RAY_LOG_WARN("node {} died with {} objects known here: {} made again, {} lost",
-               Hex(node_id), lost.size(), nowhere.size() - r.lost.size(), r.lost.size());
-}
-
-void Raylet::RunAgain(TaskSpec t) {
-  remote_.Rebuilding(t.task_id);
-  Place(std::move(t), /*may_forward=*/true);
-}
-
-void Raylet::RunAgainToMake(const ObjectId& id, const std::string& why, TaskSpec& lineage) {
-  RAY_LOG_INFO("object {} {}: running task {} ({}) again to make it", id.Hex(), why,
-               lineage.task_id.Hex(), lineage.function);
-  protocol::TakeRetry(lineage);  // (the policy checked that one is left)
-  RunAgain(lineage);
-}
-
-std::optional<std::string> Raylet::NoCopyLeft(const ObjectId& id, bool copies_gone) {
-  scheduler::ObjectFacts facts;
-  facts.self = node_id_.Binary();
-  facts.rebuilding = remote_.IsRebuilding(id.Task());
-  TaskSpec* lineage = id.IsPut() ? nullptr : remote_.LineageOf(id);
-  facts.lineage = lineage;
-  if (id.IsPut()) {
-    facts.putter = placement_.NodeWithPrefix(HomeTag(id));
-    if (facts.putter && !placement_.Known(*facts.putter)) facts.putter.reset();
-  } else {
-    facts.owner = OwnerNode(id);
-  }
-  facts.putter_alive = facts.putter && placement_.Alive(*facts.putter);
-  facts.owner_alive = facts.owner && placement_.Alive(*facts.owner);
-  facts.copies_gone = copies_gone;
-  facts.evicted_here = evicted_.count(id) > 0;
-  scheduler::Recovery r = scheduler::RecoverObject(id, facts);
-  switch (r.action) {
-    case scheduler::Recovery::kWait: return std::nullopt;
-    case scheduler::Recovery::kLost: return std::move(r.why);
-    case scheduler::Recovery::kRunAgain:
-      RunAgainToMake(id, "has no copy left on a live node", *lineage);
-      return std::nullopt;
-    case scheduler::Recovery::kAskOwner:
-      if (peers_->Pull(id, *facts.owner)) {
-        RAY_LOG_INFO("object {} has no copy left on a live node: asking its owner, node {}",
-                     id.Hex(), Hex(*facts.owner));
-      }
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> Raylet::OwnerNode(const ObjectId& id) const {
-  if (id.IsPut()) return std::nullopt;
-  const std::string tag = SubmitterTag(id.Task());
-  if (node_id_.Binary().compare(0, tag.size(), tag) == 0) return node_id_.Binary();
-  return placement_.NodeWithPrefix(tag);
 }
 
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,

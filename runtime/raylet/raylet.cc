@@ -280,19 +280,11 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
 }
 
 void Raylet::OnObjectPulled(const ObjectPayload& p, const std::string& from) {
-  // The node it was pulled from lost its copy (evicted): it is looked for again on the
-  // other nodes that have one, and once none is left made again here if its lineage is
-  // here, else asked of its owner (NoCopyLeft), whose own word that it is lost is final.
+  // The node it was pulled from lost its copy (evicted): it may be looked for again
+  // (ObjectLocator::LookElsewhere) instead of storing the error.
   if (p.state == static_cast<uint8_t>(ObjectState::kError) && !p.id.IsPut()) {
     auto e = protocol::DecodeBody<ri::ErrorInfo>(p.data, "pulled error");
-    auto owner = OwnerNode(p.id);
-    bool elsewhere = remote_.LineageOf(p.id) ||
-                     (owner && *owner != node_id_.Binary() && *owner != from);
-    if (e.ok() && e->kind == ri::kObjectLost && elsewhere) {
-      remote_.LostAt(p.id, from);
-      if (!peers_->Pulling(p.id)) remote_.Unlocated(p.id);
-      return;
-    }
+    if (e.ok() && e->kind == ri::kObjectLost && locator_.LookElsewhere(p.id, from)) return;
   }
   StoreObject(p, /*copy=*/true);
 }

@@ -22,6 +22,8 @@
 //   raylet/cpu_lending.h          CPUs lent back by workers blocked in a Get or Wait
 //   raylet/object_reads.h         Gets, Waits, pulls and task arguments answered, spilled
 //                                 objects restored first
+//   raylet/object_locator.h       where objects not held here come from; lost ones made
+//                                 again (lineage), asked of their owner, or lost for good
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
@@ -91,6 +93,7 @@
 #include "runtime/raylet/local_leases.h"
 #include "runtime/raylet/object_holds.h"
 #include "runtime/raylet/peer_holds.h"
+#include "runtime/raylet/object_locator.h"
 #include "runtime/raylet/object_manager.h"
 #include "runtime/raylet/object_reads.h"
 #include "runtime/raylet/object_table.h"
@@ -138,7 +141,7 @@ class Raylet {
                 [this](Client& w, const TaskSpec& t) { SendExecute(w, t, /*ahead=*/true); }}),
         lending_({clients_, available_, leases_, [this] { ahead_.MoveToIdle(); }}),
         reads_({objects_, store_, outbox_, lending_, [this] { DropEvicted(); },
-                [this](const ObjectId& id, const std::string& hint) { Locate(id, hint); },
+                [this](const ObjectId& id, const std::string& hint) { locator_.Locate(id, hint); },
                 [this](Waiter& w) { ArgsReady(w); }, [this](Waiter& w) { ServePull(w); }}),
         plugins_(o.session_dir + "/plugins",
                  [this](const std::string& hash) { return gcs_.GetPlugin(hash); }),
@@ -148,6 +151,15 @@ class Raylet {
                    return peers_->TellFrame(node, frame);
                  },
                  outbox_, clock_}),
+        locator_({node_id_.Binary(), remote_, placement_, objects_, evicted_,
+                  [this](const ObjectId& id, const std::string& node) { return peers_->Pull(id, node); },
+                  [this](const ObjectId& id) { return peers_->Pulling(id); },
+                  [this](const std::vector<std::string>& ids) { return gcs_.GetObjectLocations(ids); },
+                  [this](const ObjectId& id, const std::string& why) {
+                    StoreError(id, ri::ErrorInfo{ri::kObjectLost, "ObjectLostError",
+                                                 "object " + id.Hex() + " " + why, "", ""});
+                  },
+                  [this](TaskSpec t) { Place(std::move(t), /*may_forward=*/true); }}),
         gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { SyncBundles(); }),
         reporter_(node_id_.Binary(), o.session_dir, clock_,
                   [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,
@@ -219,7 +231,7 @@ class Raylet {
   // objects are pinned (see object_store.h).
   std::unordered_set<std::string> MappedSegments() const;
   void StoreError(const ObjectId& id, const ri::ErrorInfo& e);
-  // An object pulled from node `from` arrived (see NoCopyLeft for one lost there).
+  // An object pulled from node `from` arrived (or the error that its copy there is lost).
   void OnObjectPulled(const ObjectPayload& p, const std::string& from);
   void FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                 const std::string& message);
@@ -340,31 +352,9 @@ class Raylet {
   // results (`returns`: the task's, as stored here).
   void NotifyOrigin(const TaskId& task_id, const std::vector<ObjectPayload>& returns);
   void OnPullRequested(const std::string& peer, const ObjectId& id);
-  // Starts fetching a missing object: from the node that runs its task, from
-  // `hint`, or (later, in bulk) from wherever the GCS says it is.
-  void Locate(const ObjectId& id, const std::string& hint);
-  void LocateUnlocated();
   // Re-reads the cluster from the GCS; false if skipped (rate limit) or failed.
   bool RefreshCluster();
   void OnNodeDead(const std::string& node_id);
-  // The objects this node knows were on a dead node and nowhere else: made again from
-  // their lineage where it allows, else stored here as ObjectLostError.
-  void RebuildObjectsOf(const std::string& node_id);
-  // Runs task `t`, sent from here before, again to make results that were lost (it is
-  // not run again for them until it ends or goes to a node: RemoteNodes::Rebuilding).
-  void RunAgain(TaskSpec t);
-  // Runs the task of `lineage` (kept in remote_) again to make its lost result `id`
-  // (which `why`, logged), one retry used.
-  void RunAgainToMake(const ObjectId& id, const std::string& why, TaskSpec& lineage);
-  // Object `id`, awaited here, has no copy on a live node (as the GCS knows): carries
-  // out what scheduler/lost_objects.h decides (its task runs again, its owner is asked
-  // for it). `copies_gone`: the GCS listed only dead nodes, or a node answered that it
-  // lost its copy. Returns why it is lost for good, or nullopt while it may still come.
-  std::optional<std::string> NoCopyLeft(const ObjectId& id, bool copies_gone);
-  // The node that submitted the task that makes `id` (a result's owner, which keeps
-  // its lineage): this node, or another it knows of; nullopt for puts and unknown
-  // nodes.
-  std::optional<std::string> OwnerNode(const ObjectId& id) const;
 
   // --- placement groups (placement_groups.cc; the GCS decides, see
   // gcs/placement_groups.h, and gcs_calls.h relays the API's calls): the bundles this
@@ -443,6 +433,8 @@ class Raylet {
   RemoteNodes remote_;  // tasks and objects on other nodes, tasks from them
   // Direct calls past the raylets: routes to actors, leases across nodes.
   DirectRoutes routes_;
+  // Where awaited objects not held here come from; those lost, made again or not.
+  ObjectLocator locator_;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).
