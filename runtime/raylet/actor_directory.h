@@ -1,8 +1,7 @@
 #pragma once
 // The actors this node knows of: those it hosts or is placing (their creation task,
 // their worker, the calls queued and in flight, their restarts), and handles to actors
-// that live on other nodes (where their calls are forwarded). Also the actor records
-// that wait to go to the GCS in a batch.
+// that live on other nodes (where their calls are forwarded).
 //
 // Bookkeeping only: no sockets, no clock; the raylet owns one and carries out what
 // it decides (not thread-safe). Entries stay after an actor dies, so that its calls
@@ -14,7 +13,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -64,9 +62,6 @@ struct Actor {
 
 class ActorDirectory {
  public:
-  // (actor id, node id, alive), as gcs::GcsClient::RecordActors takes them.
-  using Record = std::tuple<std::string, std::string, bool>;
-
   Actor* Find(const ActorId& id);
   const Actor* Find(const ActorId& id) const;
   // The actor's entry, made (kPending) if there is none.
@@ -83,16 +78,8 @@ class ActorDirectory {
   // Drops from `owned` (a worker's list of the actors it created) those gone or dead.
   void PruneOwned(std::vector<ActorId>& owned) const;
 
-  // Records that wait for the next batch to the GCS.
-  void AddRecord(const ActorId& actor_id, std::string node_id, bool alive) {
-    records_.emplace_back(actor_id.Binary(), std::move(node_id), alive);
-  }
-  const std::vector<Record>& records() const { return records_; }
-  void ClearRecords() { records_.clear(); }
-
  private:
   std::unordered_map<ActorId, Actor, IdHash> actors_;
-  std::vector<Record> records_;
 };
 
 }  // namespace ray::raylet

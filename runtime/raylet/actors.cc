@@ -125,22 +125,10 @@ void Raylet::RecordActor(const ActorId& actor_id, const Actor& a) {
   // node their name was taken on.
   bool alive = a.state == Actor::kAlive;
   if (!alive && !a.remote_node.empty() && a.creation.actor_name.empty()) return;
-  if (!MultiNode() && a.creation.actor_name.empty()) {
-    // Nobody looks an unnamed actor up in the GCS on a single node (the state API
-    // aside): the record waits for the next Periodic, with the others.
-    actors_.AddRecord(actor_id, node_id_.Binary(), alive);
-    return;
-  }
-  // Handles may travel to other nodes, which look the actor up there; a name must be
-  // free again at once. (Records waiting go first: they are older.)
-  FlushActorRecords();
-  Status st = alive ? gcs_.RegisterActor(actor_id.Binary(), node_id_.Binary())
-                    : gcs_.RemoveActor(actor_id.Binary());
-  if (st.code() == StatusCode::kUnavailable) {
-    actors_.AddRecord(actor_id, node_id_.Binary(), alive);  // sent when the GCS is back
-  } else if (!st.ok()) {
-    RAY_LOG_WARN("cannot record actor {} in the GCS: {}", actor_id.Hex(), st.message());
-  }
+  // On a cluster, handles may travel to other nodes, which look the actor up; a name
+  // must be free again at once. Nobody looks an unnamed actor up on a single node (the
+  // state API aside): its record waits for the next Periodic, with the others.
+  gcs_reports_.ActorState(actor_id, alive, MultiNode() || !a.creation.actor_name.empty());
 }
 
 void Raylet::NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::string& cause) {

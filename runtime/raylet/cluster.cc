@@ -175,7 +175,7 @@ void Raylet::FinishJob(const JobId& job_id) {
     a.death_cause = "its job finished";
     RecordActor(id, a);
   });
-  FlushActorRecords();  // the job's actors are DEAD in the GCS once it is over
+  if (!stop_->load()) gcs_reports_.SendActors();  // its actors are DEAD in the GCS once it is over
   // Nothing calls them any more (their handles died with the job): the GCS keeps them.
   actors_.EraseJob(job_id);
   // Its queued work goes, but a detached actor's creation: the actor outlives the job.
@@ -222,40 +222,28 @@ void Raylet::Periodic() {
       RAY_LOG_WARN("the GCS at {} does not answer; keeping what it must be told until it is back",
                    options_.gcs_address);
     }
-    gcs_warned_ = true;
+    gcs_reports_.GcsDown();
     return;
   }
   if (gcs_backlog_.CameBack(gcs_watch_.reconnects())) OnGcsBack();
   gcs_backlog_.RecordJobEnds(  // (those it cannot take yet: with the next Periodic)
       [&](const JobId& job_id, int32_t code) { return gcs_.FinishJob(job_id.Binary(), code); });
-  if (now >= next_heartbeat_ms_) {
-    next_heartbeat_ms_ = now + options_.heartbeat_ms;
-    Status st = gcs_.Heartbeat(node_id_.Binary(), available_.ToDoubles(), Load());
-    if (!st.ok() && st.message().find("unknown node") != std::string::npos) {
-      st = gcs_.RegisterNode(SelfInfo());
-    }
-    if (!st.ok() && !gcs_warned_) RAY_LOG_WARN("heartbeat to the GCS failed: {}", st.message());
-    gcs_warned_ = !st.ok();
-    if (st.ok()) SyncBundles();
-    if (st.ok() && gcs_starts_seen_ != 0 && gcs_.gcs_starts() != gcs_starts_seen_) {
-      OnGcsRestarted();
-    }
-    if (st.ok()) gcs_starts_seen_ = gcs_.gcs_starts();
+  if (gcs_reports_.HeartbeatDue(now)) {
+    auto beat = gcs_reports_.Heartbeat(now, available_.ToDoubles(), Load(),
+                                       [this] { return SelfInfo(); });
+    if (beat != GcsReports::Beat::kFailed) SyncBundles();
+    if (beat == GcsReports::Beat::kSentToNewGcs) OnGcsRestarted();
   }
   // While the GCS does not answer, do not queue up more calls that would each wait
   // for their timeout: the loop must stay responsive (and stop promptly).
-  if (gcs_warned_ || stop_->load()) return;
+  if (gcs_reports_.failing() || stop_->load()) return;
   RefreshCluster();
   if (stop_->load()) return;
   RetryInfeasible();
   reporter_.Flush(finished_jobs_);
-  FlushActorRecords();
+  gcs_reports_.SendActors();
   if (stop_->load()) return;
-  if (!new_locations_.empty()) {
-    Status st = gcs_.AddObjects(new_locations_);
-    if (!st.ok()) RAY_LOG_WARN("cannot report object locations: {}", st.message());
-    if (st.code() != StatusCode::kUnavailable) new_locations_.clear();  // else sent later
-  }
+  gcs_reports_.SendObjects();
   locator_.LocateInBulk();
 }
 
@@ -263,8 +251,7 @@ void Raylet::OnGcsRestarted() {
   size_t reported = 0;
   objects_.ForEach([&](const ObjectId& id, const StoredObject& o) {
     if (!MultiNode() && o.state != ObjectState::kShared) return;  // (as StoreObject)
-    uint64_t size = o.state == ObjectState::kShared ? o.size : o.data.size();
-    new_locations_.push_back(gcs::ObjectLocation{id.Binary(), node_id_.Binary(), size});
+    gcs_reports_.ObjectStored(id, o.state == ObjectState::kShared ? o.size : o.data.size());
     ++reported;
   });
   RAY_LOG_INFO("a GCS server started on the cluster's tables (start {}): reporting the {} objects "
@@ -275,7 +262,7 @@ void Raylet::OnGcsRestarted() {
 void Raylet::OnGcsBack() {
   RAY_LOG_INFO("the GCS at {} answers again (down for {} ms); sending what waited for it",
                options_.gcs_address, clock_.MonoMillis() - gcs_watch_.down_since_ms());
-  next_heartbeat_ms_ = 0;  // at once: it must not take this node for dead
+  gcs_reports_.HeartbeatSoon();  // it must not take this node for dead
   for (const auto& call : gcs_backlog_.TakeCalls()) {
     if (Client* c = clients_.Find(call.peer)) HandleCall(*c, call.req, call.body);
   }

@@ -269,8 +269,7 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
     return;
   }
   if (MultiNode() || o.state == ObjectState::kShared) {
-    uint64_t size = o.state == ObjectState::kShared ? o.size : o.data.size();
-    new_locations_.push_back(gcs::ObjectLocation{id.Binary(), node_id_.Binary(), size});
+    gcs_reports_.ObjectStored(id, o.state == ObjectState::kShared ? o.size : o.data.size());
   }
   evicted_.erase(id);
   remote_.Stored(id);

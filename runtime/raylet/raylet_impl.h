@@ -17,6 +17,8 @@
 //   raylet/bundle_book.h          placement-group bundles held here, and those refused
 //   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/gcs_calls.h            the API's calls the GCS answers, relayed
+//   raylet/gcs_reports.h          heartbeats, and the objects and actors here, told to
+//                                 the GCS
 //   raylet/local_leases.h         workers leased to callers: grants, offers, yields
 //   raylet/tasks_ahead.h          tasks sent ahead to busy workers, and taken back
 //   raylet/cpu_lending.h          CPUs lent back by workers blocked in a Get or Wait
@@ -40,7 +42,7 @@
 //   cluster.cc     the direct-call path's requests (leases, routes, plugin paths, tcp
 //                  endpoints), calls, jobs, housekeeping, and the other nodes of the
 //                  cluster (results of direct calls left on them included)
-//   state.cc       the state API: direct calls' events, actor records
+//   state.cc       the state API: direct calls' events
 
 #include "runtime/raylet/raylet.h"
 
@@ -89,6 +91,7 @@
 #include "runtime/raylet/direct_routes.h"
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gcs_calls.h"
+#include "runtime/raylet/gcs_reports.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/local_leases.h"
 #include "runtime/raylet/object_holds.h"
@@ -129,6 +132,7 @@ class Raylet {
                [this] { return MappedSegments(); }),
         gcs_watch_(o.gcs_address, o.token),
         gcs_(o.gcs_address, o.token, 1000),
+        gcs_reports_(gcs_, node_id_.Binary(), o.heartbeat_ms),
         objects_(clock_),
         peer_holds_(node_id_.Binary()),
         leases_({clients_, available_, ready_, outbox_, clock_,
@@ -320,9 +324,8 @@ class Raylet {
     return finished_jobs_.count(t.job_id) > 0 && !(t.kind == ri::kActorCreation && t.detached);
   }
   // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
-  // for it or its name must be freed, else with the next FlushActorRecords().
+  // for it or its name must be freed, else with the next Periodic.
   void RecordActor(const ActorId& actor_id, const Actor& a);
-  void FlushActorRecords();
   // Direct routes across nodes (direct_routes.h): a worker here listens on tcp.
   void HandleTcpEndpoint(Client& c, std::string_view body);
   // A caller's direct call left results on the node of the worker it ran on.
@@ -398,6 +401,10 @@ class Raylet {
   gcs::GcsWatch gcs_watch_;
   gcs::GcsClient gcs_;
   GcsBacklog gcs_backlog_;
+  // Heartbeats, and the objects and actors here, told to the GCS. Objects reported:
+  // every shared-memory object, and on a multi-node cluster every object (other nodes
+  // look small ones up there too).
+  GcsReports gcs_reports_;
   ResourceSet available_;  // this node's free resources (its total: placement_)
 
   ClientTable clients_;  // drivers and workers; the idle workers, those starting
@@ -416,15 +423,12 @@ class Raylet {
   TasksAhead ahead_;     // tasks sent ahead to busy workers
   CpuLending lending_;   // CPUs lent back by workers blocked in a Get or Wait
   ObjectReads reads_;    // readers of objects, answered once their objects are here
-  ActorDirectory actors_;  // and their records waiting for the GCS
+  ActorDirectory actors_;
   std::set<JobId> finished_jobs_;
   // Local copies of plugins, fetched from the GCS when missing: while it cannot be
   // reached a task waits for its plugin, instead of failing for want of the file.
   PluginCache plugins_;
   int64_t next_periodic_ms_ = 0;
-  int64_t next_heartbeat_ms_ = 0;
-  bool gcs_warned_ = false;
-  int64_t gcs_starts_seen_ = 0;  // GcsClient::gcs_starts at the last heartbeat
 
   // The cluster beyond this node.
   std::unique_ptr<ObjectManager> peers_;
@@ -441,9 +445,6 @@ class Raylet {
   scheduler::InfeasibleHold infeasible_;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run: the loop ends when true
   int64_t next_jobs_check_ms_ = 0;
-  // Objects to report to the GCS's directory: every shared-memory object, and on a
-  // multi-node cluster every object (other nodes look small ones up there too).
-  std::vector<gcs::ObjectLocation> new_locations_;
   GcsCalls gcs_calls_;  // the API's calls the GCS answers
   TaskReporter reporter_;  // task events for the state API, batched to the GCS
   BundleBook bundles_;  // placement-group bundles reserved here, and those refused

@@ -141,17 +141,6 @@ TEST(ActorDirectoryTest, PruneOwnedDropsGoneAndDeadActors) {
   EXPECT_EQ(owned, (std::vector<ActorId>{Id('l'), Id('p')}));
 }
 
-TEST(ActorDirectoryTest, RecordsWaitUntilCleared) {
-  ActorDirectory actors;
-  actors.AddRecord(Id('a'), "n", true);
-  actors.AddRecord(Id('b'), "n", false);
-  ASSERT_EQ(actors.records().size(), 2u);
-  // The GCS takes the id's bytes.
-  EXPECT_EQ(actors.records()[1], (ActorDirectory::Record{std::string(16, 'b'), "n", false}));
-  actors.ClearRecords();
-  EXPECT_TRUE(actors.records().empty());
-}
-
 TEST(ActorDirectoryTest, AnActorIsFoundByItsCreationTasksId) {
   ActorDirectory actors;
   const TaskId creation_task = TaskId::FromBinary(std::string(TaskId::kSize, 'c'));

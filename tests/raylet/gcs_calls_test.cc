@@ -7,17 +7,12 @@
 #include <ray/wire.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <filesystem>
 #include <map>
 #include <string>
-#include <thread>
 
-#include "runtime/base/clock.h"
-#include "runtime/base/fs.h"
 #include "runtime/base/hex.h"
-#include "runtime/gcs/gcs_server.h"
+#include "runtime/gcs/gcs_client.h"
+#include "tests/test_util/gcs_thread.h"
 #include "tests/test_util/temp_dir.h"
 
 namespace ray::raylet {
@@ -31,29 +26,13 @@ constexpr const char* kToken = "calls-token";
 class GcsCallsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string ready = dir_.path() + "/gcs.ready";
-    gcs::GcsOptions options;
-    options.session_dir = dir_.path() + "/session";
-    options.listen = "tcp://127.0.0.1:*";
-    options.token = kToken;
-    options.ready_file = ready;
-    server_ = std::thread([this, options] { (void)gcs::RunGcsServer(options, stop_); });
-    int64_t deadline = MonoMillis() + 10000;
-    while (!std::filesystem::exists(ready) && MonoMillis() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    auto endpoint = ReadFile(ready);
-    ASSERT_TRUE(endpoint.ok()) << "the GCS did not start";
-    client_ = std::make_unique<gcs::GcsClient>(*endpoint, kToken, 2000);
+    Status st = gcs_.Start();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    client_ = std::make_unique<gcs::GcsClient>(gcs_.endpoint(), kToken, 2000);
     calls_ = std::make_unique<GcsCalls>(*client_, "self", local_, available_, [this] { ++syncs_; });
   }
 
-  void TearDown() override { StopGcs(); }
-
-  void StopGcs() {
-    stop_ = true;
-    if (server_.joinable()) server_.join();
-  }
+  void StopGcs() { (void)gcs_.Stop(); }
 
   void AddNode(const std::string& id, std::map<std::string, double> total,
                std::map<std::string, double> available) {
@@ -67,8 +46,7 @@ class GcsCallsTest : public ::testing::Test {
   }
 
   test_util::TempDir dir_;
-  std::atomic<bool> stop_{false};
-  std::thread server_;
+  test_util::GcsThread gcs_{dir_.path(), kToken};
   std::unique_ptr<gcs::GcsClient> client_;
   scheduler::Placement local_{ResourceSet::FromDoubles({{"CPU", 4}})};
   ResourceSet available_ = ResourceSet::FromDoubles({{"CPU", 1}});
