@@ -112,7 +112,7 @@ void Raylet::OnActorDied(const ActorId& actor_id, const std::string& cause) {
     OnArgsReady(a.creation);
     return;
   }
-  ReleaseHolds(ObjectHolds::Task(CreationTaskOf(actor_id)));  // its constructor's arguments
+  lifetime_.ReleaseHolds(ObjectHolds::Task(CreationTaskOf(actor_id)));  // its constructor's arguments
   for (const auto& t : lost.queued) {
     FailTask(t, ri::kActorDied, "ActorDiedError",
              fmt::format("actor method {} cannot run: {}", t.function, cause));

@@ -185,7 +185,7 @@ void Raylet::FinishJob(const JobId& job_id) {
   reporter_.JobFinished(job_id);  // its tasks shown RUNNING here end with it
   remote_.ForgetJob(job_id);
   objects_.EraseJob(job_id, [&](const ObjectId& id, const StoredObject&) { store_.Free(id); });
-  holds_.EraseJob(job_id);
+  lifetime_.EraseJob(job_id);
 }
 
 void Raylet::Periodic() {
@@ -409,7 +409,7 @@ void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
     placement_.Refund(sent->second, f.task_id.Binary());
   }
   // Its arguments let go of what they held (the node that ran it said its borrows first).
-  if (sent) TaskEnded(f.task_id);
+  if (sent) lifetime_.TaskEnded(f.task_id);
   for (const ObjectPayload& p : f.returns) {
     if (p.id.Task() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
   }
@@ -505,12 +505,12 @@ void Raylet::OnNodeDead(const std::string& node_id) {
       dead_creations.push_back(a.creation.task_id);
     }
   });
-  for (const TaskId& creation : dead_creations) ReleaseHolds(ObjectHolds::Task(creation));
+  for (const TaskId& creation : dead_creations) lifetime_.ReleaseHolds(ObjectHolds::Task(creation));
   routes_.NodeDied(node_id);
   locator_.RecoverObjectsOf(node_id);
   // What it held of objects homed here goes; its acknowledgements are not waited for.
   peer_holds_.Forget(node_id);
-  ReleaseHolds(ObjectHolds::Node(node_id));
+  lifetime_.ReleaseHolds(ObjectHolds::Node(node_id));
 }
 
 void Raylet::ForwardLogs(const std::string& worker, int pid, std::string_view text,

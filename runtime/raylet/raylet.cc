@@ -67,7 +67,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](const protocol::LeaseAsk& a) { routes_.OnLeaseAsk(a); },
           [this](const protocol::LeaseAnswer& a) { routes_.OnLeaseAnswer(a); },
           [this](const protocol::PeerLeaseGone& g) { routes_.OnPeerLeaseGone(g); },
-          [this](const protocol::PeerHolds& h) { OnPeerHolds(h); },
+          [this](const protocol::PeerHolds& h) { lifetime_.OnPeerHolds(h); },
           [this](const protocol::PeerHoldsAck& a) { peer_holds_.Acked(a.from_node, a.seq); }},
       clock_);
   RAY_ASSIGN_OR_RETURN(peer_address_, peers_->Listen(options_.node_ip));
@@ -198,7 +198,7 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kPluginPath: return HandlePluginPath(c, env->request_id, env->body);
     case MessageType::kDisconnect:
       if (c.is_driver) FinishJob(c.job_id);
-      ReleaseHolds(ObjectHolds::Process(peer));
+      lifetime_.ReleaseHolds(ObjectHolds::Process(peer));
       RevokeLeasesOf(peer);
       clients_.Take(peer);
       return;
@@ -231,7 +231,7 @@ void Raylet::HandleRegister(const std::string& peer, uint64_t req, std::string_v
 
 void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   const ObjectId& id = p.id;
-  if (!copy && !id.IsPut()) TaskEnded(id.Task());
+  if (!copy && !id.IsPut()) lifetime_.TaskEnded(id.Task());
   if (!id.IsPut()) remote_.Rebuilt(id.Task());
   // The raylet frees (unlinks) what it admits, so it admits only this store's segment
   // for this id, never a name a client chose.
@@ -276,6 +276,30 @@ void Raylet::StoreObject(const ObjectPayload& p, bool copy) {
   // Made here while a pull of it runs (made again here, say): the pull is dropped.
   if (!copy && peers_->Pulling(id)) peers_->CancelPull(id);
   objects_.Insert(id, std::move(o), [&](const std::shared_ptr<Waiter>& w) { reads_.Complete(w); });
+}
+
+void Raylet::StoreHolding(std::span<const ObjectPayload> objects,
+                          const std::vector<ObjectId>& contained) {
+  // (Every hold first: storing a task's first result lets go of its arguments.)
+  if (!contained.empty()) {
+    for (const ObjectPayload& p : objects) lifetime_.AddHolds(contained, ObjectHolds::Object(p.id));
+  }
+  for (const ObjectPayload& p : objects) {
+    StoreObject(p);
+    // Dropped (freed before it came): what its value held goes too.
+    if (!contained.empty() && !objects_.Find(p.id)) lifetime_.ReleaseHolds(ObjectHolds::Object(p.id));
+  }
+}
+
+void Raylet::ReplyAfterBorrows(const std::string& peer, uint64_t req, protocol::CallReply reply) {
+  peer_holds_.After([this, peer, req, reply = std::move(reply)] {
+    SendMsg(peer, MessageType::kCallReply, req, reply);
+  }, clock_.MonoMillis());
+}
+
+void Raylet::HandleFree(Client& c, std::string_view body) {
+  auto msg = DecodeFrom<protocol::FreeObjects>(c.peer, body, "FreeObjects");
+  if (msg) lifetime_.OnFree(c.peer, *msg);
 }
 
 void Raylet::OnObjectPulled(const ObjectPayload& p, const std::string& from) {

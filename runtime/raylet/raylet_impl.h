@@ -27,6 +27,8 @@
 //   raylet/object_locator.h       where objects not held here come from; lost ones made
 //                                 again (lineage), asked of their owner, or lost for good
 //   raylet/object_holds.h         who else holds objects whose ids left their owner
+//   raylet/object_lifetime.h      what is freed when, here and on other nodes (with
+//                                 object_holds.h and peer_holds.h)
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
 //   raylet/task_reporter.h        what runs here, reported to the GCS (state API, timeline)
@@ -36,7 +38,6 @@
 //   raylet/direct_routes.h        routes to actors and leases across nodes, both sides
 // The class's own code is split by concern:
 //   raylet.cc      the loop, clients, objects stored here, Get, Wait and Put
-//   lifetime.cc    who holds objects, here and on other nodes; freeing them
 //   scheduling.cc  tasks, workers and leases on this node
 //   actors.cc      actors on this node, and actors elsewhere killed from here
 //   cluster.cc     the direct-call path's requests (leases, routes, plugin paths, tcp
@@ -95,6 +96,7 @@
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/local_leases.h"
 #include "runtime/raylet/object_holds.h"
+#include "runtime/raylet/object_lifetime.h"
 #include "runtime/raylet/peer_holds.h"
 #include "runtime/raylet/object_locator.h"
 #include "runtime/raylet/object_manager.h"
@@ -164,6 +166,22 @@ class Raylet {
                                                  "object " + id.Hex() + " " + why, "", ""});
                   },
                   [this](TaskSpec t) { Place(std::move(t), /*may_forward=*/true); }}),
+        lifetime_({node_id_.Binary(), objects_, peer_holds_, remote_, placement_, clock_,
+                   [this](const ObjectId& id, bool keep_segment) {
+                     if (keep_segment) {
+                       store_.Forget(id);  // the client fills the segment again; `ray stop` removes it
+                     } else {
+                       store_.Free(id);
+                     }
+                   },
+                   [this](const ActorId& id) { OnActorUnreferenced(id); },
+                   [this](const TaskId& task) {
+                     // An actor that may restart runs its constructor again: with the same arguments.
+                     const Actor* a = actors_.Find(ActorOfCreation(task));
+                     return a && a->creation.task_id == task && a->state != Actor::kDead &&
+                            a->MayRestart();
+                   },
+                   [this] { return RefreshCluster(); }}),
         gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { SyncBundles(); }),
         reporter_(node_id_.Binary(), o.session_dir, clock_,
                   [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,
@@ -245,33 +263,9 @@ class Raylet {
   // The object another node pulls (kPeerPull waiter `w`) is here: it is sent.
   void ServePull(Waiter& w);
   bool Ready(const ObjectId& id) const { return objects_.Ready(id); }
-  // --- who holds objects (lifetime.cc; object_holds.h, peer_holds.h)
-  // Frees an object whose home is here (one not here yet is dropped when it comes),
-  // then what only it held; copies on other nodes are dropped, and an actor whose
-  // creation result it is (its handles' object) is killed.
-  void FreeObject(const ObjectId& id, bool keep_segment = false);
-  // Drops this node's copy of `id` (one not here yet, of a task sent here, is dropped
-  // when it comes), then what only it held.
-  void DropLocal(const ObjectId& id, bool keep_segment = false);
   // Stores `objects` (a put, or a task's results), whose values hold the refs
   // `contained`.
   void StoreHolding(std::span<const ObjectPayload> objects, const std::vector<ObjectId>& contained);
-  // Holds of `holder` on the objects `ids`.
-  void AddHolds(const std::vector<ObjectId>& ids, const std::string& holder);
-  // Every hold of `holder` goes; what it alone held is freed.
-  void ReleaseHolds(const std::string& holder);
-  // Nothing here holds `id` any more: freed if its home is here, else its home is told
-  // (a home that is gone: this node's copy is dropped).
-  void Unheld(const ObjectId& id);
-  // A result of task `task` is stored: the task's arguments let go of what they held.
-  void TaskEnded(const TaskId& task);
-  // Whether this node's raylet counts the holders of `id` (see HomeTag).
-  bool HomeIsHere(const ObjectId& id) const;
-  // The live node (not this one) whose raylet counts the holders of `id`; nullopt if
-  // it is this node, or not a live node known here (dead, or not heard of).
-  std::optional<std::string> HomeOf(const ObjectId& id) const;
-  // Another node's borrows, and copies to drop, of objects (protocol::PeerHolds).
-  void OnPeerHolds(const protocol::PeerHolds& m);
   // Sends `reply` once every borrow said to other nodes so far is acknowledged (a
   // client that then lets go of what held the refs cannot free them too early).
   void ReplyAfterBorrows(const std::string& peer, uint64_t req, protocol::CallReply reply);
@@ -412,7 +406,6 @@ class Raylet {
   // The node's small objects, for its processes to read without a message.
   std::unique_ptr<object_store::ObjectIndexWriter> index_;
   ObjectTable objects_;  // and who waits for them
-  ObjectHolds holds_;    // who else holds the objects whose ids left their owner
   PeerHolds peer_holds_;  // what other nodes are told of the objects held here
   // Copies evicted from the store: a reader that cannot find them elsewhere is told
   // they are lost.
@@ -439,6 +432,8 @@ class Raylet {
   DirectRoutes routes_;
   // Where awaited objects not held here come from; those lost, made again or not.
   ObjectLocator locator_;
+  // Who else holds the objects whose ids left their owner; what goes when.
+  ObjectLifetime lifetime_;
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).

@@ -28,7 +28,7 @@ void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
   }
   spec->caller = peer;
   if (finished_jobs_.count(spec->job_id)) return;
-  AddHolds(spec->contained_refs, ObjectHolds::Task(spec->task_id));
+  lifetime_.AddHolds(spec->contained_refs, ObjectHolds::Task(spec->task_id));
   Place(std::move(*spec), /*may_forward=*/true);
 }
 
@@ -286,7 +286,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   std::optional<Client> gone = clients_.Take(e.worker_id);
   if (!gone) return;
   Client& c = *gone;
-  ReleaseHolds(ObjectHolds::Process(e.worker_id));  // what it borrowed
+  lifetime_.ReleaseHolds(ObjectHolds::Process(e.worker_id));  // what it borrowed
   if (c.state == Client::kStarting && !c.registered) {
     RAY_LOG_ERROR("worker pid {} exited before registering ({}); see logs/worker-{}.err", e.pid,
                   e.how, Hex(e.worker_id));
