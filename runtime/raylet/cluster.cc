@@ -137,7 +137,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     if (!args.ok()) {
       reply.error = args.status().message();
     } else {
-      KillActor(ActorId::FromBinary(std::get<0>(*args)), std::get<1>(*args));
+      actor_host_.Kill(ActorId::FromBinary(std::get<0>(*args)), std::get<1>(*args));
     }
   } else if (msg->op == "sync_refs") {
     // The client's changes of what it holds, sent before this, are handled; answered
@@ -153,7 +153,7 @@ void Raylet::HandleCall(Client& c, uint64_t req, std::string_view body) {
     if (c.state != Client::kActor) {
       reply.error = "ExitActor: not called from an actor";
     } else {
-      KillActor(c.actor_id, /*no_restart=*/true, "the actor exited (ExitActor)");
+      actor_host_.Kill(c.actor_id, /*no_restart=*/true, "the actor exited (ExitActor)");
       return;
     }
   } else {
@@ -173,7 +173,7 @@ void Raylet::FinishJob(const JobId& job_id) {
     if (!a.worker.empty()) pool_->Kill(a.worker);
     a.state = Actor::kDead;
     a.death_cause = "its job finished";
-    RecordActor(id, a);
+    actor_host_.Record(id, a);
   });
   if (!stop_->load()) gcs_reports_.SendActors();  // its actors are DEAD in the GCS once it is over
   // Nothing calls them any more (their handles died with the job): the GCS keeps them.
@@ -267,7 +267,7 @@ void Raylet::OnGcsBack() {
     if (Client* c = clients_.Find(call.peer)) HandleCall(*c, call.req, call.body);
   }
   for (auto& t : gcs_backlog_.TakeActorTasks()) {
-    if (!finished_jobs_.count(t.job_id)) SubmitActorTask(std::move(t));
+    if (!finished_jobs_.count(t.job_id)) actor_host_.Submit(std::move(t));
   }
 }
 
@@ -495,7 +495,7 @@ void Raylet::OnNodeDead(const std::string& node_id) {
   std::vector<TaskId> dead_creations;
   actors_.ForEach([&](const ActorId& actor_id, Actor& a) {
     if (a.remote_node != node_id || a.state == Actor::kDead) return;
-    NotifyDirectCallers(actor_id, a, "its node " + Hex(node_id) + " died");
+    actor_host_.TellCallersGone(actor_id, a, "its node " + Hex(node_id) + " died");
     if (a.MayRestart()) {
       ++a.restarts;
       Place(a.creation, true);

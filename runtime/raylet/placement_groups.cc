@@ -71,7 +71,7 @@ void Raylet::ReleaseBundle(const BundleKey& key) {
         if (Actor* a = actors_.Find(c.actor_id)) {
           a->creation.max_restarts = a->restarts;  // no restart: the group is gone
           a->killed = true;
-          OnActorDied(c.actor_id, why);
+          actor_host_.Died(c.actor_id, why);
         }
       }
       RAY_LOG_INFO("killing worker {} (pid {}): {}", Hex(peer), c.pid, why);
@@ -95,7 +95,7 @@ void Raylet::FailUnplaceable(const TaskSpec& t, const std::string& type, const s
   Actor& a = actors_.Entry(ActorOfCreation(t.task_id));
   a.creation = t;
   a.creation.max_restarts = a.restarts;
-  OnActorDied(ActorOfCreation(t.task_id), why);
+  actor_host_.Died(ActorOfCreation(t.task_id), why);
   a.state = Actor::kDead;
   a.death_cause = why;
 }

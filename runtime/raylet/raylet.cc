@@ -57,7 +57,7 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
           [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
           [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
           [this](const ObjectPayload& p, const std::string& from) { OnObjectPulled(p, from); },
-          [this](const protocol::ActorKill& k) { KillActor(k.actor_id, k.no_restart); },
+          [this](const protocol::ActorKill& k) { actor_host_.Kill(k.actor_id, k.no_restart); },
           [this](const protocol::LogsRequest& r) {
             return AnswerLogsRequest(options_.session_dir + "/logs", r);
           },
@@ -351,10 +351,7 @@ void Raylet::ArgsReady(Waiter& w) {
     OnArgsReady(std::move(w.task));
     return;
   }
-  if (Actor* a = actors_.Find(ActorId::FromBinary(w.task.actor_id))) {
-    a->head_waiter.reset();
-    PumpActor(*a);
-  }
+  actor_host_.ArgumentsReady(ActorId::FromBinary(w.task.actor_id));
 }
 
 void Raylet::ServePull(Waiter& w) {

@@ -32,14 +32,15 @@
 //   raylet/peer_holds.h           holds said to (and acknowledged by) other nodes
 //   raylet/task_events.h          task events batched for the GCS, RUNNING reports
 //   raylet/task_reporter.h        what runs here, reported to the GCS (state API, timeline)
-//   raylet/actor_directory.h      actors hosted, placed or called here; their GCS records
+//   raylet/actor_directory.h      actors hosted, placed or called here
+//   raylet/actor_host.h           their calls, deaths and restarts, kills, direct callers
+//                                 told, GCS records
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
 //   raylet/remote_asks.h          routes and leases asked of other nodes, and granted
 //   raylet/direct_routes.h        routes to actors and leases across nodes, both sides
 // The class's own code is split by concern:
 //   raylet.cc      the loop, clients, objects stored here, Get, Wait and Put
 //   scheduling.cc  tasks, workers and leases on this node
-//   actors.cc      actors on this node, and actors elsewhere killed from here
 //   cluster.cc     the direct-call path's requests (leases, routes, plugin paths, tcp
 //                  endpoints), calls, jobs, housekeeping, and the other nodes of the
 //                  cluster (results of direct calls left on them included)
@@ -86,6 +87,7 @@
 #include "runtime/transport/transport.h"
 
 #include "runtime/raylet/actor_directory.h"
+#include "runtime/raylet/actor_host.h"
 #include "runtime/raylet/bundle_book.h"
 #include "runtime/raylet/client_table.h"
 #include "runtime/raylet/cpu_lending.h"
@@ -174,7 +176,7 @@ class Raylet {
                        store_.Free(id);
                      }
                    },
-                   [this](const ActorId& id) { OnActorUnreferenced(id); },
+                   [this](const ActorId& id) { actor_host_.Unreferenced(id); },
                    [this](const TaskId& task) {
                      // An actor that may restart runs its constructor again: with the same arguments.
                      const Actor* a = actors_.Find(ActorOfCreation(task));
@@ -182,6 +184,25 @@ class Raylet {
                             a->MayRestart();
                    },
                    [this] { return RefreshCluster(); }}),
+        actor_host_({node_id_.Binary(), actors_, clients_, objects_, outbox_, gcs_reports_, gcs_,
+                     gcs_backlog_, placement_,
+                     [this](const std::string& node, const std::string& frame) {
+                       return peers_->TellFrame(node, frame);
+                     },
+                     [this](TaskSpec t, const std::string& node) { Forward(std::move(t), node); },
+                     [this](Client& w, const TaskSpec& t) { SendExecute(w, t); },
+                     [this](const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
+                            const std::string& message) { FailTask(t, kind, type, message); },
+                     [this](TaskSpec creation) { OnArgsReady(std::move(creation)); },
+                     [this](std::shared_ptr<Waiter> w) { reads_.Await(std::move(w)); },
+                     [this](const std::string& worker) { pool_->Kill(worker); },
+                     [this](const TaskId& task) { lifetime_.ReleaseHolds(ObjectHolds::Task(task)); },
+                     [this](const TaskSpec& t) { return JobOver(t); },
+                     [this](const TaskId& creation) {
+                       ready_.EraseIf([&](const TaskSpec& t) {
+                         return t.kind == ri::kActorCreation && t.task_id == creation;
+                       });
+                     }}),
         gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { SyncBundles(); }),
         reporter_(node_id_.Binary(), o.session_dir, clock_,
                   [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,
@@ -287,40 +308,13 @@ class Raylet {
   void StartWorkerFor(const std::string& env);
   void OnWorkerExit(const WorkerPool::Exit& e);
 
-  // --- actors
-  void SubmitActorTask(TaskSpec t);
-  // Actor worker `w` ran `done`: its creation task (the actor is alive, or its
-  // constructor failed) or one of its calls.
-  void OnActorTaskDone(Client& w, const protocol::TaskDone& done);
-  void PumpActor(Actor& a);
-  void OnActorDied(const ActorId& actor_id, const std::string& cause);
-  // The actors a dead worker created (its `owned_actors`, here or on other nodes)
-  // share its fate, as in Ray's ownership model (detached ones excepted).
-  void KillActorsOwnedBy(const std::vector<ActorId>& owned);
-  // Records an actor creation in its creator's `owned_actors` (workers only: a
-  // driver's actors go with its job).
-  void NoteOwner(const TaskSpec& creation);
-  // Kills an actor wherever it runs: here (on its worker, or still waiting to be
-  // placed), or on the node that hosts it (asked over the peer link; the GCS says
-  // where, if this node does not know). no_restart: for good; else its worker is
-  // killed and the actor restarts if it has restarts left. `cause` (if not empty) is
-  // recorded as why it died.
-  void KillActor(const ActorId& actor_id, bool no_restart = true,
-                 const std::string& cause = "");
-  // The last handle to the actor is gone (its creation result was freed): it dies,
-  // unless it outlives its handles.
-  void OnActorUnreferenced(const ActorId& actor_id);
-  // Whether an actor lives on when no handle to it is left (detached actors).
-  static bool OutlivesItsHandles(const Actor& a) { return a.creation.detached; }
   // Whether `t` belongs to a job that has ended (a detached actor's creation does
   // not: the actor outlives its job).
   bool JobOver(const TaskSpec& t) const {
     return finished_jobs_.count(t.job_id) > 0 && !(t.kind == ri::kActorCreation && t.detached);
   }
-  // Records the actor ALIVE here or DEAD in the GCS: at once if other nodes may look
-  // for it or its name must be freed, else with the next Periodic.
-  void RecordActor(const ActorId& actor_id, const Actor& a);
-  // Direct routes across nodes (direct_routes.h): a worker here listens on tcp.
+
+  // --- direct calls (direct_routes.h): a worker here listens on tcp.
   void HandleTcpEndpoint(Client& c, std::string_view body);
   // A caller's direct call left results on the node of the worker it ran on.
   void HandleRanElsewhere(Client& c, std::string_view body);
@@ -328,8 +322,6 @@ class Raylet {
   void HandleLeaseWorker(Client& c, uint64_t req, std::string_view body);
   void HandleActorRoute(Client& c, uint64_t req, std::string_view body);
   void HandlePluginPath(Client& c, uint64_t req, std::string_view body);
-  // Tells the actor's direct callers its worker is gone (or going): see ActorGone.
-  void NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::string& cause);
 
   // --- the other nodes (cluster.cc)
   protocol::NodeInfo SelfInfo() const;
@@ -434,6 +426,7 @@ class Raylet {
   ObjectLocator locator_;
   // Who else holds the objects whose ids left their owner; what goes when.
   ObjectLifetime lifetime_;
+  ActorHost actor_host_;  // calls, deaths, kills and records of the actors in actors_
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does
   // (placed again every second; failed when the autoscaler is gone).

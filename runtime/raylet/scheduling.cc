@@ -34,11 +34,11 @@ void Raylet::HandleSubmit(const std::string& peer, std::string_view body) {
 
 void Raylet::Place(TaskSpec spec, bool may_forward) {
   if (spec.kind == ri::kActorTask) {
-    SubmitActorTask(std::move(spec));
+    actor_host_.Submit(std::move(spec));
     return;
   }
   // (Before it may wait anywhere: its creator owns it from now on, wherever it runs.)
-  if (spec.kind == ri::kActorCreation) NoteOwner(spec);
+  if (spec.kind == ri::kActorCreation) actor_host_.NoteOwner(spec);
   ResourceSet need = ResourcesOf(spec);
   std::optional<std::string> where;
   if (may_forward) {
@@ -223,16 +223,6 @@ void Raylet::SendExecute(Client& w, const TaskSpec& t, bool ahead) {
                                 /*caller_node=*/std::string()));
 }
 
-void Raylet::NoteOwner(const TaskSpec& creation) {
-  Client* owner = clients_.Find(creation.caller);
-  if (!owner || owner->is_driver) return;
-  std::vector<ActorId>& owned = owner->owned_actors;
-  if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
-    actors_.PruneOwned(owned);
-  }
-  owned.push_back(ActorOfCreation(creation.task_id));  // (placed again: listed twice, harmless)
-}
-
 void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TaskDone>(c.peer, body, "TaskDone");
   if (!msg) return;
@@ -252,7 +242,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   }
 
   if (c.state == Client::kActor) {
-    OnActorTaskDone(c, *msg);
+    actor_host_.TaskDone(c, *msg);
     return;
   }
   if (!c.running || c.running->task_id != msg->task_id) {
@@ -294,7 +284,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   available_.Add(c.held);
   gpus_.Release(c.gpus);
   ready_.Requeue(std::move(c.queued));  // sent ahead, never started: no retry used
-  KillActorsOwnedBy(c.owned_actors);
+  actor_host_.KillOwnedBy(c.owned_actors);
   reporter_.WorkerDied(c, e.how);
   // A worker that was killed left its socket for direct calls behind, its start gate
   // and its slot.
@@ -308,7 +298,7 @@ void Raylet::OnWorkerExit(const WorkerPool::Exit& e) {
   leases_.WorkerGone(c, cause);
   routes_.WorkerGone(c, cause);
   if (c.state == Client::kActor) {
-    OnActorDied(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
+    actor_host_.Died(c.actor_id, fmt::format("the actor's worker (pid {}) died: {}", e.pid, e.how));
     return;
   }
   if (!c.running) return;

@@ -1,60 +1,68 @@
-// The actors this node hosts or places: their calls, deaths and restarts, kills,
-// records in the GCS, and the callers that call them directly.
+#include "runtime/raylet/actor_host.h"
 
-#include "runtime/raylet/raylet_impl.h"
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "runtime/base/hex.h"
+#include "runtime/base/logging.h"
 
 namespace ray::raylet {
 
-void Raylet::SubmitActorTask(TaskSpec t) {
+using protocol::MessageType;
+using protocol::ObjectState;
+namespace ri = ray::internal;
+
+void ActorHost::Submit(TaskSpec t) {
   const ActorId actor = ActorId::FromBinary(t.actor_id);
-  Actor* a = actors_.Find(actor);
-  if (!a && MultiNode()) {
+  Actor* a = d_.actors.Find(actor);
+  if (!a && d_.placement.MultiNode()) {
     // A handle passed from another node: the GCS knows where the actor lives.
-    auto node = gcs_.ActorNode(t.actor_id);
+    auto node = d_.gcs.ActorNode(t.actor_id);
     if (node.status().code() == StatusCode::kUnavailable) {
-      gcs_backlog_.DeferActorTask(std::move(t));  // asked again when it is back
+      d_.gcs_backlog.DeferActorTask(std::move(t));  // asked again when it is back
       return;
     }
-    if (node.ok() && !node->empty() && *node != node_id_.Binary()) {
-      a = &actors_.Entry(actor);
+    if (node.ok() && !node->empty() && *node != d_.self) {
+      a = &d_.actors.Entry(actor);
       a->remote_node = *node;
       a->state = Actor::kAlive;
     }
   }
   if (a && !a->remote_node.empty() && a->state != Actor::kDead) {
-    Forward(std::move(t), a->remote_node);
+    d_.forward(std::move(t), a->remote_node);
     return;
   }
   if (!a || a->state == Actor::kDead) {
     std::string cause = a ? a->death_cause : "no such actor on this node";
-    FailTask(t, ri::kActorDied, "ActorDiedError",
-             fmt::format("actor method {} cannot run: {}", t.function, cause));
+    d_.fail(t, ri::kActorDied, "ActorDiedError",
+            fmt::format("actor method {} cannot run: {}", t.function, cause));
     return;
   }
   if (t.max_retries < -1) t.max_retries = a->creation.max_retries;  // the actor's
   a->queue.push_back(std::move(t));
-  PumpActor(*a);
+  Pump(*a);
 }
 
-void Raylet::OnActorTaskDone(Client& w, const protocol::TaskDone& done) {
-  Actor* a = actors_.Find(w.actor_id);
+void ActorHost::TaskDone(Client& w, const protocol::TaskDone& done) {
+  Actor* a = d_.actors.Find(w.actor_id);
   if (!a) return;
   Actor& actor = *a;
   if (actor.state != Actor::kAlive) {  // the creation task finished
-    bool failed = !done.returns.empty() &&
-                  done.returns[0].state == static_cast<uint8_t>(ObjectState::kError);
+    bool failed =
+        !done.returns.empty() && done.returns[0].state == static_cast<uint8_t>(ObjectState::kError);
     w.running.reset();
     if (failed) {
-      const StoredObject* o = objects_.Find(done.returns[0].id);
+      const StoredObject* o = d_.objects.Find(done.returns[0].id);
       std::string why = o ? ri::Unpack<ri::ErrorInfo>(o->data.data(), o->data.size()).message : "";
-      OnActorDied(w.actor_id, "the actor's constructor failed: " + why);
-      pool_->Kill(w.peer);
+      Died(w.actor_id, "the actor's constructor failed: " + why);
+      d_.kill_worker(w.peer);
       w.state = Client::kStarting;  // never reused; its exit is not the actor's death again
       return;
     }
     actor.state = Actor::kAlive;
-    RecordActor(w.actor_id, actor);
-    PumpActor(actor);
+    Record(w.actor_id, actor);
+    Pump(actor);
     return;
   }
   // (A concurrent actor's calls may end out of order.)
@@ -63,16 +71,23 @@ void Raylet::OnActorTaskDone(Client& w, const protocol::TaskDone& done) {
   if (call != actor.inflight.end()) actor.inflight.erase(call);
 }
 
-void Raylet::PumpActor(Actor& a) {
+void ActorHost::ArgumentsReady(const ActorId& id) {
+  if (Actor* a = d_.actors.Find(id)) {
+    a->head_waiter.reset();
+    Pump(*a);
+  }
+}
+
+void ActorHost::Pump(Actor& a) {
   if (a.state != Actor::kAlive || a.head_waiter) return;
-  Client* w = clients_.Find(a.worker);
+  Client* w = d_.clients.Find(a.worker);
   if (!w) return;
   while (!a.queue.empty()) {
     TaskSpec& head = a.queue.front();
     auto waiter = std::make_shared<Waiter>();
     waiter->kind = Waiter::kTask;
     for (const auto& arg : head.args) {
-      if (arg.is_ref && !Ready(ObjectId::FromBinary(arg.data))) {
+      if (arg.is_ref && !d_.objects.Ready(ObjectId::FromBinary(arg.data))) {
         waiter->ids.push_back(ObjectId::FromBinary(arg.data));
       }
     }
@@ -81,46 +96,46 @@ void Raylet::PumpActor(Actor& a) {
       waiter->task.kind = ri::kActorTask;
       waiter->task.actor_id = head.actor_id;
       a.head_waiter = waiter;
-      reads_.Await(waiter);
+      d_.await(waiter);
       return;
     }
-    SendExecute(*w, head);
+    d_.execute(*w, head);
     a.inflight.push_back(std::move(head));
     a.queue.pop_front();
   }
 }
 
-void Raylet::OnActorDied(const ActorId& actor_id, const std::string& cause) {
-  Actor* found = actors_.Find(actor_id);
+void ActorHost::Died(const ActorId& actor_id, const std::string& cause) {
+  Actor* found = d_.actors.Find(actor_id);
   if (!found) return;
   Actor& a = *found;
   if (a.state == Actor::kDead) return;  // e.g. its constructor failed, then its worker went
-  NotifyDirectCallers(actor_id, a, cause);
+  TellCallersGone(actor_id, a, cause);
   // Calls that were running or sent run again on the restarted actor while they have
   // retries left; the others fail.
   // (The calls fail once the actor's state says it restarts or died: a failed call's
   // result may be an argument of a call queued on it.)
-  const bool restart = !JobOver(a.creation) && a.MayRestart();
+  const bool restart = !d_.job_over(a.creation) && a.MayRestart();
   Actor::Lost lost = a.Die(restart, cause);
   for (const auto& t : lost.running) {
-    FailTask(t, ri::kActorDied, "ActorDiedError",
-             fmt::format("actor method {} did not finish: {}", t.function, cause));
+    d_.fail(t, ri::kActorDied, "ActorDiedError",
+            fmt::format("actor method {} did not finish: {}", t.function, cause));
   }
   if (restart) {
     RAY_LOG_WARN("restarting actor {} ({} of {}): {}", actor_id.Hex(), a.restarts,
                  a.creation.max_restarts, cause);
-    OnArgsReady(a.creation);
+    d_.start(a.creation);
     return;
   }
-  lifetime_.ReleaseHolds(ObjectHolds::Task(CreationTaskOf(actor_id)));  // its constructor's arguments
+  d_.release_arguments(CreationTaskOf(actor_id));  // its constructor's arguments
   for (const auto& t : lost.queued) {
-    FailTask(t, ri::kActorDied, "ActorDiedError",
-             fmt::format("actor method {} cannot run: {}", t.function, cause));
+    d_.fail(t, ri::kActorDied, "ActorDiedError",
+            fmt::format("actor method {} cannot run: {}", t.function, cause));
   }
-  RecordActor(actor_id, a);
+  Record(actor_id, a);
 }
 
-void Raylet::RecordActor(const ActorId& actor_id, const Actor& a) {
+void ActorHost::Record(const ActorId& actor_id, const Actor& a) {
   // Recorded DEAD by the node hosting it (named actors free their name), or by the
   // node their name was taken on.
   bool alive = a.state == Actor::kAlive;
@@ -128,47 +143,48 @@ void Raylet::RecordActor(const ActorId& actor_id, const Actor& a) {
   // On a cluster, handles may travel to other nodes, which look the actor up; a name
   // must be free again at once. Nobody looks an unnamed actor up on a single node (the
   // state API aside): its record waits for the next Periodic, with the others.
-  gcs_reports_.ActorState(actor_id, alive, MultiNode() || !a.creation.actor_name.empty());
+  d_.reports.ActorState(actor_id, alive,
+                        d_.placement.MultiNode() || !a.creation.actor_name.empty());
 }
 
-void Raylet::NotifyDirectCallers(const ActorId& actor_id, Actor& a, const std::string& cause) {
+void ActorHost::TellCallersGone(const ActorId& actor_id, Actor& a, const std::string& cause) {
   for (const std::string& caller : a.direct_callers) {
-    SendMsg(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
+    d_.outbox.Send(caller, MessageType::kActorGone, 0, protocol::ActorGone{actor_id, cause});
   }
   a.direct_callers.clear();
   for (const auto& [node, caller] : a.remote_callers) {
-    peers_->Tell(node, MessageType::kPeerActorGone,
-                 protocol::PeerActorGone{actor_id, caller, cause});
+    d_.tell(node, protocol::Encode(MessageType::kPeerActorGone, 0,
+                                   protocol::PeerActorGone{actor_id, caller, cause}));
   }
   a.remote_callers.clear();
 }
 
-void Raylet::KillActorsOwnedBy(const std::vector<ActorId>& owned) {
+void ActorHost::KillOwnedBy(const std::vector<ActorId>& owned) {
   for (const auto& id : owned) {
-    if (actors_.Gone(id)) continue;
-    if (actors_.Find(id)->creation.detached) continue;  // outlives its creator
+    if (d_.actors.Gone(id)) continue;
+    if (d_.actors.Find(id)->creation.detached) continue;  // outlives its creator
     RAY_LOG_INFO("actor {} dies with the worker that created it", id.Hex());
-    KillActor(id);  // (on its node, if it lives on another)
+    Kill(id);  // (on its node, if it lives on another)
   }
 }
 
-void Raylet::OnActorUnreferenced(const ActorId& actor_id) {
-  Actor* a = actors_.Find(actor_id);
+void ActorHost::Unreferenced(const ActorId& actor_id) {
+  Actor* a = d_.actors.Find(actor_id);
   // (Its handles are counted here, its home, wherever it runs.)
-  if (!a || a->creation.task_id != CreationTaskOf(actor_id) || a->state == Actor::kDead || a->killed ||
-      OutlivesItsHandles(*a)) {
+  if (!a || a->creation.task_id != CreationTaskOf(actor_id) || a->state == Actor::kDead ||
+      a->killed || a->creation.detached) {
     return;
   }
   RAY_LOG_INFO("actor {} dies: all references to it were removed", actor_id.Hex());
-  KillActor(actor_id, /*no_restart=*/true, "all references to the actor were removed");
+  Kill(actor_id, /*no_restart=*/true, "all references to the actor were removed");
 }
 
-void Raylet::KillActor(const ActorId& actor_id, bool no_restart, const std::string& cause) {
-  Actor* found = actors_.Find(actor_id);
+void ActorHost::Kill(const ActorId& actor_id, bool no_restart, const std::string& cause) {
+  Actor* found = d_.actors.Find(actor_id);
   std::string host = found ? found->remote_node : "";
-  if (!found && MultiNode()) {
+  if (!found && d_.placement.MultiNode()) {
     // A handle from elsewhere (passed along, or looked up by name): the GCS knows.
-    auto node = gcs_.ActorNode(actor_id.Binary());
+    auto node = d_.gcs.ActorNode(actor_id.Binary());
     if (!node.ok()) {
       RAY_LOG_WARN("cannot kill actor {}: where it lives is unknown: {}", actor_id.Hex(),
                    node.status().message());
@@ -176,21 +192,22 @@ void Raylet::KillActor(const ActorId& actor_id, bool no_restart, const std::stri
     }
     host = *node;
   }
-  if (!host.empty() && host != node_id_.Binary()) {
+  if (!host.empty() && host != d_.self) {
     if (found && found->state == Actor::kDead) return;
-    RAY_LOG_INFO("asking node {} to kill actor {}", Hex(host), actor_id.Hex());
+    RAY_LOG_INFO("asking node {} to kill actor {}", ToHex(host), actor_id.Hex());
     // Callers here that call it directly hear of a kill for good now (a call made
     // after Kill() returns goes through the raylets); its node tells the others, and
     // everyone of a restart.
-    if (found && no_restart) NotifyDirectCallers(actor_id, *found, "the actor was killed");
-    peers_->KillActor(host, protocol::ActorKill{actor_id, no_restart});
+    if (found && no_restart) TellCallersGone(actor_id, *found, "the actor was killed");
+    d_.tell(host, protocol::Encode(MessageType::kKillActor, 0,
+                                   protocol::ActorKill{actor_id, no_restart}));
     return;
   }
-  if (actors_.Gone(actor_id)) return;
-  Actor& a = *actors_.Find(actor_id);
+  if (d_.actors.Gone(actor_id)) return;
+  Actor& a = *d_.actors.Find(actor_id);
   if (!no_restart) {
     // As if its worker died: it restarts if it may (calls in flight as for a crash).
-    if (!a.worker.empty()) pool_->Kill(a.worker);
+    if (!a.worker.empty()) d_.kill_worker(a.worker);
     return;
   }
   a.creation.max_restarts = a.restarts;  // no restart after a kill
@@ -198,17 +215,25 @@ void Raylet::KillActor(const ActorId& actor_id, bool no_restart, const std::stri
   if (!cause.empty()) a.death_cause = cause;
   // Direct callers hear it now, before the worker is gone: a call made after Kill()
   // returns goes through the raylet, and fails.
-  NotifyDirectCallers(actor_id, a, cause.empty() ? "the actor was killed" : cause);
+  TellCallersGone(actor_id, a, cause.empty() ? "the actor was killed" : cause);
   if (!a.worker.empty()) {
-    pool_->Kill(a.worker);  // OnWorkerExit reports the death
+    d_.kill_worker(a.worker);  // OnWorkerExit reports the death
     return;
   }
   // Not placed (yet, or again): drop the queued creation task. One still waiting for
   // its arguments is dropped by OnArgsReady.
-  ready_.EraseIf([&](const TaskSpec& t) {
-    return t.kind == ri::kActorCreation && t.task_id == CreationTaskOf(actor_id);
-  });
-  OnActorDied(actor_id, cause.empty() ? "the actor was killed before it started" : cause);
+  d_.drop_queued(CreationTaskOf(actor_id));
+  Died(actor_id, cause.empty() ? "the actor was killed before it started" : cause);
+}
+
+void ActorHost::NoteOwner(const TaskSpec& creation) {
+  Client* owner = d_.clients.Find(creation.caller);
+  if (!owner || owner->is_driver) return;
+  std::vector<ActorId>& owned = owner->owned_actors;
+  if (owned.size() >= 64 && (owned.size() & (owned.size() - 1)) == 0) {  // now and then
+    d_.actors.PruneOwned(owned);
+  }
+  owned.push_back(ActorOfCreation(creation.task_id));  // (placed again: listed twice, harmless)
 }
 
 }  // namespace ray::raylet
