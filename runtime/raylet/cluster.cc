@@ -329,90 +329,9 @@ void Raylet::SpillQueued() {
     if (remote_.FromElsewhere(t.task_id)) return false;  // forwarded here: it stays
     auto node = placement_.RemoteWithRoom(need);
     if (!node) return false;
-    Forward(std::move(t), *node);
+    remote_tasks_.Send(std::move(t), *node);
     return true;
   });
-}
-
-void Raylet::Forward(TaskSpec t, const std::string& node_id) {
-  std::deque<TaskSpec> calls;  // made while the creation waited here: they follow it
-  if (t.kind == ri::kActorCreation) {
-    Actor& a = actors_.Entry(ActorOfCreation(t.task_id));
-    a.creation = t;
-    a.remote_node = node_id;
-    a.state = Actor::kAlive;  // calls go to its node, which queues them until it runs
-    calls.swap(a.queue);
-  }
-  // Counted against the node's free resources until its reports show it (Charge).
-  if (t.kind != ri::kActorTask) {
-    placement_.Charge(node_id, ResourcesOf(t), clock_.MonoMillis(), t.task_id.Binary());
-  }
-  RAY_LOG_DEBUG("task {} ({}) goes to node {}", t.task_id.Hex(), t.function, Hex(node_id));
-  peers_->ForwardTask(node_id, protocol::ForwardTask{t, node_id_.Binary()});
-  const TaskId tid = t.task_id;
-  uint32_t returns = t.num_returns;
-  remote_.Forwarded(std::move(t), node_id);
-  // Results someone already waits for (a task spilled from this node's queue) are
-  // fetched as soon as they exist there.
-  for (uint32_t i = 1; i <= returns; ++i) {
-    ObjectId id = ObjectId::ForTaskReturn(tid, i);
-    if (objects_.Awaited(id)) locator_.Locate(id, "");
-  }
-  for (auto& call : calls) Forward(std::move(call), node_id);
-}
-
-void Raylet::OnTaskForwarded(protocol::ForwardTask t) {
-  if (Status valid = CheckTaskSpec(t.spec); !valid.ok()) {
-    RAY_LOG_WARN("dropped a forwarded task: {}", valid.message());
-    return;
-  }
-  if (JobOver(t.spec)) return;
-  remote_.SetOrigin(t.spec.task_id, t.origin_node);
-  // Its results are made here (again, if copies were evicted): pulls of them wait.
-  for (uint32_t i = 1; i <= t.spec.num_returns && !evicted_.empty(); ++i) {
-    evicted_.erase(ObjectId::ForTaskReturn(t.spec.task_id, i));
-  }
-  // Arguments missing here are pulled from the origin, which knows where they are.
-  for (const auto& a : t.spec.args) {
-    if (a.is_ref) locator_.Locate(ObjectId::FromBinary(a.data), t.origin_node);
-  }
-  Place(std::move(t.spec), /*may_forward=*/false);
-}
-
-void Raylet::NotifyOrigin(const TaskId& task_id, const std::vector<ObjectPayload>& returns) {
-  auto origin = remote_.TakeOrigin(task_id);
-  if (!origin) return;
-  protocol::TaskFinished finished{task_id, node_id_.Binary(), {}};
-  size_t bytes = 0;
-  for (const ObjectPayload& r : returns) {
-    const StoredObject* o = objects_.Find(r.id);  // what was kept (the first, if made twice)
-    bool small = o && (o->state == ObjectState::kInline || o->state == ObjectState::kError);
-    if (!small || (bytes += o->data.size()) > protocol::kFinishedReturnsLimit) continue;
-    ObjectPayload p;
-    p.id = r.id;
-    p.state = static_cast<uint8_t>(o->state);
-    p.data = o->data;
-    finished.returns.push_back(std::move(p));
-  }
-  // The origin lets go of the task's arguments then: after the borrows made of them here.
-  peer_holds_.After([this, to = *origin, finished = std::move(finished)] {
-    peers_->NotifyFinished(to, finished);
-  }, clock_.MonoMillis());
-}
-
-void Raylet::OnTaskFinishedRemotely(const protocol::TaskFinished& f) {
-  // Results of a task that ended on a node other than the one it was sent to (it was
-  // forwarded on) are where the report says; small ones came along.
-  auto sent = remote_.FinishedOn(f.task_id, f.node_id);
-  // A normal task's resources are free there again (see Forward's Charge).
-  if (sent && sent->first.kind == ri::kNormalTask) {
-    placement_.Refund(sent->second, f.task_id.Binary());
-  }
-  // Its arguments let go of what they held (the node that ran it said its borrows first).
-  if (sent) lifetime_.TaskEnded(f.task_id);
-  for (const ObjectPayload& p : f.returns) {
-    if (p.id.Task() == f.task_id && !Ready(p.id)) StoreObject(p, /*copy=*/true);
-  }
 }
 
 void Raylet::OnPullRequested(const std::string& peer, const ObjectId& id) {

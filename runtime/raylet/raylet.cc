@@ -54,8 +54,8 @@ Status Raylet::Run(const std::atomic<bool>& stop) {
       node_id_, options_.token, store_.tag(),
       ObjectManager::Handlers{
           [this](const std::string& peer, const ObjectId& id) { OnPullRequested(peer, id); },
-          [this](protocol::ForwardTask t) { OnTaskForwarded(std::move(t)); },
-          [this](const protocol::TaskFinished& f) { OnTaskFinishedRemotely(f); },
+          [this](protocol::ForwardTask t) { remote_tasks_.Received(std::move(t)); },
+          [this](const protocol::TaskFinished& f) { remote_tasks_.FinishedElsewhere(f); },
           [this](const ObjectPayload& p, const std::string& from) { OnObjectPulled(p, from); },
           [this](const protocol::ActorKill& k) { actor_host_.Kill(k.actor_id, k.no_restart); },
           [this](const protocol::LogsRequest& r) {
@@ -327,7 +327,7 @@ void Raylet::FailTask(const TaskSpec& t, ri::ErrorKind kind, const std::string& 
     errors[i - 1].id = ObjectId::ForTaskReturn(t.task_id, i);
     StoreError(errors[i - 1].id, ri::ErrorInfo{kind, type, message, t.function, "node " + options_.node_ip});
   }
-  NotifyOrigin(t.task_id, errors);  // (a task from another node: it finished there too)
+  remote_tasks_.Finished(t.task_id, errors);  // (a task from another node: it finished there too)
 }
 
 void Raylet::DropEvicted() {

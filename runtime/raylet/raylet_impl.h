@@ -36,6 +36,7 @@
 //   raylet/actor_host.h           their calls, deaths and restarts, kills, direct callers
 //                                 told, GCS records
 //   raylet/remote_nodes.h         tasks sent to and come from other nodes, remote objects
+//   raylet/remote_tasks.h         sending tasks to other nodes, running theirs, results back
 //   raylet/remote_asks.h          routes and leases asked of other nodes, and granted
 //   raylet/direct_routes.h        routes to actors and leases across nodes, both sides
 // The class's own code is split by concern:
@@ -108,6 +109,7 @@
 #include "runtime/raylet/plugin_cache.h"
 #include "runtime/raylet/remote_asks.h"
 #include "runtime/raylet/remote_nodes.h"
+#include "runtime/raylet/remote_tasks.h"
 #include "runtime/raylet/task_reporter.h"
 #include "runtime/raylet/tasks_ahead.h"
 
@@ -184,12 +186,20 @@ class Raylet {
                             a->MayRestart();
                    },
                    [this] { return RefreshCluster(); }}),
+        remote_tasks_({node_id_.Binary(), remote_, placement_, actors_, objects_, locator_, lifetime_,
+                       peer_holds_, evicted_, clock_,
+                       [this](const std::string& node, const std::string& frame) {
+                         return peers_->TellFrame(node, frame);
+                       },
+                       [this](TaskSpec t) { Place(std::move(t), /*may_forward=*/false); },
+                       [this](const ObjectPayload& p) { StoreObject(p, /*copy=*/true); },
+                       [this](const TaskSpec& t) { return JobOver(t); }}),
         actor_host_({node_id_.Binary(), actors_, clients_, objects_, outbox_, gcs_reports_, gcs_,
                      gcs_backlog_, placement_,
                      [this](const std::string& node, const std::string& frame) {
                        return peers_->TellFrame(node, frame);
                      },
-                     [this](TaskSpec t, const std::string& node) { Forward(std::move(t), node); },
+                     [this](TaskSpec t, const std::string& node) { remote_tasks_.Send(std::move(t), node); },
                      [this](Client& w, const TaskSpec& t) { SendExecute(w, t); },
                      [this](const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
                             const std::string& message) { FailTask(t, kind, type, message); },
@@ -334,12 +344,6 @@ class Raylet {
   bool MultiNode() const { return placement_.MultiNode(); }
   // Moves queued tasks that cannot start here now to nodes with room for them.
   void SpillQueued();
-  void Forward(TaskSpec t, const std::string& node_id);
-  void OnTaskForwarded(protocol::ForwardTask t);
-  void OnTaskFinishedRemotely(const protocol::TaskFinished& f);
-  // Tells the node that forwarded the task here that it finished, with its small
-  // results (`returns`: the task's, as stored here).
-  void NotifyOrigin(const TaskId& task_id, const std::vector<ObjectPayload>& returns);
   void OnPullRequested(const std::string& peer, const ObjectId& id);
   // Re-reads the cluster from the GCS; false if skipped (rate limit) or failed.
   bool RefreshCluster();
@@ -426,6 +430,7 @@ class Raylet {
   ObjectLocator locator_;
   // Who else holds the objects whose ids left their owner; what goes when.
   ObjectLifetime lifetime_;
+  RemoteTasks remote_tasks_;  // tasks sent to other nodes, and run here for them
   ActorHost actor_host_;  // calls, deaths, kills and records of the actors in actors_
   int64_t last_refresh_ms_ = 0;
   // Tasks and actors no node fits, held while an autoscaler may add one that does

@@ -84,7 +84,7 @@ void Raylet::Place(TaskSpec spec, bool may_forward) {
     return;
   }
   if (!where->empty()) {
-    Forward(std::move(spec), *where);
+    remote_tasks_.Send(std::move(spec), *where);
     return;
   }
   if (spec.kind == ri::kActorCreation) {
@@ -227,7 +227,7 @@ void Raylet::HandleTaskDone(Client& c, std::string_view body) {
   auto msg = DecodeFrom<protocol::TaskDone>(c.peer, body, "TaskDone");
   if (!msg) return;
   StoreHolding(msg->returns, msg->contained_refs);
-  NotifyOrigin(msg->task_id, msg->returns);
+  remote_tasks_.Finished(msg->task_id, msg->returns);
   if (const TaskSpec* spec = CurrentTask(c, actors_); spec && spec->task_id == msg->task_id) {
     // (Only a cluster's raylet sends tasks ahead by how long they run: see tasks_ahead.h.)
     if (msg->run_us >= 0 && spec->kind == ri::kNormalTask && MultiNode()) {
