@@ -231,7 +231,7 @@ void Raylet::Periodic() {
   if (gcs_reports_.HeartbeatDue(now)) {
     auto beat = gcs_reports_.Heartbeat(now, available_.ToDoubles(), Load(),
                                        [this] { return SelfInfo(); });
-    if (beat != GcsReports::Beat::kFailed) SyncBundles();
+    if (beat != GcsReports::Beat::kFailed) group_bundles_.Sync();
     if (beat == GcsReports::Beat::kSentToNewGcs) OnGcsRestarted();
   }
   // While the GCS does not answer, do not queue up more calls that would each wait
@@ -304,7 +304,7 @@ bool Raylet::AutoscalerAlive() {
 
 void Raylet::RetryInfeasible() {
   if (!infeasible_.RetryDue(clock_.MonoMillis())) return;
-  CheckGroupTasks();
+  group_bundles_.CheckWaiting();
   for (auto& t : infeasible_.TakeForRetry()) {
     if (!JobOver(t)) Place(std::move(t), /*may_forward=*/true);
   }

@@ -15,6 +15,8 @@
 //   raylet/outbox.h               frames to clients, batched per loop turn
 //   raylet/plugin_cache.h         local copies of plugins, fetched from the GCS
 //   raylet/bundle_book.h          placement-group bundles held here, and those refused
+//   raylet/group_bundles.h        those bundles kept in step with the GCS; work waiting
+//                                 for a group, failed when it never can run in it
 //   raylet/gcs_backlog.h          what waits for the GCS while it does not answer
 //   raylet/gcs_calls.h            the API's calls the GCS answers, relayed
 //   raylet/gcs_reports.h          heartbeats, and the objects and actors here, told to
@@ -96,6 +98,7 @@
 #include "runtime/raylet/gcs_backlog.h"
 #include "runtime/raylet/gcs_calls.h"
 #include "runtime/raylet/gcs_reports.h"
+#include "runtime/raylet/group_bundles.h"
 #include "runtime/raylet/gpu_allocator.h"
 #include "runtime/raylet/local_leases.h"
 #include "runtime/raylet/object_holds.h"
@@ -213,13 +216,20 @@ class Raylet {
                          return t.kind == ri::kActorCreation && t.task_id == creation;
                        });
                      }}),
-        gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { SyncBundles(); }),
+        gcs_calls_(gcs_, node_id_.Binary(), placement_, available_, [this] { group_bundles_.Sync(); }),
         reporter_(node_id_.Binary(), o.session_dir, clock_,
                   [this](const auto& events) { return gcs_.AddTaskEvents(events); }, clients_,
                   actors_),
         gpus_(GpuAllocator::NodeGpuIds(o.resources.count("GPU") ? o.resources.at("GPU") : 0,
                                        std::getenv("CUDA_VISIBLE_DEVICES"))),
-        starts_(o.max_workers, o.prestart_workers, o.resources.count("CPU") ? o.resources.at("CPU") : 1) {
+        starts_(o.max_workers, o.prestart_workers, o.resources.count("CPU") ? o.resources.at("CPU") : 1),
+        group_bundles_({node_id_.Binary(), bundles_, placement_, available_, clients_, actors_, ready_,
+                        infeasible_, gcs_,
+                        [this](const ActorId& id, const std::string& why) { actor_host_.Died(id, why); },
+                        [this](const std::string& worker) { pool_->Kill(worker); },
+                        [this](TaskSpec t) { Place(std::move(t), /*may_forward=*/true); },
+                        [this](const TaskSpec& t, ri::ErrorKind kind, const std::string& type,
+                               const std::string& message) { FailTask(t, kind, type, message); }}) {
     gcs_.set_watch(&gcs_watch_);  // while the GCS is down, its calls fail at once
     available_ = placement_.local_total();
   }
@@ -349,20 +359,6 @@ class Raylet {
   bool RefreshCluster();
   void OnNodeDead(const std::string& node_id);
 
-  // --- placement groups (placement_groups.cc; the GCS decides, see
-  // gcs/placement_groups.h, and gcs_calls.h relays the API's calls): the bundles this
-  // node holds, and the tasks and actors that wait for a group.
-  // Tells the GCS what this node holds and reserves or releases what it is told to.
-  // `again`: once more at once if that changed anything (the GCS hears it sooner).
-  void SyncBundles(bool again = true);
-  using BundleKey = BundleBook::Key;
-  void ReleaseBundle(const BundleKey& key);
-  // Tasks of a group that no node holds a bundle for wait in infeasible_ (whether or
-  // not an autoscaler runs); those whose group is removed or whose bundle cannot hold
-  // them fail (asked of the GCS with each retry).
-  void CheckGroupTasks();
-  void FailUnplaceable(const TaskSpec& t, const std::string& type, const std::string& why);
-
   // --- jobs and periodic work
   void FinishJob(const JobId& job_id);
   void Periodic();
@@ -443,6 +439,7 @@ class Raylet {
   BundleBook bundles_;  // placement-group bundles reserved here, and those refused
   GpuAllocator gpus_;
   scheduler::WorkerStarts starts_;  // how many workers start, and when
+  GroupBundles group_bundles_;  // placement-group bundles kept in step with the GCS
 };
 
 }  // namespace ray::raylet
