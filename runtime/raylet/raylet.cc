@@ -186,7 +186,11 @@ void Raylet::HandleFrame(const std::string& peer, std::string_view frame, bool i
     case MessageType::kPutObject: return HandlePut(c, env->request_id, env->body);
     case MessageType::kTaskDone: return HandleTaskDone(c, env->body);
     case MessageType::kFreeObjects: return HandleFree(c, env->body);
-    case MessageType::kTaskEvents: return HandleTaskEvents(c, env->body);
+    case MessageType::kTaskEvents:  // direct calls a worker ran, for the state API
+      if (auto m = DecodeFrom<protocol::TaskEvents>(c.peer, env->body, "TaskEvents")) {
+        reporter_.RecordDirectCalls(c, *m);
+      }
+      return;
     case MessageType::kReturnLease: return leases_.Return(c);
     case MessageType::kCall: return HandleCall(c, env->request_id, env->body);
     case MessageType::kLeaseWorker: return HandleLeaseWorker(c, env->request_id, env->body);

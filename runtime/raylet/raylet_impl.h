@@ -47,7 +47,6 @@
 //   cluster.cc     the direct-call path's requests (leases, routes, plugin paths, tcp
 //                  endpoints), calls, jobs, housekeeping, and the other nodes of the
 //                  cluster (results of direct calls left on them included)
-//   state.cc       the state API: direct calls' events
 
 #include "runtime/raylet/raylet.h"
 
@@ -255,8 +254,6 @@ class Raylet {
   // longer refers to (see object_holds.h).
   void HandleFree(Client& c, std::string_view body);
   void HandleCall(Client& c, uint64_t req, std::string_view body);
-  // Direct calls a worker ran: their events, for the state API and timeline.
-  void HandleTaskEvents(Client& c, std::string_view body);
   // Leases (local_leases.h): a caller's calls wait behind its busy leased workers
   // (kLeaseWanted): it is offered a lease once resources for one free up.
   void HandleLeaseWanted(Client& c, std::string_view body);

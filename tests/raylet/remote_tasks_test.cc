@@ -179,7 +179,10 @@ TEST_F(RemoteTasksTest, ItsOriginHearsItFinishedOnceBorrowsAreAcknowledged) {
     if constexpr (std::is_same_v<std::decay_t<decltype(m)>, protocol::PeerHolds>) seq = m.seq;
     return true;
   });
-  tasks_.Finished(t.task_id, {protocol::ObjectPayload{small}, protocol::ObjectPayload{shared}});
+  std::vector<protocol::ObjectPayload> returns(2);  // (as the worker reported them)
+  returns[0].id = small;
+  returns[1].id = shared;
+  tasks_.Finished(t.task_id, returns);
   EXPECT_TRUE(Told<protocol::TaskFinished>(MessageType::kTaskFinished).empty());
   peer_holds_.Acked(b_, seq);
   auto finished = Told<protocol::TaskFinished>(MessageType::kTaskFinished);
