@@ -34,13 +34,15 @@ std::optional<std::pair<protocol::TaskSpec, std::string>> RemoteNodes::FinishedO
   if (auto l = lineage_.find(task_id); l != lineage_.end()) l->second.second = node;
   auto sent = std::move(it->second);
   forwarded_.erase(it);
+  results_came_.erase(task_id);
   return sent;
 }
 
 bool RemoteNodes::HasUnfinishedCall(const std::string& actor_id, const std::string& caller) const {
   return std::any_of(forwarded_.begin(), forwarded_.end(), [&](const auto& f) {
     const protocol::TaskSpec& t = f.second.first;
-    return t.kind == ray::internal::kActorTask && t.actor_id == actor_id && t.caller == caller;
+    return t.kind == ray::internal::kActorTask && t.actor_id == actor_id && t.caller == caller &&
+           !results_came_.count(f.first);
   });
 }
 
@@ -58,6 +60,7 @@ void RemoteNodes::ForgetJob(const JobId& job_id) {
   auto of_job = [&](const TaskId& task) { return TaskJob(task) == job_id; };
   std::erase_if(lineage_, [&](const auto& e) { return of_job(e.first); });
   std::erase_if(rebuilding_, of_job);
+  std::erase_if(results_came_, of_job);
   std::erase_if(objects_, [&](const auto& e) { return of_job(e.first.Task()); });
   std::erase_if(unlocated_, [&](const ObjectId& id) { return of_job(id.Task()); });
   std::erase_if(lost_at_, [&](const auto& e) { return of_job(e.first.Task()); });
@@ -74,6 +77,7 @@ std::vector<protocol::TaskSpec> RemoteNodes::TakeLostTasks(const std::string& no
   for (auto it = forwarded_.begin(); it != forwarded_.end();) {
     if (it->second.second == node) {
       lost.push_back(std::move(it->second.first));
+      results_came_.erase(it->first);
       it = forwarded_.erase(it);
     } else {
       ++it;

@@ -39,8 +39,10 @@ class RemoteNodes {
   bool Unfinished(const TaskId& task_id) const { return forwarded_.count(task_id) > 0; }
   // The node an object is on, if known; null if not.
   const std::string* NodeOf(const ObjectId& id) const;
-  // Whether a call of `caller` to the actor `actor_id` was sent from here and not heard
-  // finished (a scan of those unfinished: asked once per direct route).
+  // Whether a call of `caller` to the actor `actor_id` was sent from here and has not
+  // ended: not heard finished, and none of its results stored here (they may come
+  // before the report of its end, which travels apart from them). A scan of those
+  // unfinished: asked once per direct route.
   bool HasUnfinishedCall(const std::string& actor_id, const std::string& caller) const;
   // Node `node` died: the tasks sent there and not finished, forgotten with where
   // their results would be.
@@ -83,8 +85,12 @@ class RemoteNodes {
     auto it = lost_at_.find(id);
     return it != lost_at_.end() && it->second.count(node) > 0;
   }
+  // Object `id` is stored here (made here, or a copy came).
   void Stored(const ObjectId& id) {
     if (!lost_at_.empty()) lost_at_.erase(id);
+    if (!forwarded_.empty() && !id.IsPut() && forwarded_.count(id.Task())) {
+      results_came_.insert(id.Task());
+    }
   }
   // A copy of `id` was served from here to `node` (it frees it when told, Take).
   void Served(const ObjectId& id, const std::string& node) { served_[id].insert(node); }
@@ -111,6 +117,8 @@ class RemoteNodes {
   std::unordered_map<TaskId, std::pair<protocol::TaskSpec, std::string>, IdHash> lineage_;
   std::unordered_set<ObjectId, IdHash> unlocated_;
   std::unordered_set<TaskId, IdHash> rebuilding_;  // see Rebuilding
+  // Tasks in forwarded_ with a result stored here: they ended (see HasUnfinishedCall).
+  std::unordered_set<TaskId, IdHash> results_came_;
   std::unordered_map<ObjectId, std::set<std::string>, IdHash> lost_at_;  // see LostAt
   std::unordered_map<ObjectId, std::set<std::string>, IdHash> served_;   // see Served
 };

@@ -380,10 +380,9 @@ RAY_MAIN(int argc, char** argv) {
     std::string dir = argc > 2 ? argv[2] : ".";
     auto actor = ray::Actor(Pinned::Create).SetResource("A", 1).Remote();
     WriteNote(dir + "/first", *ray::Get(actor.Task(&Pinned::Node).Remote()));
-    // A call after a Get asks for the route; the actor's node may refuse it while an
-    // earlier call of ours is not reported finished yet (a result can come before its
-    // report), and the next call after a Get asks again. (Five rounds make a route
-    // still refused unlikely, not impossible: the SDK does not say which one a call took.)
+    // A call after a Get asks for the route (granted once no earlier call of ours is
+    // unfinished: one whose result came has ended, though its node's report of that
+    // may come later). Five rounds: the SDK does not say which route a call took.
     for (int i = 0; i < 5; ++i) ray::Get(actor.Task(&Pinned::Add).Remote(0));
     if (c == "direct_remote") {
       // Once <dir>/go exists (the test has stopped both raylets), 500 calls, in order.

@@ -129,6 +129,22 @@ TEST(RemoteNodesTest, LineageKeepsNormalTasksWithTheNodeTheyFinishedOn) {
   EXPECT_EQ(remote.LineageOf(Return(actor_call, 1)), nullptr) << "actor results are not rebuilt";
 }
 
+TEST(RemoteNodesTest, ACallWhoseResultCameHasEndedBeforeItsReportComes) {
+  RemoteNodes remote;
+  auto call = Task(1);
+  call.kind = ray::internal::kActorTask;
+  call.actor_id = "actor";
+  call.caller = "caller";
+  remote.Forwarded(call, "b");
+  EXPECT_TRUE(remote.HasUnfinishedCall("actor", "caller"));
+  EXPECT_FALSE(remote.HasUnfinishedCall("actor", "another caller"));
+  // Its result, pulled here for the caller's Get, came before b's report of its end
+  // (they travel apart); the caller may have let go of it since.
+  remote.Stored(Return(call, 1));
+  EXPECT_FALSE(remote.HasUnfinishedCall("actor", "caller"));
+  EXPECT_TRUE(remote.FinishedOn(call.task_id, "b")) << "the report is still taken";
+}
+
 TEST(RemoteNodesTest, ADirectCallOnAnotherNodeLeavesItsResultsAndANormalTasksLineageThere) {
   RemoteNodes remote;
   auto t = Task(2);
