@@ -18,6 +18,7 @@
 #include "runtime/gcs/gcs_store.h"
 #include "runtime/gcs/gcs_watch.h"
 #include "runtime/transport/transport.h"
+#include "tests/test_util/gcs_thread.h"
 #include "tests/test_util/temp_dir.h"
 
 namespace ray::gcs {
@@ -76,38 +77,13 @@ class GcsServerTest : public ::testing::Test {
   // has written its endpoint.
   void Start(int64_t heartbeat_timeout_ms = 10000,
              const std::string& listen = "tcp://127.0.0.1:*") {
-    ASSERT_FALSE(server_.joinable());
-    std::string ready = dir_.path() + "/gcs.ready";
-    std::filesystem::remove(ready);
-    GcsOptions options;
-    options.session_dir = dir_.path() + "/session";
-    options.listen = listen;
-    options.token = kToken;
-    options.heartbeat_timeout_ms = heartbeat_timeout_ms;
-    options.ready_file = ready;
-    stop_ = false;
-    exited_ = false;
-    server_ = std::thread([this, options] {
-      status_ = RunGcsServer(options, stop_);
-      exited_ = true;
-    });
-    int64_t deadline = MonoMillis() + kDeadlineMs;
-    while (!std::filesystem::exists(ready) && !exited_ && MonoMillis() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    ASSERT_FALSE(exited_) << "server exited: " << status_.ToString();
-    auto endpoint = ReadFile(ready);
-    ASSERT_TRUE(endpoint.ok()) << endpoint.status().ToString();
-    endpoint_ = *endpoint;
+    Status st = gcs_.Start(listen, heartbeat_timeout_ms);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    endpoint_ = gcs_.endpoint();
     ASSERT_EQ(endpoint_.rfind("tcp://127.0.0.1:", 0), 0u) << endpoint_;
   }
 
-  Status Stop() {
-    if (!server_.joinable()) return Status::Ok();
-    stop_ = true;
-    server_.join();
-    return status_;
-  }
+  Status Stop() { return gcs_.Stop(); }
 
   GcsClient Client(const std::string& token = kToken) { return GcsClient(endpoint_, token, 5000); }
 
@@ -138,10 +114,7 @@ class GcsServerTest : public ::testing::Test {
 
   test_util::TempDir dir_;
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> logs_;
-  std::thread server_;
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> exited_{false};
-  Status status_;
+  test_util::GcsThread gcs_{dir_.path(), kToken};
   std::string endpoint_;
 };
 

@@ -24,7 +24,9 @@ class GcsThread {
   GcsThread& operator=(const GcsThread&) = delete;
 
   // Starts it on `listen` (port '*': a free one), and waits up to 10 s until it serves.
-  Status Start(const std::string& listen = "tcp://127.0.0.1:*") {
+  // A node silent for `heartbeat_timeout_ms` is marked dead.
+  Status Start(const std::string& listen = "tcp://127.0.0.1:*",
+               int64_t heartbeat_timeout_ms = 10000) {
     if (server_.joinable()) return Status::FailedPrecondition("the GCS thread runs already");
     const std::string ready = dir_ + "/gcs.ready";
     std::filesystem::remove(ready);
@@ -33,6 +35,7 @@ class GcsThread {
     options.listen = listen;
     options.token = token_;
     options.ready_file = ready;
+    options.heartbeat_timeout_ms = heartbeat_timeout_ms;
     stop_ = false;
     exited_ = false;
     server_ = std::thread([this, options] {
