@@ -142,7 +142,7 @@ void ActorHost::Record(const ActorId& actor_id, const Actor& a) {
   if (!alive && !a.remote_node.empty() && a.creation.actor_name.empty()) return;
   // On a cluster, handles may travel to other nodes, which look the actor up; a name
   // must be free again at once. Nobody looks an unnamed actor up on a single node (the
-  // state API aside): its record waits for the next Periodic, with the others.
+  // state API aside): its record waits for the next GcsReports::SendActors, with the others.
   d_.reports.ActorState(actor_id, alive,
                         d_.placement.MultiNode() || !a.creation.actor_name.empty());
 }

@@ -241,6 +241,7 @@ void Raylet::Periodic() {
   if (stop_->load()) return;
   RetryInfeasible();
   reporter_.Flush(finished_jobs_);
+  if (stop_->load()) return;
   gcs_reports_.SendActors();
   if (stop_->load()) return;
   gcs_reports_.SendObjects();

@@ -56,7 +56,7 @@ class RemoteNodes {
   // The node that task ran on (or runs on), if it was sent from here.
   const std::string* LineageNode(const TaskId& task) const;
   // A task sent from here runs again to make results that were lost (eagerly when
-  // their node died, or lazily for a reader: see Raylet::NoCopyLeft). Until one of its
+  // their node died, or lazily for a reader: see ObjectLocator::NoCopyLeft). Until one of its
   // results is stored here (Rebuilt) or it is sent to a node (which then knows where
   // they will be), it is not run again for them.
   void Rebuilding(const TaskId& task_id) { rebuilding_.insert(task_id); }
