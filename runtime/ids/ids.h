@@ -115,6 +115,10 @@ std::string SubmitterTag(const TaskId& task);
 // The node tag of object `id`: a prefix of the id of the node whose raylet counts its
 // holders (its owner's node: the process that put it, or submitted its task).
 inline std::string HomeTag(const ObjectId& id) { return SubmitterTag(id.Task()); }
+// Whether node `node_id` (binary) carries `tag` (SubmitterTag, HomeTag) as its prefix.
+inline bool NodeHasTag(std::string_view node_id, std::string_view tag) {
+  return node_id.substr(0, tag.size()) == tag;
+}
 
 // Whether no id appears twice in `ids`: O(n), no allocation after a thread's first
 // calls (Wait checks its list on every call).

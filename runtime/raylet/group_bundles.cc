@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "runtime/base/hex.h"
@@ -116,15 +117,18 @@ void GroupBundles::CheckWaiting() {
   if (!groups.ok()) return;
   std::map<std::string, const gcs::PlacementGroupRecord*> by_id;
   for (const auto& pg : *groups) by_id[pg.pg_id] = &pg;
-  // Those whose group is gone, or whose bundle cannot hold them, fail and go.
+  // Those whose group is gone, or whose bundle cannot hold them, fail and go: after
+  // the walk, since a failure stores errors that may place waiting work in the hold.
+  std::vector<std::pair<TaskSpec, Unplaceable>> never_run;
   d_.infeasible.EraseIf([&](const TaskSpec& t) {
     if (t.placement_group_id.empty()) return false;
     auto it = by_id.find(t.placement_group_id);
     auto never = WhyNeverInGroup(t, it == by_id.end() ? nullptr : it->second);
     if (!never) return false;
-    FailUnplaceable(t, never->type, never->why);
+    never_run.emplace_back(t, std::move(*never));
     return true;
   });
+  for (const auto& [t, never] : never_run) FailUnplaceable(t, never.type, never.why);
 }
 
 }  // namespace ray::raylet

@@ -88,8 +88,7 @@ void ObjectLifetime::Unheld(const ObjectId& id) {
 }
 
 bool ObjectLifetime::HomeIsHere(const ObjectId& id) const {
-  const std::string tag = HomeTag(id);
-  return d_.self.compare(0, tag.size(), tag) == 0;
+  return NodeHasTag(d_.self, HomeTag(id));
 }
 
 std::optional<std::string> ObjectLifetime::HomeOf(const ObjectId& id) const {

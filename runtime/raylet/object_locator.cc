@@ -149,7 +149,7 @@ std::optional<std::string> ObjectLocator::NoCopyLeft(const ObjectId& id, bool co
 std::optional<std::string> ObjectLocator::OwnerNode(const ObjectId& id) const {
   if (id.IsPut()) return std::nullopt;
   const std::string tag = SubmitterTag(id.Task());
-  if (d_.self.compare(0, tag.size(), tag) == 0) return d_.self;
+  if (NodeHasTag(d_.self, tag)) return d_.self;
   return d_.placement.NodeWithPrefix(tag);
 }
 

@@ -14,6 +14,7 @@ void RemoteNodes::Forwarded(protocol::TaskSpec t, const std::string& node) {
   SetReturnsNode(t, node);
   if (t.kind == ray::internal::kNormalTask) lineage_[t.task_id] = {t, node};
   rebuilding_.erase(t.task_id);
+  results_came_.erase(t.task_id);  // (sent again: not ended until a result comes again)
   const TaskId id = t.task_id;
   forwarded_[id] = {std::move(t), node};
 }
